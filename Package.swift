@@ -1,0 +1,124 @@
+// swift-tools-version:6.1
+// lanchat: a peer-to-peer LAN messenger. Module layout and dependency direction are described
+// in docs/architecture.md; dependencies point one way, and the CLI links none of Crypto,
+// Transport, Discovery or Store (checked by Tests/LanChatCLITests/LinkageTests.swift).
+import PackageDescription
+
+let package = Package(
+    name: "lanchat",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "lanchatd", targets: ["lanchatd"]),
+        .executable(name: "lanchat", targets: ["lanchat"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // Pure Swift: no I/O, no C, no NIO.
+        .target(name: "LanChatCore"),
+
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        .target(name: "LanChatCrypto", dependencies: ["CSodium", "LanChatCore"]),
+
+        .target(
+            name: "LanChatStore",
+            dependencies: ["LanChatCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+
+        .systemLibrary(
+            name: "CAvahi",
+            pkgConfig: "avahi-client",
+            providers: [.apt(["libavahi-client-dev"])]
+        ),
+        .target(
+            name: "LanChatDiscovery",
+            dependencies: [
+                "CAvahi", "LanChatCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        .target(
+            name: "LanChatTransport",
+            dependencies: [
+                "LanChatCore", "LanChatCrypto",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // The control API schema shared by daemon and CLI. Foundation only.
+        .target(name: "LanChatControl"),
+        .target(name: "LanChatClient", dependencies: ["LanChatControl"]),
+
+        .target(
+            name: "LanChatDaemon",
+            dependencies: [
+                "LanChatCore", "LanChatCrypto", "LanChatStore", "LanChatDiscovery",
+                "LanChatTransport", "LanChatControl",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "LanChatCLI",
+            dependencies: [
+                "LanChatClient", "LanChatControl",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "lanchatd",
+            dependencies: [
+                "LanChatDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(name: "lanchat", dependencies: ["LanChatCLI"]),
+
+        .testTarget(name: "LanChatCoreTests", dependencies: ["LanChatCore"]),
+        .testTarget(name: "LanChatCryptoTests", dependencies: ["LanChatCrypto", "LanChatCore"]),
+        .testTarget(name: "LanChatStoreTests", dependencies: ["LanChatStore", "LanChatCore"]),
+        .testTarget(
+            name: "LanChatDiscoveryTests",
+            dependencies: ["LanChatDiscovery", "LanChatCore"]
+        ),
+        .testTarget(
+            name: "LanChatTransportTests",
+            dependencies: [
+                "LanChatTransport", "LanChatCrypto", "LanChatCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(name: "LanChatControlTests", dependencies: ["LanChatControl"]),
+        .testTarget(
+            name: "LanChatCLITests",
+            dependencies: ["LanChatCLI", "LanChatClient", "LanChatControl"]
+        ),
+        // Whole daemons in one process on 127.0.0.1, driven through the real client.
+        .testTarget(
+            name: "LanChatDaemonTests",
+            dependencies: [
+                "LanChatDaemon", "LanChatClient", "LanChatControl", "LanChatCore",
+                "LanChatCrypto", "LanChatStore",
+            ]
+        ),
+        // The built lanchatd and lanchat binaries as separate processes on loopback.
+        .testTarget(name: "LanChatEndToEndTests", dependencies: ["LanChatControl"]),
+    ]
+)

@@ -1,0 +1,141 @@
+/// An error of the control API, as the daemon answers it and the CLI reports it.
+///
+/// The kind is a private enum so callers cannot switch over it and forget a case; they use
+/// the two mappings below, which are the only ones: `rpcCode` on the wire and `exitCode` at
+/// the shell (sysexits, PRODUCT.md §4).
+public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
+    private enum Kind: Sendable, Hashable, CaseIterable {
+        case parseError, invalidRequest, methodNotFound, invalidParams, internalError
+        case badInput, peerNotFound, peerAmbiguous, timedOut, failed, storeUnavailable
+        case permissionDenied, daemonNotRunning, unavailable
+    }
+
+    private let kind: Kind
+    public let message: String
+    public let data: ControlErrorData?
+
+    private init(_ kind: Kind, _ message: String, data: ControlErrorData? = nil) {
+        self.kind = kind
+        self.message = message
+        self.data = data
+    }
+
+    public var description: String { message }
+
+    // MARK: Constructors
+
+    /// The request line is not JSON.
+    public static func parseError(_ message: String) -> Self { .init(.parseError, message) }
+    /// JSON, but not a JSON-RPC 2.0 request (or a line over 1 MiB).
+    public static func invalidRequest(_ message: String) -> Self { .init(.invalidRequest, message) }
+    public static func methodNotFound(_ method: String) -> Self {
+        .init(.methodNotFound, "unknown method '\(method)'")
+    }
+    /// Params of the wrong shape or type; also CLI usage errors.
+    public static func invalidParams(_ message: String) -> Self { .init(.invalidParams, message) }
+    public static func internalError(_ message: String) -> Self { .init(.internalError, message) }
+    /// Empty text, text over the limit, invalid UTF-8, a name too long (exit 65).
+    public static func badInput(_ message: String) -> Self { .init(.badInput, message) }
+    public static func peerNotFound(_ query: String, candidates: [PeerCandidate] = []) -> Self {
+        .init(.peerNotFound, "no peer matches '\(query)'", data: .init(candidates: candidates))
+    }
+    public static func peerAmbiguous(_ query: String, candidates: [PeerCandidate]) -> Self {
+        .init(
+            .peerAmbiguous, "'\(query)' matches \(candidates.count) peers",
+            data: .init(candidates: candidates))
+    }
+    /// `send --wait` ran out of time; the messages stay queued (exit 75).
+    public static func timedOut(_ message: String, messageIDs: [String]) -> Self {
+        .init(.timedOut, message, data: .init(messageIDs: messageIDs))
+    }
+    /// The operation was refused: a message rejected, a verification mismatch (exit 1).
+    public static func failed(_ message: String, messageIDs: [String]? = nil) -> Self {
+        .init(.failed, message, data: messageIDs.map { .init(messageIDs: $0) })
+    }
+    /// The message store cannot be written (disk full, read-only); nothing was stored.
+    public static func storeUnavailable(_ message: String) -> Self {
+        .init(.storeUnavailable, message)
+    }
+    public static func permissionDenied(_ message: String) -> Self {
+        .init(.permissionDenied, message)
+    }
+    /// Client side only: nothing listens on the control socket.
+    public static func daemonNotRunning(_ message: String) -> Self {
+        .init(.daemonNotRunning, message)
+    }
+    /// The daemon is up but cannot do this now (e.g. it is stopping).
+    public static func unavailable(_ message: String) -> Self { .init(.unavailable, message) }
+
+    // MARK: The two mappings
+
+    public var rpcCode: Int {
+        switch kind {
+        case .parseError: -32700
+        case .invalidRequest: -32600
+        case .methodNotFound: -32601
+        case .invalidParams: -32602
+        case .internalError: -32603
+        case .badInput: -32001
+        case .peerNotFound: -32002
+        case .peerAmbiguous: -32003
+        case .timedOut: -32004
+        case .failed: -32005
+        case .storeUnavailable: -32006
+        case .permissionDenied: -32007
+        case .daemonNotRunning: -32008
+        case .unavailable: -32009
+        }
+    }
+
+    /// sysexits(3) codes, PRODUCT.md §4.
+    public var exitCode: Int32 {
+        switch kind {
+        case .failed: 1
+        case .parseError, .invalidRequest, .methodNotFound, .invalidParams: 64
+        case .badInput: 65
+        case .peerNotFound, .peerAmbiguous: 67
+        case .daemonNotRunning, .unavailable: 69
+        case .internalError: 70
+        case .storeUnavailable: 74
+        case .timedOut: 75
+        case .permissionDenied: 77
+        }
+    }
+
+    /// Rebuilds an error received on the wire. An unknown code becomes `internalError` so a
+    /// newer daemon never crashes an older CLI.
+    public init(rpcCode: Int, message: String, data: ControlErrorData?) {
+        let kind = Kind.allCases.first { ControlError($0, "").rpcCode == rpcCode }
+        self.init(kind ?? .internalError, message, data: data)
+    }
+
+    public var isPeerLookupFailure: Bool { kind == .peerNotFound || kind == .peerAmbiguous }
+    public var isTimeout: Bool { kind == .timedOut }
+}
+
+/// Structured detail of an error, for the CLI to render and scripts to read.
+public struct ControlErrorData: Codable, Sendable, Hashable {
+    /// For peer lookups: the peers that matched (ambiguous) or come closest (not found).
+    public var candidates: [PeerCandidate]?
+    /// For `send` errors after the messages were stored: their ids.
+    public var messageIDs: [String]?
+
+    public init(candidates: [PeerCandidate]? = nil, messageIDs: [String]? = nil) {
+        self.candidates = candidates
+        self.messageIDs = messageIDs
+    }
+}
+
+public struct PeerCandidate: Codable, Sendable, Hashable {
+    public var id: String
+    public var keyTag: String
+    public var name: String
+    public var alias: String?
+
+    public init(id: String, keyTag: String, name: String, alias: String?) {
+        self.id = id
+        self.keyTag = keyTag
+        self.name = name
+        self.alias = alias
+    }
+}

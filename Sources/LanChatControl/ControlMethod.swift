@@ -1,0 +1,51 @@
+/// One control API method: its JSON-RPC name (the CLI command name), its params and its
+/// result. The client calls `client.call(Send.self, params)`; the daemon registers one handler
+/// per descriptor. The name therefore exists once, here.
+public protocol ControlMethod {
+    associatedtype Params: Codable & Sendable
+    associatedtype Result: Codable & Sendable
+    static var name: String { get }
+}
+
+/// Params of a method that takes none. Decodes from `{}`, `null` or an absent `params`.
+public struct NoParams: Codable, Sendable, Hashable {
+    public init() {}
+}
+
+public enum Methods {
+    public enum Status: ControlMethod {
+        public typealias Params = NoParams
+        public typealias Result = StatusResult
+        public static let name = "status"
+    }
+
+    public enum Who: ControlMethod {
+        public typealias Params = WhoParams
+        public typealias Result = WhoResult
+        public static let name = "who"
+    }
+
+    public enum Send: ControlMethod {
+        public typealias Params = SendParams
+        public typealias Result = SendResult
+        public static let name = "send"
+    }
+
+    public enum History: ControlMethod {
+        public typealias Params = HistoryParams
+        public typealias Result = HistoryResult
+        public static let name = "history"
+    }
+
+    public enum SetPresence: ControlMethod {
+        public typealias Params = PresenceParams
+        public typealias Result = StatusResult
+        public static let name = "presence"
+    }
+
+    public enum Retry: ControlMethod {
+        public typealias Params = RetryParams
+        public typealias Result = RetryResult
+        public static let name = "retry"
+    }
+}

@@ -1,0 +1,87 @@
+/// Results of the control API methods. Each is an object so fields can be added later.
+
+public struct StatusResult: Codable, Sendable, Hashable {
+    public var name: String
+    public var id: String
+    public var keyTag: String
+    public var status: Availability
+    public var statusText: String
+    /// The daemon's version, e.g. `0.1.0`.
+    public var version: String
+    public var apiVersion: Int
+    public var startedAt: Timestamp
+    public var uptimeSeconds: Double
+    /// `host:port` of every TCP listener.
+    public var listening: [String]
+    /// `running`, `connecting` (waiting for avahi-daemon), `failed` or `disabled` (--no-mdns).
+    public var avahi: String
+    public var peersOnline: Int
+    public var queued: Int
+    public var unread: Int
+    public var dataDir: String
+    public var socket: String
+
+    public init(
+        name: String, id: String, keyTag: String, status: Availability, statusText: String,
+        version: String, apiVersion: Int, startedAt: Timestamp, uptimeSeconds: Double,
+        listening: [String], avahi: String, peersOnline: Int, queued: Int, unread: Int,
+        dataDir: String, socket: String
+    ) {
+        self.name = name
+        self.id = id
+        self.keyTag = keyTag
+        self.status = status
+        self.statusText = statusText
+        self.version = version
+        self.apiVersion = apiVersion
+        self.startedAt = startedAt
+        self.uptimeSeconds = uptimeSeconds
+        self.listening = listening
+        self.avahi = avahi
+        self.peersOnline = peersOnline
+        self.queued = queued
+        self.unread = unread
+        self.dataDir = dataDir
+        self.socket = socket
+    }
+}
+
+public struct WhoResult: Codable, Sendable, Hashable {
+    public var peers: [PeerInfo]
+
+    public init(peers: [PeerInfo]) {
+        self.peers = peers
+    }
+}
+
+public struct SendResult: Codable, Sendable, Hashable {
+    /// The stored messages in order; with `wait`/`waitRead`, their statuses at the answer.
+    public var messages: [MessageInfo]
+
+    public init(messages: [MessageInfo]) {
+        self.messages = messages
+    }
+}
+
+public struct HistoryResult: Codable, Sendable, Hashable {
+    public var peer: PeerInfo
+    /// Oldest first.
+    public var messages: [MessageInfo]
+    /// Whether older messages exist before the first one returned.
+    public var hasOlder: Bool
+
+    public init(peer: PeerInfo, messages: [MessageInfo], hasOlder: Bool) {
+        self.peer = peer
+        self.messages = messages
+        self.hasOlder = hasOlder
+    }
+}
+
+public struct RetryResult: Codable, Sendable, Hashable {
+    /// The messages put back in the queue.
+    public var messages: [MessageInfo]
+
+    public init(messages: [MessageInfo]) {
+        self.messages = messages
+    }
+}
