@@ -1,0 +1,75 @@
+/// The receiving side of one peer's stream (PROTOCOL.md §9.2, §9.4): decides, for every MSG
+/// in arrival order, whether it is stored, rejected, a duplicate, or a gap.
+///
+/// Owned by the daemon's per-peer link and driven under its inbound lock, one batch at a
+/// time. The cursor returned after a batch is what must be committed together with the
+/// batch's messages; only after that commit may an ACK carry it.
+public struct IncomingCursor: Equatable, Sendable {
+    /// The peer's stream we follow; 0 before the first MSG.
+    public var stream: UInt64
+    /// Every message with `seq ≤ delivered` is durably stored (or was rejected).
+    public var delivered: UInt64
+    /// Every message with `seq ≤ read` has been read by the local user.
+    public var read: UInt64
+
+    public init(stream: UInt64 = 0, delivered: UInt64 = 0, read: UInt64 = 0) {
+        self.stream = stream
+        self.delivered = delivered
+        self.read = read
+    }
+}
+
+public enum IncomingVerdict: Equatable, Sendable {
+    /// The next message of the stream: store it (the cursor has advanced past it).
+    case store
+    /// Counts as processed (the cursor advanced), is not stored, and is answered with REJECT.
+    case reject(RejectReason)
+    /// Already stored: drop it and answer with ACK(cursor.delivered).
+    case duplicate
+    /// A faulty peer skipped sequence numbers, or sent stream/seq 0: close with
+    /// CLOSE(PROTOCOL_ERROR) and store nothing of it.
+    case protocolError(String)
+}
+
+public struct IncomingLedger: Sendable {
+    public private(set) var cursor: IncomingCursor
+
+    public init(cursor: IncomingCursor) {
+        self.cursor = cursor
+    }
+
+    /// Classifies the next MSG and advances the cursor when it counts as processed.
+    /// `policy` may refuse an otherwise acceptable message (blocked or unknown senders).
+    public mutating func classify(
+        _ message: WireMessage, policy: (WireMessage) -> RejectReason? = { _ in nil }
+    ) -> IncomingVerdict {
+        guard message.stream != 0, message.seq != 0 else {
+            return .protocolError("MSG with stream or seq 0")
+        }
+        if message.stream != cursor.stream {
+            // A new stream (first contact, or the sender lost its store): the sender always
+            // starts with its oldest undelivered message, so adopt from here.
+            cursor = IncomingCursor(
+                stream: message.stream, delivered: message.seq - 1, read: message.seq - 1)
+        }
+        if message.seq <= cursor.delivered { return .duplicate }
+        guard message.seq == cursor.delivered + 1 else {
+            return .protocolError(
+                "gap in stream: expected seq \(cursor.delivered + 1), got \(message.seq)")
+        }
+        cursor.delivered = message.seq
+        if case .unacceptable(let reason) = message.text { return .reject(reason) }
+        if message.group != nil { return .reject(.refusedByPolicy) }
+        if let reason = policy(message) { return .reject(reason) }
+        return .store
+    }
+
+    /// Records that the local user read up to `seq` (never backwards, never past delivered).
+    /// Returns the new read cursor when it moved.
+    public mutating func markRead(upTo seq: UInt64) -> UInt64? {
+        let target = min(seq, cursor.delivered)
+        guard target > cursor.read else { return nil }
+        cursor.read = target
+        return target
+    }
+}

@@ -1,0 +1,138 @@
+/// The sending side of our stream to one peer, for the lifetime of one session
+/// (PROTOCOL.md §9.3, §9.5): resume after the peer's HELLO, cumulative ACKs, READs, REJECTs
+/// and the in-flight window. A new session starts a new `OutgoingFlow` from the store.
+///
+/// Messages in `acknowledged+1 ..< nextToSend` are `sent`; on session close they fall back
+/// to `queued` simply because this value is dropped.
+public struct OutgoingFlow: Sendable, Equatable {
+    /// Our stream to this peer; nil until the first message to it was committed.
+    public private(set) var stream: UInt64?
+    /// Highest seq committed to the store for this stream (0: none).
+    public private(set) var highestAssigned: UInt64
+    /// Highest seq the peer has processed (delivered or rejected), as far as we know.
+    public private(set) var acknowledged: UInt64 = 0
+    /// Highest seq the peer has read.
+    public private(set) var read: UInt64 = 0
+    /// Next seq to write; nil until the peer's HELLO told us where to resume.
+    public private(set) var nextToSend: UInt64?
+    public let windowSize: Int
+
+    public init(stream: UInt64?, highestAssigned: UInt64, windowSize: Int = Limits.maxInFlight) {
+        self.stream = stream
+        self.highestAssigned = highestAssigned
+        self.windowSize = windowSize
+    }
+
+    /// What the peer's HELLO means for our stream.
+    public struct Resume: Equatable, Sendable {
+        /// Mark every message with `seq ≤ this` delivered (nil: nothing to mark).
+        public var deliveredUpTo: UInt64?
+        public var readUpTo: UInt64?
+        /// The peer holds more of this stream than we ever assigned (our store went back in
+        /// time): continuing would make it drop new messages as duplicates, so the caller must
+        /// start a fresh stream.
+        public var peerAheadOfStream: Bool
+    }
+
+    /// Applies the peer's incoming cursor from its HELLO. `firstUndelivered` is the lowest
+    /// seq of this stream not yet marked delivered in the store (nil if there is none); it is
+    /// where sending starts when the peer does not follow our stream.
+    public mutating func helloReceived(
+        inStream: UInt64, inDelivered: UInt64, inRead: UInt64, firstUndelivered: UInt64?
+    ) -> Resume {
+        guard let stream, stream == inStream, inStream != 0 else {
+            let start = firstUndelivered ?? highestAssigned + 1
+            acknowledged = start - 1
+            nextToSend = start
+            return Resume(deliveredUpTo: nil, readUpTo: nil, peerAheadOfStream: false)
+        }
+        let ahead = inDelivered > highestAssigned
+        let delivered = min(inDelivered, highestAssigned)
+        acknowledged = delivered
+        read = min(inRead, delivered)
+        nextToSend = delivered + 1
+        return Resume(
+            deliveredUpTo: delivered > 0 ? delivered : nil, readUpTo: read > 0 ? read : nil,
+            peerAheadOfStream: ahead)
+    }
+
+    /// New messages were committed for this peer (their seqs run up to `seq`).
+    public mutating func assigned(stream newStream: UInt64, upTo seq: UInt64) {
+        if stream != newStream {
+            // First message ever, or a fresh stream after a rotation: the peer has seen none.
+            stream = newStream
+            highestAssigned = seq
+            acknowledged = 0
+            read = 0
+            if nextToSend != nil { nextToSend = 1 }
+            return
+        }
+        highestAssigned = max(highestAssigned, seq)
+    }
+
+    /// Seqs that may be written now: resumed, within the window, committed.
+    public var sendable: ClosedRange<UInt64>? {
+        guard let nextToSend, nextToSend <= highestAssigned else { return nil }
+        let inFlight = nextToSend - 1 - acknowledged
+        guard inFlight < UInt64(windowSize) else { return nil }
+        let last = min(highestAssigned, nextToSend + (UInt64(windowSize) - inFlight) - 1)
+        return nextToSend...last
+    }
+
+    /// The seqs written but not yet acknowledged: what `history` shows as `sent`.
+    public var inFlight: ClosedRange<UInt64>? {
+        guard let nextToSend, nextToSend > acknowledged + 1 else { return nil }
+        return (acknowledged + 1)...(nextToSend - 1)
+    }
+
+    public mutating func didSend(upTo seq: UInt64) {
+        guard let next = nextToSend, seq >= next else { return }
+        nextToSend = seq + 1
+    }
+
+    public struct Violation: Error, Equatable, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// ACK(stream, d). Returns the seq up to which messages became delivered, or nil when
+    /// the ACK adds nothing (a re-ACK of duplicates).
+    public mutating func ackReceived(stream ackStream: UInt64, delivered: UInt64)
+        throws(Violation) -> UInt64?
+    {
+        try check(ackStream, covers: delivered, what: "ACK")
+        guard delivered > acknowledged else { return nil }
+        acknowledged = delivered
+        return delivered
+    }
+
+    /// READ(stream, r). Returns the new read mark when it moved forward.
+    public mutating func readReceived(stream readStream: UInt64, read newRead: UInt64)
+        throws(Violation) -> UInt64?
+    {
+        guard let stream, readStream == stream else {
+            throw Violation(description: "READ for an unknown stream")
+        }
+        guard newRead <= highestAssigned else {
+            throw Violation(description: "READ beyond the highest assigned seq")
+        }
+        guard newRead > read else { return nil }
+        read = newRead
+        return newRead
+    }
+
+    /// REJECT(stream, seq): the message is failed and counts as processed by the peer.
+    public mutating func rejectReceived(stream rejectStream: UInt64, seq: UInt64)
+        throws(Violation)
+    {
+        try check(rejectStream, covers: seq, what: "REJECT")
+    }
+
+    private func check(_ otherStream: UInt64, covers seq: UInt64, what: String) throws(Violation) {
+        guard let stream, otherStream == stream else {
+            throw Violation(description: "\(what) for an unknown stream")
+        }
+        guard let nextToSend, seq < nextToSend else {
+            throw Violation(description: "\(what) beyond the highest sent seq")
+        }
+    }
+}

@@ -1,0 +1,268 @@
+import Testing
+
+@testable import LanChatCore
+
+/// Drives the §9 state machines through every branch without sockets: in-order, duplicate,
+/// gap, new stream adoption, unknown-stream ACK, REJECT, and a session drop with messages
+/// in flight.
+@Suite("Streams, sequence numbers and acknowledgements (PROTOCOL.md §9)")
+struct LedgerTests {
+    func message(stream: UInt64, seq: UInt64, text: String = "hi") -> WireMessage {
+        WireMessage(stream: stream, seq: seq, id: .random(), sentAt: 0, text: text)
+    }
+
+    // MARK: Incoming
+
+    @Test func inOrderMessagesAreStoredAndAdvanceTheCursor() {
+        var ledger = IncomingLedger(cursor: IncomingCursor(stream: 7, delivered: 2, read: 1))
+        #expect(ledger.classify(message(stream: 7, seq: 3)) == .store)
+        #expect(ledger.classify(message(stream: 7, seq: 4)) == .store)
+        #expect(ledger.cursor == IncomingCursor(stream: 7, delivered: 4, read: 1))
+    }
+
+    @Test func duplicatesAreDroppedWithoutMovingTheCursor() {
+        var ledger = IncomingLedger(cursor: IncomingCursor(stream: 7, delivered: 5, read: 0))
+        #expect(ledger.classify(message(stream: 7, seq: 5)) == .duplicate)
+        #expect(ledger.classify(message(stream: 7, seq: 1)) == .duplicate)
+        #expect(ledger.cursor.delivered == 5)
+    }
+
+    @Test func aGapIsAProtocolErrorAndStoresNothing() {
+        var ledger = IncomingLedger(cursor: IncomingCursor(stream: 7, delivered: 5, read: 0))
+        guard case .protocolError = ledger.classify(message(stream: 7, seq: 7)) else {
+            Issue.record("gap accepted")
+            return
+        }
+        #expect(ledger.cursor.delivered == 5)
+    }
+
+    @Test func aNewStreamIsAdoptedAtItsFirstMessage() {
+        var ledger = IncomingLedger(cursor: IncomingCursor(stream: 7, delivered: 50, read: 40))
+        #expect(ledger.classify(message(stream: 8, seq: 12)) == .store)
+        #expect(ledger.cursor == IncomingCursor(stream: 8, delivered: 12, read: 11))
+        #expect(ledger.classify(message(stream: 8, seq: 13)) == .store)
+    }
+
+    @Test func streamOrSeqZeroIsAProtocolError() {
+        var ledger = IncomingLedger(cursor: IncomingCursor())
+        guard case .protocolError = ledger.classify(message(stream: 0, seq: 1)),
+            case .protocolError = ledger.classify(message(stream: 1, seq: 0))
+        else {
+            Issue.record("zero accepted")
+            return
+        }
+        #expect(ledger.cursor == IncomingCursor())
+    }
+
+    @Test func unacceptableTextIsRejectedAndCountsAsProcessed() {
+        var ledger = IncomingLedger(cursor: IncomingCursor(stream: 7, delivered: 0, read: 0))
+        let bad = WireMessage(
+            stream: 7, seq: 1, id: .random(), sentAt: 0, group: nil,
+            text: .unacceptable(.tooLarge))
+        #expect(ledger.classify(bad) == .reject(.tooLarge))
+        #expect(ledger.cursor.delivered == 1)
+        #expect(ledger.classify(message(stream: 7, seq: 2)) == .store)
+    }
+
+    @Test func groupMessagesAndPolicyRefusalsAreRejected() {
+        var ledger = IncomingLedger(cursor: IncomingCursor(stream: 7, delivered: 0, read: 0))
+        var group = message(stream: 7, seq: 1)
+        group.group = [UInt8](repeating: 1, count: 16)
+        #expect(ledger.classify(group) == .reject(.refusedByPolicy))
+        #expect(
+            ledger.classify(message(stream: 7, seq: 2), policy: { _ in .refusedByPolicy })
+                == .reject(.refusedByPolicy))
+        #expect(ledger.cursor.delivered == 2)
+    }
+
+    @Test func readNeverMovesBackwardsNorPastDelivered() {
+        var ledger = IncomingLedger(cursor: IncomingCursor(stream: 7, delivered: 5, read: 2))
+        #expect(ledger.markRead(upTo: 1) == nil)
+        #expect(ledger.markRead(upTo: 9) == 5)
+        #expect(ledger.cursor.read == 5)
+        #expect(ledger.markRead(upTo: 5) == nil)
+    }
+
+    // MARK: Outgoing
+
+    @Test func helloOnTheSameStreamMarksDeliveredAndReadAndResumesAfterIt() {
+        var flow = OutgoingFlow(stream: 42, highestAssigned: 10)
+        let resume = flow.helloReceived(
+            inStream: 42, inDelivered: 6, inRead: 3, firstUndelivered: 4)
+        #expect(resume == .init(deliveredUpTo: 6, readUpTo: 3, peerAheadOfStream: false))
+        #expect(flow.sendable == 7...10)
+        #expect(flow.inFlight == nil)
+    }
+
+    @Test func helloFromAPeerThatLostItsStoreResendsEverythingUndelivered() {
+        var flow = OutgoingFlow(stream: 42, highestAssigned: 10)
+        let resume = flow.helloReceived(inStream: 0, inDelivered: 0, inRead: 0, firstUndelivered: 8)
+        #expect(resume == .init(deliveredUpTo: nil, readUpTo: nil, peerAheadOfStream: false))
+        #expect(flow.sendable == 8...10)
+    }
+
+    @Test func helloAheadOfOurStreamAsksForAFreshStream() {
+        var flow = OutgoingFlow(stream: 42, highestAssigned: 3)
+        let resume = flow.helloReceived(
+            inStream: 42, inDelivered: 9, inRead: 9, firstUndelivered: nil)
+        #expect(resume.peerAheadOfStream)
+        #expect(resume.deliveredUpTo == 3)
+        #expect(flow.sendable == nil)
+        flow.assigned(stream: 99, upTo: 1)
+        #expect(flow.sendable == 1...1)
+    }
+
+    @Test func nothingIsSentBeforeThePeersHello() {
+        var flow = OutgoingFlow(stream: 42, highestAssigned: 10)
+        #expect(flow.sendable == nil)
+        #expect(throws: OutgoingFlow.Violation.self) {
+            try flow.ackReceived(stream: 42, delivered: 1)
+        }
+    }
+
+    @Test func theWindowCapsMessagesInFlight() throws {
+        var flow = OutgoingFlow(stream: 1, highestAssigned: 5_000)
+        _ = flow.helloReceived(inStream: 1, inDelivered: 0, inRead: 0, firstUndelivered: 1)
+        #expect(flow.sendable == 1...1_024)
+        flow.didSend(upTo: 1_024)
+        #expect(flow.sendable == nil)
+        #expect(flow.inFlight == 1...1_024)
+        #expect(try flow.ackReceived(stream: 1, delivered: 100) == 100)
+        #expect(flow.sendable == 1_025...1_124)
+    }
+
+    @Test func cumulativeAckDeliversAndAReAckAddsNothing() throws {
+        var flow = OutgoingFlow(stream: 1, highestAssigned: 3)
+        _ = flow.helloReceived(inStream: 1, inDelivered: 0, inRead: 0, firstUndelivered: 1)
+        flow.didSend(upTo: 3)
+        #expect(try flow.ackReceived(stream: 1, delivered: 2) == 2)
+        #expect(try flow.ackReceived(stream: 1, delivered: 2) == nil)
+        #expect(try flow.ackReceived(stream: 1, delivered: 1) == nil)
+        #expect(flow.inFlight == 3...3)
+    }
+
+    @Test func ackForAnUnknownStreamOrBeyondWhatWasSentIsAViolation() {
+        var flow = OutgoingFlow(stream: 1, highestAssigned: 3)
+        _ = flow.helloReceived(inStream: 1, inDelivered: 0, inRead: 0, firstUndelivered: 1)
+        flow.didSend(upTo: 2)
+        #expect(throws: OutgoingFlow.Violation.self) {
+            try flow.ackReceived(stream: 2, delivered: 1)
+        }
+        #expect(throws: OutgoingFlow.Violation.self) {
+            try flow.ackReceived(stream: 1, delivered: 3)
+        }
+        var noStream = OutgoingFlow(stream: nil, highestAssigned: 0)
+        _ = noStream.helloReceived(inStream: 0, inDelivered: 0, inRead: 0, firstUndelivered: nil)
+        #expect(throws: OutgoingFlow.Violation.self) {
+            try noStream.ackReceived(stream: 5, delivered: 1)
+        }
+    }
+
+    @Test func rejectIsAcceptedForSentMessagesOnly() throws {
+        var flow = OutgoingFlow(stream: 1, highestAssigned: 3)
+        _ = flow.helloReceived(inStream: 1, inDelivered: 0, inRead: 0, firstUndelivered: 1)
+        flow.didSend(upTo: 2)
+        try flow.rejectReceived(stream: 1, seq: 2)
+        #expect(throws: OutgoingFlow.Violation.self) { try flow.rejectReceived(stream: 1, seq: 3) }
+        #expect(throws: OutgoingFlow.Violation.self) { try flow.rejectReceived(stream: 9, seq: 1) }
+    }
+
+    @Test func readReceiptsMoveForwardOnly() throws {
+        var flow = OutgoingFlow(stream: 1, highestAssigned: 3)
+        _ = flow.helloReceived(inStream: 1, inDelivered: 3, inRead: 1, firstUndelivered: nil)
+        #expect(try flow.readReceived(stream: 1, read: 1) == nil)
+        #expect(try flow.readReceived(stream: 1, read: 3) == 3)
+        #expect(throws: OutgoingFlow.Violation.self) { try flow.readReceived(stream: 1, read: 4) }
+    }
+
+    @Test func aSessionDropTurnsInFlightMessagesBackIntoQueuedOnes() {
+        // In flight on the first session...
+        var first = OutgoingFlow(stream: 1, highestAssigned: 5)
+        _ = first.helloReceived(inStream: 1, inDelivered: 0, inRead: 0, firstUndelivered: 1)
+        first.didSend(upTo: 5)
+        #expect(first.inFlight == 1...5)
+        // ...the session drops; the next one starts from the store and the peer's HELLO,
+        // which says it committed 3 of them before the drop.
+        var second = OutgoingFlow(stream: 1, highestAssigned: 5)
+        #expect(second.inFlight == nil)
+        let resume = second.helloReceived(
+            inStream: 1, inDelivered: 3, inRead: 0, firstUndelivered: 1)
+        #expect(resume.deliveredUpTo == 3)
+        #expect(second.sendable == 4...5)
+    }
+
+    @Test func messagesCommittedDuringASessionBecomeSendable() {
+        var flow = OutgoingFlow(stream: nil, highestAssigned: 0)
+        _ = flow.helloReceived(inStream: 0, inDelivered: 0, inRead: 0, firstUndelivered: nil)
+        #expect(flow.sendable == nil)
+        flow.assigned(stream: 77, upTo: 2)
+        #expect(flow.sendable == 1...2)
+    }
+
+    // MARK: Identity, arbitration, backoff
+
+    @Test func identityPolicyFollowsTheTableOfSection3_8() throws {
+        let own = try #require(PeerKey(bytes: [UInt8](repeating: 1, count: 32)))
+        let alice = try #require(PeerKey(bytes: [UInt8](repeating: 2, count: 32)))
+        let mallory = try #require(PeerKey(bytes: [UInt8](repeating: 3, count: 32)))
+        let policy = IdentityPolicy(ownKey: own)
+        #expect(throws: IdentityPolicy.Rejection.ownKey) {
+            try policy.decide(remote: own, expectation: nil, isBlocked: false).get()
+        }
+        #expect(throws: IdentityPolicy.Rejection.blocked) {
+            try policy.decide(remote: mallory, expectation: nil, isBlocked: true).get()
+        }
+        #expect(
+            throws: IdentityPolicy.Rejection.pinnedKeyMismatch(
+                expected: alice, presented: mallory)
+        ) {
+            try policy.decide(remote: mallory, expectation: .pinned(alice), isBlocked: false)
+                .get()
+        }
+        #expect(
+            throws: IdentityPolicy.Rejection.announcedKeyMismatch(
+                expected: alice, presented: mallory)
+        ) {
+            try policy.decide(remote: mallory, expectation: .announced(alice), isBlocked: false)
+                .get()
+        }
+        try policy.decide(remote: alice, expectation: .pinned(alice), isBlocked: false).get()
+        try policy.decide(remote: alice, expectation: nil, isBlocked: false).get()
+    }
+
+    @Test func bothSidesOfASimultaneousDialKeepTheSameSession() throws {
+        let small = try #require(PeerKey(bytes: [UInt8](repeating: 1, count: 32)))
+        let large = try #require(PeerKey(bytes: [UInt8](repeating: 2, count: 32)))
+        // Side "small" has its own dial (initiator small) first, then accepts large's dial.
+        let atSmall = SessionArbitration.decide(
+            existingAge: .seconds(1), existingInitiator: small, newInitiator: large)
+        // Side "large" has its own dial (initiator large) first, then accepts small's dial.
+        let atLarge = SessionArbitration.decide(
+            existingAge: .seconds(1), existingInitiator: large, newInitiator: small)
+        #expect(atSmall == .keepExisting)
+        #expect(atLarge == .replaceAsDuplicate)
+        #expect(
+            SessionArbitration.decide(
+                existingAge: .seconds(11), existingInitiator: small, newInitiator: large)
+                == .replaceAsReconnect)
+        #expect(
+            SessionArbitration.decide(
+                existingAge: .seconds(1), existingInitiator: large, newInitiator: large)
+                == .replaceAsReconnect)
+    }
+
+    @Test func backoffDoublesWithJitterUpToTheCapAndResets() {
+        var backoff = RedialBackoff()
+        var generator = SystemRandomNumberGenerator()
+        var nominal: Duration = .seconds(1)
+        for _ in 0..<12 {
+            let delay = backoff.nextDelay(using: &generator)
+            #expect(delay >= nominal * 0.75 && delay <= nominal * 1.25)
+            nominal = min(nominal * 2, .seconds(300))
+        }
+        backoff.sessionEnded(after: .seconds(59))
+        #expect(backoff.failures == 12)
+        backoff.sessionEnded(after: .seconds(60))
+        #expect(backoff.failures == 0)
+    }
+}
