@@ -1,0 +1,62 @@
+import Foundation
+import GRDB
+import LanChatCore
+
+/// Incoming messages and cursors (PROTOCOL.md §9.4).
+extension MessageStore {
+    public func incomingCursor(from peer: PeerKey) async throws(StoreError) -> IncomingCursor {
+        try await read("reading the incoming cursor") { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT stream, delivered, read FROM in_cursors WHERE pk = ?",
+                    arguments: [peer.blob])
+            else { return IncomingCursor() }
+            return IncomingCursor(
+                stream: UInt64(stored: row["stream"]), delivered: UInt64(stored: row["delivered"]),
+                read: UInt64(stored: row["read"]))
+        }
+    }
+
+    /// Stores a batch of in-order messages and the cursor that covers them **in one
+    /// transaction** (one fsync for the whole batch: group commit). Only after this returns may
+    /// an ACK carrying `cursor.delivered` be sent. A message whose id is already stored for this
+    /// peer is skipped (the second line of defence against duplicates); the returned records
+    /// are the ones actually stored.
+    public func commitIncoming(
+        from peer: PeerKey, records: [IncomingRecord], cursor: IncomingCursor, at now: Int64
+    ) async throws(StoreError) -> [StoredMessage] {
+        try await write("storing received messages") { db in
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO messages (uuid, pk, direction, stream, seq, text, created_at, received_at)
+                    VALUES (?, ?, 0, ?, ?, ?, ?, ?)
+                    ON CONFLICT (pk, direction, uuid) DO NOTHING
+                    """)
+            var stored: [StoredMessage] = []
+            for record in records {
+                let message = record.message
+                try insert.execute(arguments: [
+                    message.id.blob, peer.blob, message.stream.storedValue,
+                    message.seq.storedValue, record.text, message.sentAt, now,
+                ])
+                guard db.changesCount == 1 else { continue }
+                stored.append(
+                    StoredMessage(
+                        rowID: db.lastInsertedRowID, id: message.id, peer: peer,
+                        direction: .incoming, stream: message.stream, seq: message.seq,
+                        text: record.text, createdAt: message.sentAt, receivedAt: now))
+            }
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO in_cursors (pk, stream, delivered, read) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (pk) DO UPDATE SET stream = excluded.stream,
+                        delivered = excluded.delivered, read = excluded.read
+                    """
+            ).execute(arguments: [
+                peer.blob, cursor.stream.storedValue, cursor.delivered.storedValue,
+                cursor.read.storedValue,
+            ])
+            return stored
+        }
+    }
+}

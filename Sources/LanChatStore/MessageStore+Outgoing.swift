@@ -1,0 +1,222 @@
+import Foundation
+import GRDB
+import LanChatCore
+
+/// The outbox and our outgoing streams (PROTOCOL.md §9.2, §9.5).
+extension MessageStore {
+    /// Stores new messages to `peer` as `queued`, assigning the stream (created with the first
+    /// message) and consecutive seqs **in the same transaction**. When this returns, the
+    /// messages are on disk; nothing is stored if it throws.
+    public func enqueue(
+        to peer: PeerKey, texts: [String], at now: Int64,
+        newStreamID: @escaping @Sendable () -> UInt64 = randomStreamID
+    ) async throws(StoreError) -> [StoredMessage] {
+        try await write("storing the message") { db in
+            guard
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM peers WHERE pk = ?", arguments: [peer.blob]) != nil
+            else { throw StoreError(.notFound, "unknown peer \(peer.id)") }
+            var (stream, nextSeq) = try Self.outgoingStream(db, peer: peer) ?? (newStreamID(), 1)
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO messages (uuid, pk, direction, stream, seq, text, created_at, status)
+                    VALUES (?, ?, 1, ?, ?, ?, ?, 0)
+                    """)
+            var stored: [StoredMessage] = []
+            for text in texts {
+                let id = MessageID.random()
+                try insert.execute(arguments: [
+                    id.blob, peer.blob, stream.storedValue, nextSeq.storedValue, text, now,
+                ])
+                stored.append(
+                    StoredMessage(
+                        rowID: db.lastInsertedRowID, id: id, peer: peer, direction: .outgoing,
+                        stream: stream, seq: nextSeq, text: text, createdAt: now,
+                        status: .queued))
+                nextSeq += 1
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO out_streams (pk, stream, next_seq) VALUES (?, ?, ?)
+                    ON CONFLICT (pk) DO UPDATE SET stream = excluded.stream, next_seq = excluded.next_seq
+                    """,
+                arguments: [peer.blob, stream.storedValue, nextSeq.storedValue])
+            return stored
+        }
+    }
+
+    static func outgoingStream(_ db: Database, peer: PeerKey) throws -> (UInt64, UInt64)? {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT stream, next_seq FROM out_streams WHERE pk = ?",
+                arguments: [peer.blob])
+        else { return nil }
+        return (UInt64(stored: row["stream"]), UInt64(stored: row["next_seq"]))
+    }
+
+    /// Our stream to `peer` and where its undelivered part starts; nil before the first
+    /// message.
+    public func outgoingState(for peer: PeerKey) async throws(StoreError) -> OutgoingStreamState? {
+        try await read("reading the outgoing stream") { db in
+            guard let (stream, nextSeq) = try Self.outgoingStream(db, peer: peer) else {
+                return nil
+            }
+            let first = try Int64.fetchOne(
+                db,
+                sql: """
+                    SELECT min(seq) FROM messages
+                    WHERE pk = ? AND direction = 1 AND status = 0 AND stream = ?
+                    """,
+                arguments: [peer.blob, stream.storedValue])
+            return OutgoingStreamState(
+                stream: stream, nextSeq: nextSeq, firstUndelivered: first.map(UInt64.init(stored:)))
+        }
+    }
+
+    /// Messages of `stream` from `seq` on, in seq order, whatever their status (a peer that
+    /// resumes below a failed message must still see every seq).
+    public func outgoing(to peer: PeerKey, stream: UInt64, from seq: UInt64, limit: Int)
+        async throws(StoreError) -> [StoredMessage]
+    {
+        try await read("reading the outbox") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(StoredMessage.columns) FROM messages
+                    WHERE pk = ? AND direction = 1 AND stream = ? AND seq >= ?
+                    ORDER BY seq LIMIT ?
+                    """,
+                arguments: [peer.blob, stream.storedValue, seq.storedValue, limit]
+            ).map { row throws in try StoredMessage(row: row) }
+        }
+    }
+
+    /// Marks queued messages with `seq ≤ upTo` delivered; returns those that changed.
+    public func markDelivered(peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64)
+        async throws(StoreError) -> [StoredMessage]
+    {
+        try await write("recording delivery") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    UPDATE messages SET status = 2, delivered_at = ?
+                    WHERE pk = ? AND direction = 1 AND stream = ? AND seq <= ? AND status = 0
+                    RETURNING \(StoredMessage.columns)
+                    """,
+                arguments: [now, peer.blob, stream.storedValue, seq.storedValue]
+            ).map { row throws in try StoredMessage(row: row) }
+        }
+    }
+
+    /// Marks queued or delivered messages with `seq ≤ upTo` read by the peer.
+    public func markReadByPeer(peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64)
+        async throws(StoreError) -> [StoredMessage]
+    {
+        try await write("recording a read receipt") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    UPDATE messages SET status = 3, read_at = ?, delivered_at = coalesce(delivered_at, ?)
+                    WHERE pk = ? AND direction = 1 AND stream = ? AND seq <= ? AND status IN (0, 2)
+                    RETURNING \(StoredMessage.columns)
+                    """,
+                arguments: [now, now, peer.blob, stream.storedValue, seq.storedValue]
+            ).map { row throws in try StoredMessage(row: row) }
+        }
+    }
+
+    /// The peer REJECTed the message: `failed` with the reason (PROTOCOL.md §9.5).
+    public func markFailed(peer: PeerKey, stream: UInt64, seq: UInt64, reason: String)
+        async throws(StoreError) -> StoredMessage?
+    {
+        try await write("recording a rejection") { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    UPDATE messages SET status = 4, fail_reason = ?
+                    WHERE pk = ? AND direction = 1 AND stream = ? AND seq = ? AND status = 0
+                    RETURNING \(StoredMessage.columns)
+                    """,
+                arguments: [reason, peer.blob, stream.storedValue, seq.storedValue]
+            ).map { row throws in try StoredMessage(row: row) }
+        }
+    }
+
+    /// Starts a fresh stream to `peer` (its cursor is ahead of ours: our store went back in
+    /// time). Queued messages move to the new stream in their order.
+    public func rotateStream(
+        to peer: PeerKey, newStreamID: @escaping @Sendable () -> UInt64 = randomStreamID
+    ) async throws(StoreError) -> UInt64 {
+        try await write("starting a new stream") { db in
+            let stream = newStreamID()
+            let queued = try Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT rowid FROM messages WHERE pk = ? AND direction = 1 AND status = 0
+                    ORDER BY stream, seq
+                    """,
+                arguments: [peer.blob])
+            var nextSeq: UInt64 = 1
+            for rowID in queued {
+                try db.execute(
+                    sql: "UPDATE messages SET stream = ?, seq = ? WHERE rowid = ?",
+                    arguments: [stream.storedValue, nextSeq.storedValue, rowID])
+                nextSeq += 1
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO out_streams (pk, stream, next_seq) VALUES (?, ?, ?)
+                    ON CONFLICT (pk) DO UPDATE SET stream = excluded.stream, next_seq = excluded.next_seq
+                    """,
+                arguments: [peer.blob, stream.storedValue, nextSeq.storedValue])
+            return stream
+        }
+    }
+
+    /// Puts failed messages back in the queue with new seqs at the end of the current stream
+    /// (their old seqs were already processed by the peer). `id` or `peer` narrows the set.
+    public func requeueFailed(id: MessageID? = nil, peer: PeerKey? = nil)
+        async throws(StoreError) -> [StoredMessage]
+    {
+        try await write("re-queuing failed messages") { db in
+            var sql = "SELECT rowid, pk FROM messages WHERE direction = 1 AND status = 4"
+            var arguments: StatementArguments = []
+            if let id {
+                sql += " AND uuid = ?"
+                arguments += [id.blob]
+            }
+            if let peer {
+                sql += " AND pk = ?"
+                arguments += [peer.blob]
+            }
+            var requeued: [StoredMessage] = []
+            for row in try Row.fetchAll(db, sql: sql + " ORDER BY rowid", arguments: arguments) {
+                let pk: Data = row["pk"]
+                guard let key = PeerKey(bytes: pk),
+                    let (stream, nextSeq) = try Self.outgoingStream(db, peer: key)
+                else { continue }
+                let rowID: Int64 = row["rowid"]
+                if let message = try Row.fetchOne(
+                    db,
+                    sql: """
+                        UPDATE messages SET status = 0, fail_reason = NULL, stream = ?, seq = ?
+                        WHERE rowid = ? RETURNING \(StoredMessage.columns)
+                        """,
+                    arguments: [stream.storedValue, nextSeq.storedValue, rowID])
+                {
+                    requeued.append(try StoredMessage(row: message))
+                }
+                try db.execute(
+                    sql: "UPDATE out_streams SET next_seq = ? WHERE pk = ?",
+                    arguments: [(nextSeq + 1).storedValue, key.blob])
+            }
+            return requeued
+        }
+    }
+}
+
+/// A random non-zero u64 (PROTOCOL.md §9.2).
+@Sendable public func randomStreamID() -> UInt64 {
+    var generator = SystemRandomNumberGenerator()
+    return UInt64.random(in: 1...UInt64.max, using: &generator)
+}

@@ -1,0 +1,116 @@
+import Foundation
+import GRDB
+import LanChatCore
+
+/// The pin store (PROTOCOL.md §5): one row per peer key ever seen or added, with trust and
+/// the addresses where it was reached.
+extension MessageStore {
+    public func peers() async throws(StoreError) -> [PeerRecord] {
+        try await read("loading peers") { db in
+            var addresses: [PeerKey: [Endpoint]] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT pk, endpoint FROM peer_addresses ORDER BY last_seen DESC")
+            {
+                let pk: Data = row["pk"]
+                guard let key = PeerKey(bytes: pk),
+                    let endpoint = Endpoint(parsing: row["endpoint"] as String)
+                else { continue }
+                addresses[key, default: []].append(endpoint)
+            }
+            return try Row.fetchAll(db, sql: "SELECT * FROM peers").map { row throws in
+                let pk: Data = row["pk"]
+                let key = PeerKey(bytes: pk)
+                return try PeerRecord(row: row, addresses: key.flatMap { addresses[$0] } ?? [])
+            }
+        }
+    }
+
+    /// Pins a key on first contact (TOFU, PROTOCOL.md §3.8 row 6) or refreshes what the peer
+    /// told us about itself. Never changes trust. Returns whether the key was new.
+    @discardableResult
+    public func recordPeerSeen(
+        _ key: PeerKey, keyTag: String, name: String?, status: String?, statusText: String?,
+        endpoint: Endpoint?, at now: Int64
+    ) async throws(StoreError) -> Bool {
+        try await write("recording a peer") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO peers (pk, id, key_tag, name, status, status_text, first_seen, last_seen)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (pk) DO UPDATE SET
+                        name = coalesce(?, name), status = coalesce(?, status),
+                        status_text = coalesce(?, status_text), last_seen = excluded.last_seen
+                    """,
+                arguments: [
+                    key.blob, key.id, keyTag, name ?? "", status ?? "available", statusText ?? "",
+                    now, now, name, status, statusText,
+                ])
+            let isNew =
+                try Int64.fetchOne(
+                    db, sql: "SELECT first_seen FROM peers WHERE pk = ?", arguments: [key.blob])
+                == now
+            if let endpoint {
+                try Self.upsertAddress(db, key: key, endpoint: endpoint, at: now)
+            }
+            return isNew
+        }
+    }
+
+    /// Adds a peer known only by its id (`lanchat add`, or `--peer ID@HOST:PORT`) before it
+    /// was ever seen. Existing rows keep their name unless `name` is given.
+    public func addPeer(_ key: PeerKey, keyTag: String, name: String?, at now: Int64)
+        async throws(StoreError)
+    {
+        try await write("adding a peer") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO peers (pk, id, key_tag, name, first_seen) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (pk) DO UPDATE SET name = coalesce(?, name)
+                    """,
+                arguments: [key.blob, key.id, keyTag, name ?? "", now, name])
+        }
+    }
+
+    public func recordAddress(_ key: PeerKey, endpoint: Endpoint, at now: Int64)
+        async throws(StoreError)
+    {
+        try await write("recording an address") { db in
+            try Self.upsertAddress(db, key: key, endpoint: endpoint, at: now)
+        }
+    }
+
+    /// Keeps the 8 most recent addresses per peer so a roaming peer cannot grow the table.
+    static func upsertAddress(_ db: Database, key: PeerKey, endpoint: Endpoint, at now: Int64)
+        throws
+    {
+        try db.execute(
+            sql: """
+                INSERT INTO peer_addresses (pk, endpoint, last_seen) VALUES (?, ?, ?)
+                ON CONFLICT (pk, endpoint) DO UPDATE SET last_seen = excluded.last_seen
+                """,
+            arguments: [key.blob, endpoint.description, now])
+        try db.execute(
+            sql: """
+                DELETE FROM peer_addresses WHERE pk = ? AND endpoint NOT IN (
+                    SELECT endpoint FROM peer_addresses WHERE pk = ?
+                    ORDER BY last_seen DESC LIMIT 8)
+                """,
+            arguments: [key.blob, key.blob])
+    }
+
+    public func setLastSeen(_ key: PeerKey, at now: Int64) async throws(StoreError) {
+        try await write("recording last seen") { db in
+            try db.execute(
+                sql: "UPDATE peers SET last_seen = ? WHERE pk = ?", arguments: [now, key.blob])
+        }
+    }
+
+    public func setTrust(_ key: PeerKey, _ trust: StoredTrust) async throws(StoreError) {
+        try await write("changing trust") { db in
+            try db.execute(
+                sql: "UPDATE peers SET trust = ? WHERE pk = ?",
+                arguments: [trust.rawValue, key.blob])
+            guard db.changesCount == 1 else { throw StoreError(.notFound, "unknown peer") }
+        }
+    }
+}

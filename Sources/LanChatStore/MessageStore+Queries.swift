@@ -1,0 +1,107 @@
+import Foundation
+import GRDB
+import LanChatCore
+
+/// Read-only views for the control API.
+extension MessageStore {
+    public struct HistoryPage: Sendable, Equatable {
+        /// Oldest first.
+        public var messages: [StoredMessage]
+        public var hasOlder: Bool
+    }
+
+    public enum PageAnchor: Sendable, Equatable {
+        case latest
+        case before(MessageID)
+        case after(MessageID)
+    }
+
+    /// A page of the conversation with `peer`, in local arrival order. An anchor id that is
+    /// not in this conversation is `notFound`.
+    public func history(with peer: PeerKey, limit: Int, anchor: PageAnchor = .latest)
+        async throws(StoreError) -> HistoryPage
+    {
+        try await read("reading history") { db in
+            let columns = StoredMessage.columns
+            switch anchor {
+            case .latest, .before:
+                var bound = Int64.max
+                if case .before(let id) = anchor { bound = try Self.rowID(db, of: id, with: peer) }
+                var rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT \(columns) FROM messages WHERE pk = ? AND rowid < ?
+                        ORDER BY rowid DESC LIMIT ?
+                        """,
+                    arguments: [peer.blob, bound, limit + 1])
+                let hasOlder = rows.count > limit
+                if hasOlder { rows.removeLast() }
+                return HistoryPage(
+                    messages: try rows.reversed().map { row throws in try StoredMessage(row: row) },
+                    hasOlder: hasOlder)
+            case .after(let id):
+                let bound = try Self.rowID(db, of: id, with: peer)
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT \(columns) FROM messages WHERE pk = ? AND rowid > ?
+                        ORDER BY rowid LIMIT ?
+                        """,
+                    arguments: [peer.blob, bound, limit])
+                return HistoryPage(
+                    messages: try rows.map { row throws in try StoredMessage(row: row) },
+                    hasOlder: true)
+            }
+        }
+    }
+
+    static func rowID(_ db: Database, of id: MessageID, with peer: PeerKey) throws -> Int64 {
+        guard
+            let rowID = try Int64.fetchOne(
+                db,
+                sql: "SELECT rowid FROM messages WHERE pk = ? AND direction IN (0, 1) AND uuid = ?",
+                arguments: [peer.blob, id.blob])
+        else { throw StoreError(.notFound, "no message \(id) in this conversation") }
+        return rowID
+    }
+
+    /// Messages by id (in any conversation), for `send --wait` and `retry ID`.
+    public func messages(ids: [MessageID]) async throws(StoreError) -> [StoredMessage] {
+        try await read("reading messages") { db in
+            try ids.compactMap { id throws in
+                try Row.fetchOne(
+                    db,
+                    sql: "SELECT \(StoredMessage.columns) FROM messages WHERE uuid = ? LIMIT 1",
+                    arguments: [id.blob]
+                ).map { row throws in try StoredMessage(row: row) }
+            }
+        }
+    }
+
+    public struct Counts: Sendable, Equatable {
+        public var queued: Int
+        public var unread: Int
+    }
+
+    public func counts() async throws(StoreError) -> Counts {
+        try await read("counting messages") { db in
+            Counts(
+                queued: try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM messages WHERE direction = 1 AND status = 0")
+                    ?? 0,
+                unread: try Int.fetchOne(
+                    db,
+                    sql: "SELECT count(*) FROM messages WHERE direction = 0 AND read_at IS NULL")
+                    ?? 0)
+        }
+    }
+
+    /// Peers with queued messages: the ones worth dialling even without discovery.
+    public func peersWithQueuedMessages() async throws(StoreError) -> [PeerKey] {
+        try await read("finding queued messages") { db in
+            try Data.fetchAll(
+                db, sql: "SELECT DISTINCT pk FROM messages WHERE direction = 1 AND status = 0"
+            ).compactMap { PeerKey(bytes: $0) }
+        }
+    }
+}

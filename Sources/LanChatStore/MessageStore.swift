@@ -1,0 +1,112 @@
+import Foundation
+import GRDB
+import LanChatCore
+
+/// The durable message store: one SQLite file in WAL mode with `synchronous=FULL`, so a
+/// committed transaction survives a power cut. It holds the pin store (peers), the outgoing
+/// streams, the incoming cursors and the messages.
+///
+/// Thread-safety: every method may be called from any task; writes are serialised by GRDB's
+/// single writer connection, reads run concurrently on WAL snapshots. Methods are `async` and
+/// never block a Swift-concurrency thread on I/O.
+public final class MessageStore: Sendable {
+    let pool: DatabasePool
+    public let path: String
+
+    private init(pool: DatabasePool, path: String) {
+        self.pool = pool
+        self.path = path
+    }
+
+    /// Opens (creating with mode 0600 if absent) and migrates the store. Refuses a file that
+    /// is not a lanchat store, fails `PRAGMA quick_check`, or was written by a newer version.
+    public static func open(path: String) throws(StoreError) -> MessageStore {
+        try createPrivateFileIfAbsent(path)
+        var configuration = Configuration()
+        configuration.label = "lanchat.store"
+        configuration.busyMode = .timeout(5)
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            // GRDB sets synchronous=NORMAL when it enables WAL; a message that was
+            // acknowledged must survive a power cut, so the one writer connection runs FULL.
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+            }
+        } catch {
+            throw StoreError.wrapping(error, while: "opening \(path)")
+        }
+        do {
+            let check = try pool.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") }
+            guard check == "ok" else {
+                throw StoreError(
+                    .corrupt, "\(path) fails its integrity check: \(check ?? "no answer")")
+            }
+            let migrator = Schema.migrator()
+            if try pool.read({ db in try migrator.hasBeenSuperseded(db) }) {
+                throw StoreError(.tooNew, "\(path) was written by a newer lanchat; upgrade lanchat")
+            }
+            try migrator.migrate(pool)
+        } catch {
+            throw StoreError.wrapping(error, while: "checking \(path)")
+        }
+        return MessageStore(pool: pool, path: path)
+    }
+
+    /// SQLite would create the file with the umask's mode; the store holds private messages,
+    /// so it is created 0600 first and SQLite gives its -wal and -shm files the same mode.
+    private static func createPrivateFileIfAbsent(_ path: String) throws(StoreError) {
+        let descriptor = Foundation.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            close(descriptor)
+        } else if errno != EEXIST {
+            let reason = String(cString: strerror(errno))
+            throw StoreError(.unavailable, "cannot create \(path): \(reason)")
+        }
+    }
+
+    /// Runs a write transaction, mapping SQLite failures to `StoreError`.
+    func write<T: Sendable>(
+        _ action: String, _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws(StoreError) -> T {
+        do {
+            return try await pool.write(body)
+        } catch {
+            throw StoreError.wrapping(error, while: action)
+        }
+    }
+
+    func read<T: Sendable>(
+        _ action: String, _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws(StoreError) -> T {
+        do {
+            return try await pool.read(body)
+        } catch {
+            throw StoreError.wrapping(error, while: action)
+        }
+    }
+
+    /// `journal_mode` and `synchronous` as SQLite reports them (for tests and `doctor`).
+    public func durabilitySettings() async throws(StoreError) -> (
+        journalMode: String, synchronous: Int
+    ) {
+        try await write("reading settings") { db in
+            (
+                try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "",
+                try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1
+            )
+        }
+    }
+}
+
+extension MessageStore {
+    /// Test hook: runs raw SQL on the writer connection (e.g. `PRAGMA max_page_count` to make
+    /// the disk look full).
+    package func executeForTesting(_ sql: String) async throws(StoreError) {
+        do {
+            try await pool.writeWithoutTransaction { db in try db.execute(sql: sql) }
+        } catch {
+            throw StoreError.wrapping(error, while: "test statement")
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import GRDB
+import LanChatCore
+
+/// The stored status of an outgoing message. `sent` is not here: it is derived from the live
+/// session by the daemon, so that it falls back to `queued` when the session closes.
+public enum StoredStatus: Int64, Sendable, Equatable {
+    case queued = 0
+    case delivered = 2
+    case read = 3
+    case failed = 4
+}
+
+public enum StoredDirection: Int64, Sendable, Equatable {
+    case incoming = 0
+    case outgoing = 1
+}
+
+/// One row of `messages`.
+public struct StoredMessage: Sendable, Equatable {
+    /// Local insertion order: history pages by it.
+    public var rowID: Int64
+    public var id: MessageID
+    public var peer: PeerKey
+    public var direction: StoredDirection
+    public var stream: UInt64
+    public var seq: UInt64
+    public var text: String
+    /// Outgoing: when it was stored; incoming: the sender's `sent_at`.
+    public var createdAt: Int64
+    /// Incoming: when it was stored here.
+    public var receivedAt: Int64?
+    /// Incoming: when the local user read it; outgoing: when the peer said it was read.
+    public var readAt: Int64?
+    /// Outgoing only.
+    public var status: StoredStatus?
+    public var failReason: String?
+    public var deliveredAt: Int64?
+
+    static let columns =
+        "rowid, uuid, pk, direction, stream, seq, text, created_at, received_at, read_at, status, fail_reason, delivered_at"
+
+    init(row: Row) throws(StoreError) {
+        let uuid: Data = row["uuid"]
+        let pk: Data = row["pk"]
+        guard let id = MessageID(bytes: uuid), let peer = PeerKey(bytes: pk),
+            let direction = StoredDirection(rawValue: row["direction"])
+        else { throw StoreError(.corrupt, "a message row has an invalid id, peer or direction") }
+        rowID = row["rowid"]
+        self.id = id
+        self.peer = peer
+        self.direction = direction
+        stream = UInt64(stored: row["stream"])
+        seq = UInt64(stored: row["seq"])
+        text = row["text"]
+        createdAt = row["created_at"]
+        receivedAt = row["received_at"]
+        readAt = row["read_at"]
+        status = (row["status"] as Int64?).flatMap(StoredStatus.init(rawValue:))
+        failReason = row["fail_reason"]
+        deliveredAt = row["delivered_at"]
+    }
+
+    public init(
+        rowID: Int64, id: MessageID, peer: PeerKey, direction: StoredDirection, stream: UInt64,
+        seq: UInt64, text: String, createdAt: Int64, receivedAt: Int64? = nil,
+        readAt: Int64? = nil, status: StoredStatus? = nil, failReason: String? = nil,
+        deliveredAt: Int64? = nil
+    ) {
+        self.rowID = rowID
+        self.id = id
+        self.peer = peer
+        self.direction = direction
+        self.stream = stream
+        self.seq = seq
+        self.text = text
+        self.createdAt = createdAt
+        self.receivedAt = receivedAt
+        self.readAt = readAt
+        self.status = status
+        self.failReason = failReason
+        self.deliveredAt = deliveredAt
+    }
+}
+
+public enum StoredTrust: String, Sendable, Equatable {
+    case unverified, verified, blocked
+}
+
+/// One row of `peers` (the pin store, PROTOCOL.md §5) with its known addresses.
+public struct PeerRecord: Sendable, Equatable {
+    public var key: PeerKey
+    public var keyTag: String
+    public var name: String
+    public var alias: String?
+    public var trust: StoredTrust
+    public var contact: Bool
+    /// `available`, `away` or `busy`, as last announced by the peer.
+    public var status: String
+    public var statusText: String
+    public var firstSeen: Int64
+    public var lastSeen: Int64?
+    /// Most recently seen first.
+    public var addresses: [Endpoint]
+
+    public init(
+        key: PeerKey, keyTag: String, name: String, alias: String? = nil,
+        trust: StoredTrust = .unverified, contact: Bool = false, status: String = "available",
+        statusText: String = "", firstSeen: Int64, lastSeen: Int64? = nil,
+        addresses: [Endpoint] = []
+    ) {
+        self.key = key
+        self.keyTag = keyTag
+        self.name = name
+        self.alias = alias
+        self.trust = trust
+        self.contact = contact
+        self.status = status
+        self.statusText = statusText
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen
+        self.addresses = addresses
+    }
+
+    init(row: Row, addresses: [Endpoint]) throws(StoreError) {
+        let pk: Data = row["pk"]
+        guard let key = PeerKey(bytes: pk), let trust = StoredTrust(rawValue: row["trust"]) else {
+            throw StoreError(.corrupt, "a peer row has an invalid key or trust value")
+        }
+        self.init(
+            key: key, keyTag: row["key_tag"], name: row["name"], alias: row["alias"], trust: trust,
+            contact: row["contact"], status: row["status"], statusText: row["status_text"],
+            firstSeen: row["first_seen"], lastSeen: row["last_seen"], addresses: addresses)
+    }
+}
+
+/// Our outgoing stream to one peer.
+public struct OutgoingStreamState: Sendable, Equatable {
+    public var stream: UInt64
+    /// The next seq to assign; `nextSeq − 1` is the highest assigned.
+    public var nextSeq: UInt64
+    /// The lowest seq not yet delivered, read or failed (nil: none pending).
+    public var firstUndelivered: UInt64?
+
+    public init(stream: UInt64, nextSeq: UInt64, firstUndelivered: UInt64?) {
+        self.stream = stream
+        self.nextSeq = nextSeq
+        self.firstUndelivered = firstUndelivered
+    }
+}
+
+/// An incoming message ready to be stored with its cursor.
+public struct IncomingRecord: Sendable, Equatable {
+    public var message: WireMessage
+    public var text: String
+
+    public init(message: WireMessage, text: String) {
+        self.message = message
+        self.text = text
+    }
+}

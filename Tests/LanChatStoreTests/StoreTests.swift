@@ -1,0 +1,226 @@
+import Foundation
+import LanChatCore
+import Testing
+
+@testable import LanChatStore
+
+@Suite("Message store on a real SQLite file")
+struct StoreTests {
+    let bob = testKey(2)
+
+    @Test func theFileIsPrivateAndDurable() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try MessageStore.open(path: directory.storePath)
+        var info = stat()
+        #expect(stat(directory.storePath, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        let settings = try await store.durabilitySettings()
+        #expect(settings.journalMode == "wal")
+        #expect(settings.synchronous == 2)  // FULL
+    }
+
+    @Test func enqueueAssignsOneStreamAndConsecutiveSeqsThatSurviveAReopen() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let store = try await openStoreWithPeer(directory, peer: bob)
+            let first = try await store.enqueue(to: bob, texts: ["a", "b"], at: 2_000)
+            let second = try await store.enqueue(to: bob, texts: ["c"], at: 2_001)
+            #expect(first.map(\.seq) == [1, 2])
+            #expect(second.map(\.seq) == [3])
+            #expect(Set((first + second).map(\.stream)).count == 1)
+            #expect(first[0].stream != 0)
+        }
+        let reopened = try MessageStore.open(path: directory.storePath)
+        let state = try #require(try await reopened.outgoingState(for: bob))
+        #expect(state.nextSeq == 4)
+        #expect(state.firstUndelivered == 1)
+        let page = try await reopened.history(with: bob, limit: 10)
+        #expect(page.messages.map(\.text) == ["a", "b", "c"])
+        #expect(page.messages.allSatisfy { $0.status == .queued })
+        #expect(try await reopened.counts().queued == 3)
+    }
+
+    @Test func enqueueToAnUnknownPeerStoresNothing() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try MessageStore.open(path: directory.storePath)
+        await #expect(throws: StoreError.self) {
+            try await store.enqueue(to: testKey(9), texts: ["x"], at: 1)
+        }
+        #expect(try await store.counts().queued == 0)
+    }
+
+    @Test func deliveryReadAndRejectionMoveStatusesForwardOnly() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        let sent = try await store.enqueue(to: bob, texts: ["1", "2", "3", "4"], at: 10)
+        let stream = sent[0].stream
+        let failed = try await store.markFailed(
+            peer: bob, stream: stream, seq: 2, reason: "too big")
+        #expect(failed?.status == .failed)
+        let delivered = try await store.markDelivered(peer: bob, stream: stream, upTo: 3, at: 20)
+        #expect(delivered.map(\.seq) == [1, 3])
+        #expect(try await store.markDelivered(peer: bob, stream: stream, upTo: 3, at: 21).isEmpty)
+        let read = try await store.markReadByPeer(peer: bob, stream: stream, upTo: 4, at: 30)
+        #expect(read.map(\.seq) == [1, 3, 4])
+        let page = try await store.history(with: bob, limit: 10).messages
+        #expect(page.map(\.status) == [.read, .failed, .read, .read])
+        #expect(page[1].failReason == "too big")
+        #expect(page[3].deliveredAt == 30)
+        #expect(try await store.outgoingState(for: bob)?.firstUndelivered == nil)
+    }
+
+    @Test func retryMovesAFailedMessageToTheEndOfTheStream() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        let sent = try await store.enqueue(to: bob, texts: ["1", "2"], at: 10)
+        _ = try await store.markFailed(peer: bob, stream: sent[0].stream, seq: 1, reason: "no")
+        let requeued = try await store.requeueFailed(id: sent[0].id)
+        #expect(requeued.map(\.id) == [sent[0].id])
+        #expect(requeued.first?.seq == 3)
+        #expect(requeued.first?.status == .queued)
+        #expect(try await store.outgoingState(for: bob)?.nextSeq == 4)
+        #expect(try await store.requeueFailed().isEmpty)
+    }
+
+    @Test func rotationRenumbersQueuedMessagesOnAFreshStream() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        let sent = try await store.enqueue(to: bob, texts: ["1", "2", "3"], at: 10)
+        _ = try await store.markDelivered(peer: bob, stream: sent[0].stream, upTo: 1, at: 11)
+        let fresh = try await store.rotateStream(to: bob, newStreamID: { 777 })
+        #expect(fresh == 777)
+        let state = try #require(try await store.outgoingState(for: bob))
+        #expect(state == OutgoingStreamState(stream: 777, nextSeq: 3, firstUndelivered: 1))
+        let pending = try await store.outgoing(to: bob, stream: 777, from: 1, limit: 10)
+        #expect(pending.map(\.text) == ["2", "3"])
+    }
+
+    @Test func incomingMessagesAndTheirCursorCommitTogether() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        let first = WireMessage(stream: 5, seq: 1, id: .random(), sentAt: 100, text: "hi")
+        let second = WireMessage(stream: 5, seq: 2, id: .random(), sentAt: 101, text: "there")
+        let stored = try await store.commitIncoming(
+            from: bob,
+            records: [.init(message: first, text: "hi"), .init(message: second, text: "there")],
+            cursor: IncomingCursor(stream: 5, delivered: 2, read: 0), at: 200)
+        #expect(stored.map(\.seq) == [1, 2])
+        #expect(
+            try await store.incomingCursor(from: bob)
+                == IncomingCursor(stream: 5, delivered: 2, read: 0))
+        // The same id again (a sender that lost its store and resent on a new stream) is
+        // skipped, but the cursor still moves.
+        var again = first
+        again.stream = 6
+        let skipped = try await store.commitIncoming(
+            from: bob, records: [.init(message: again, text: "hi")],
+            cursor: IncomingCursor(stream: 6, delivered: 1, read: 0), at: 300)
+        #expect(skipped.isEmpty)
+        #expect(try await store.incomingCursor(from: bob).stream == 6)
+        #expect(try await store.counts().unread == 2)
+        let page = try await store.history(with: bob, limit: 10).messages
+        #expect(page.map(\.text) == ["hi", "there"])
+        #expect(page[0].receivedAt == 200 && page[0].createdAt == 100)
+    }
+
+    @Test func aFullDiskFailsTheWholeTransactionWithAClearError() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        _ = try await store.enqueue(to: bob, texts: ["before"], at: 1)
+        let pages = try await store.pageCount()
+        try await store.executeForTesting("PRAGMA max_page_count = \(pages)")
+        let big = String(repeating: "x", count: 60_000)
+        do {
+            _ = try await store.enqueue(to: bob, texts: ["a", big, big], at: 2)
+            Issue.record("a full store accepted the messages")
+        } catch {
+            #expect(error.kind == .unavailable)
+            #expect(error.description.contains("disk is full"))
+        }
+        #expect(try await store.history(with: bob, limit: 10).messages.map(\.text) == ["before"])
+        #expect(try await store.outgoingState(for: bob)?.nextSeq == 2)
+    }
+
+    @Test func aReadOnlyStoreFailsWithAClearError() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        try await store.executeForTesting("PRAGMA query_only = 1")
+        do {
+            _ = try await store.enqueue(to: bob, texts: ["a"], at: 2)
+            Issue.record("a read-only store accepted the message")
+        } catch {
+            #expect(error.kind == .unavailable)
+            #expect(error.description.contains("read-only"))
+        }
+    }
+
+    @Test func historyPagesBackwardsAndForwards() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        let sent = try await store.enqueue(to: bob, texts: (1...7).map(String.init), at: 1)
+        let latest = try await store.history(with: bob, limit: 3)
+        #expect(latest.messages.map(\.text) == ["5", "6", "7"])
+        #expect(latest.hasOlder)
+        let older = try await store.history(with: bob, limit: 3, anchor: .before(sent[4].id))
+        #expect(older.messages.map(\.text) == ["2", "3", "4"])
+        let oldest = try await store.history(with: bob, limit: 3, anchor: .before(sent[1].id))
+        #expect(oldest.messages.map(\.text) == ["1"])
+        #expect(!oldest.hasOlder)
+        let newer = try await store.history(with: bob, limit: 2, anchor: .after(sent[2].id))
+        #expect(newer.messages.map(\.text) == ["4", "5"])
+        await #expect(throws: StoreError.self) {
+            try await store.history(with: testKey(3), limit: 3, anchor: .before(sent[0].id))
+        }
+    }
+
+    @Test func peersArePinnedOnceAndKeepTheirTrust() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try MessageStore.open(path: directory.storePath)
+        let endpoint = Endpoint(host: "127.0.0.1", port: 4000)
+        #expect(
+            try await store.recordPeerSeen(
+                bob, keyTag: "AAAA-BBBB", name: "bob", status: "away", statusText: "out",
+                endpoint: endpoint, at: 5))
+        try await store.setTrust(bob, .verified)
+        #expect(
+            !(try await store.recordPeerSeen(
+                bob, keyTag: "AAAA-BBBB", name: "bobby", status: nil, statusText: nil,
+                endpoint: nil, at: 6)))
+        let peers = try await store.peers()
+        #expect(peers.count == 1)
+        #expect(peers[0].name == "bobby" && peers[0].trust == .verified)
+        #expect(peers[0].status == "away" && peers[0].statusText == "out")
+        #expect(peers[0].addresses == [endpoint] && peers[0].firstSeen == 5)
+        #expect(peers[0].lastSeen == 6)
+    }
+
+    @Test func addressesAreBoundedPerPeer() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        for port in 1...20 {
+            try await store.recordAddress(
+                bob, endpoint: Endpoint(host: "10.0.0.1", port: UInt16(port)), at: Int64(port))
+        }
+        let addresses = try await store.peers()[0].addresses
+        #expect(addresses.count == 8)
+        #expect(addresses.first?.port == 20)
+    }
+}
+
+extension MessageStore {
+    func pageCount() async throws -> Int {
+        try await read("page count") { db in try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0 }
+    }
+}
