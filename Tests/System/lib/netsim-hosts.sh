@@ -201,7 +201,8 @@ host_bg_wait() {
 }
 
 # host_bg_stop H NAME [SIGNAL] [TIMEOUT_MS] — send SIGNAL (TERM) and wait (3000 ms) for the end;
-# prints the exit status. If it does not end in time it is killed and the call fails.
+# prints the exit status. If it does not end in time it is killed (and waited for) and the call
+# fails. Fails too when NAME is not running.
 host_bg_stop() {
   local host=$1 name=$2 signal=${3:-TERM} timeout_ms=${4:-3000} pid
   pid=$(host_bg_pid "$host" "$name") || {

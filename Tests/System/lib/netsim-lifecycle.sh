@@ -229,9 +229,6 @@ _netsim_find_cgroups() {
 # temp dirs. Used by net_down and by the runner after each scenario.
 netsim_purge() {
   local prefix=$1 namespace pids i result=0
-  if [[ ${2:-} == --dirs ]]; then
-    _netsim_run_dirs "$prefix" | while read -r dir; do rm -rf "$dir"; done
-  fi
   local -a namespaces=()
   mapfile -t namespaces < <(ip netns list 2>/dev/null |
     awk -v p="$prefix" 'index($1, p) == 1 { print $1 }')
@@ -253,9 +250,9 @@ netsim_purge() {
   done
   local -a cgroups=()
   mapfile -t cgroups < <(_netsim_find_cgroups "$prefix")
-  ((${#cgroups[@]} == 0)) && return $result
+  # Emptied cgroups can be busy for a moment after their last process died: retry rmdir.
   # shellcheck disable=SC2016 # expanded by the inner shell
-  _netsim_in_cgroup2 '
+  ((${#cgroups[@]} == 0)) || _netsim_in_cgroup2 '
     status=0
     for dir in "$@"; do
       tries=0
@@ -266,6 +263,12 @@ netsim_purge() {
       done
     done
     exit $status' "${cgroups[@]}" || result=1
+  if [[ ${2:-} == --dirs ]]; then
+    local dir
+    while read -r dir; do
+      rm -rf "$dir"
+    done < <(_netsim_run_dirs "$prefix")
+  fi
   return $result
 }
 

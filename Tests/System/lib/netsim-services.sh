@@ -121,16 +121,10 @@ host_daemon_pid() {
 # host_daemon_stop H — SIGTERM to H's lanchatd; it must exit with status 0 within 3 s (else it
 # is killed and the call fails). Prints the time SIGTERM was sent (now_ms).
 host_daemon_stop() {
-  local host=$1 pid sent status
-  pid=$(host_daemon_pid "$host") || {
-    netsim_log "$host: lanchatd is not running"
-    return 1
-  }
+  local host=$1 sent status
   sent=$(now_ms)
-  kill -TERM "$pid"
-  if ! status=$(host_bg_wait "$host" lanchatd 3000); then
-    kill -KILL "$pid" 2>/dev/null || true
-    netsim_log "$host: lanchatd did not exit within 3 s of SIGTERM (killed)"
+  if ! status=$(host_bg_stop "$host" lanchatd TERM 3000); then
+    netsim_log "$host: lanchatd did not stop within 3 s of SIGTERM"
     return 1
   fi
   if [[ $status != 0 ]]; then
@@ -144,14 +138,9 @@ host_daemon_stop() {
 # host_daemon_kill H — SIGKILL to H's lanchatd (a crash) and wait until it is gone. Prints the
 # time of the kill (now_ms).
 host_daemon_kill() {
-  local host=$1 pid sent
-  pid=$(host_daemon_pid "$host") || {
-    netsim_log "$host: lanchatd is not running"
-    return 1
-  }
+  local host=$1 sent
   sent=$(now_ms)
-  kill -KILL "$pid"
-  host_bg_wait "$host" lanchatd 3000 >/dev/null || return 1
+  host_bg_stop "$host" lanchatd KILL 3000 >/dev/null || return 1
   echo "$sent"
 }
 
