@@ -113,13 +113,15 @@ run_prefix="lcs$$-"
 current=''
 
 # On Ctrl-C or TERM: stop the running scenario (its own trap cleans up), then sweep its prefix.
+# The trap may run while stderr points to /dev/null (see the wait below): report on fd 3.
+exec 3>&2
 interrupted() {
   if [[ -n $current ]]; then
     kill -TERM "$current" 2>/dev/null || true
     wait "$current" 2>/dev/null || true
   fi
-  netsim_purge "$run_prefix" --dirs || true
-  echo "interrupted" >&2
+  netsim_purge "$run_prefix" --dirs 2>&3 || true
+  echo "interrupted: logs in $log_dir" >&3
   exit 130
 }
 trap interrupted INT TERM
@@ -150,7 +152,8 @@ for ((round = 1; round <= repeat; round++)); do
       fi
     } &
     current=$!
-    wait "$current" || status=$?
+    # (stderr: no "Killed" job report; the FAIL line says it)
+    { wait "$current" || status=$?; } 2>/dev/null
     current=''
     elapsed=$(($(now_ms) - start))
     # A scenario that was killed, or cleaned up badly, must not leave its hosts behind.
