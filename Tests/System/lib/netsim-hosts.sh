@@ -66,7 +66,8 @@ host_addr4() {
   cat "$dir/state/addr4"
 }
 
-# host_addr6 H — the host's IPv6 link-local address on eth0 (without the %eth0 scope).
+# host_addr6 H — the host's IPv6 link-local address on eth0 (without the %eth0 scope). Empty
+# while the cable is pulled (the kernel drops it); the same address comes back on `up`.
 host_addr6() {
   ip -n "$(_netsim_ns "$1")" -6 -o addr show dev eth0 scope link |
     awk '{ sub("/.*", "", $4); print $4; exit }'

@@ -98,7 +98,8 @@ _netsim_holder_wait() {
 
 # net_up N — create hosts h1…hN (N ≤ 250) on one bridge, each with its holder, system D-Bus and
 # avahi-daemon (host-name=hX, allow-interfaces=eth0), and install the cleanup trap. Call it from
-# the scenario's top-level shell, once.
+# the scenario's top-level shell, once. It owns the EXIT/HUP/INT/TERM traps from then on: keep
+# other things to clean up under $NETSIM_DIR, which goes with the run.
 net_up() {
   local count=${1:-} start host i
   if [[ ! $count =~ ^[1-9][0-9]*$ ]] || ((count > 250)); then
