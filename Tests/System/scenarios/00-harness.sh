@@ -13,6 +13,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/netsim.sh"
 
 readonly PORT=7777
 
+# avahi_name H — the name avahi-daemon of H gives itself, asked on H's own system bus.
+avahi_name() {
+  local name
+  name=$(host_run "$1" dbus-send --system --print-reply=literal --dest=org.freedesktop.Avahi \
+    / org.freedesktop.Avahi.Server.GetHostNameFqdn) || return 1
+  echo "${name//[[:space:]]/}"
+}
+
 # browse_log_has H KIND HOST — true when the long-running avahi-browse of H (log "browse") has
 # resolved lanchat-HOST: KIND is = (resolved, with address) or - (removed).
 browse_log_has() {
@@ -50,9 +58,8 @@ netsim_log "figure: net_up 3 = ${NETSIM_UP_MS} ms"
 for host in "${NETSIM_HOSTS[@]}"; do
   [[ $(host_run "$host" hostname) == "$host" ]] || fail "$host has the wrong hostname"
   # avahi-daemon of this host answers on this host's own system bus, under this host's name.
-  name=$(host_run "$host" dbus-send --system --print-reply=literal --dest=org.freedesktop.Avahi \
-    / org.freedesktop.Avahi.Server.GetHostNameFqdn)
-  [[ ${name//[[:space:]]/} == "$host.local" ]] || fail "$host's avahi-daemon calls itself '$name'"
+  name=$(avahi_name "$host")
+  [[ $name == "$host.local" ]] || fail "$host's avahi-daemon calls itself '$name'"
 done
 [[ $(host_run h1 cat /proc/self/cgroup) == *"/${NETSIM_PREFIX}h1/host" ]] ||
   fail "host_run does not put processes into h1's cgroup"
@@ -161,6 +168,11 @@ restarted=$(now_ms)
 host_bg h1 publish avahi-publish -s lanchat-h1 _lanchat._tcp 7001 "id=h1-id" "v=1"
 wait_until 5000 "h2 resolves h1's service again" browse_log_has h2 = h1
 netsim_log "figure: avahi restart on h1 -> resolved again on h2 = $(($(now_ms) - restarted)) ms"
+
+# A crash: SIGKILL leaves the pid file behind; the next start must still work.
+host_avahi_kill h1
+host_avahi_start h1
+[[ $(avahi_name h1) == h1.local ]] || fail "h1's avahi-daemon does not answer after the crash"
 
 # ---- systemd user manager with a Type=notify unit --------------------------------------------
 started=$(now_ms)
