@@ -130,8 +130,8 @@ package final class LineBatchQueue: Sendable {
 /// The size of a string once JSONEncoder writes it: quotes, `\"`, `\\`, short escapes for
 /// `\n \r \t \b \f` and `\u00XX` for other control characters. Used to keep every
 /// `send` request under the daemon's 1 MiB line limit.
-enum JSONSize {
-    static func escaped(_ text: String) -> Int {
+package enum JSONSize {
+    package static func escaped(_ text: String) -> Int {
         var size = 2
         for byte in text.utf8 {
             switch byte {
