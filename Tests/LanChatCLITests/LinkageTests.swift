@@ -55,7 +55,10 @@ import Testing
         let executable = String(
             decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard let slash = executable.lastIndex(of: "/") else { return nil }
-        let path = executable[..<slash] + "/" + name
+        return readFile(executable[..<slash] + "/" + name)
+    }
+
+    static func readFile(_ path: String) -> [UInt8]? {
         guard let file = fopen(path, "rb") else { return nil }
         defer { fclose(file) }
         var bytes: [UInt8] = []

@@ -19,7 +19,8 @@ struct SendCommand: AsyncParsableCommand {
 
             With --lines, blank lines are skipped and a line that is too long or not UTF-8 is \
             reported on standard error and not sent, while the other lines are; lanchat then \
-            exits 65 once input ends.
+            exits 65 once input ends. With --json, --lines prints each call's result compactly, \
+            one object a line.
             """)
 
     @OptionGroup var global: GlobalOptions
