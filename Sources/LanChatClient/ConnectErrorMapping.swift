@@ -42,7 +42,13 @@ package enum ConnectErrorMapping {
 
     /// `strerror` text for an errno, e.g. "Connection refused".
     package static func describe(errno code: Int32) -> String {
-        guard let text = strerror(code) else { return "error \(code)" }
-        return String(cString: text)
+        errnoDescription(code)
     }
+}
+
+/// `strerror` text for an errno, e.g. "Connection refused"; `error N` if there is none.
+/// Shared with the CLI for its standard-input errors.
+package func errnoDescription(_ code: Int32) -> String {
+    guard let text = strerror(code) else { return "error \(code)" }
+    return String(cString: text)
 }

@@ -40,36 +40,9 @@ struct HistoryCommand: AsyncParsableCommand {
     func run() async throws {
         let context = global.makeContext()
         let params = HistoryParams(peer: peer, limit: limit, before: before, after: after)
-        let result = try await context.client.call(Methods.History.self, params)
+        let result = try await context.client.history(params)
         try context.show(result) {
             HistoryView.render($0, now: context.now, zone: context.zone, style: context.style)
-        }
-    }
-}
-
-/// `lanchat retry [ID|PEER]` → `retry`.
-struct RetryCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "retry",
-        abstract: "Queue failed messages again: one message by id, those to one peer, or all. "
-            + "Prints the ids of the messages queued again, one a line.")
-
-    @OptionGroup var global: GlobalOptions
-
-    @Argument(
-        help: ArgumentHelp(
-            "A message id or a peer; without it, every failed message.", valueName: "id|peer"))
-    var target: String?
-
-    func run() async throws {
-        let context = global.makeContext()
-        let result = try await context.client.call(Methods.Retry.self, RetryParams(target: target))
-        if !context.json && result.messages.isEmpty {
-            context.err("No failed messages to retry.\n")
-            return
-        }
-        try context.show(result) { result in
-            result.messages.map { $0.id + "\n" }.joined()
         }
     }
 }

@@ -96,7 +96,7 @@ struct SendCommand: AsyncParsableCommand {
             peer: peer, text: text, texts: texts, wait: wait ? true : nil,
             waitRead: waitRead ? true : nil, timeout: timeout)
         do {
-            let result = try await context.client.call(Methods.Send.self, params)
+            let result = try await context.client.send(params)
             guard !quiet else { return }
             if context.json {
                 context.out(streaming ? try JSONOutput.line(result) : try JSONOutput.pretty(result))

@@ -23,7 +23,7 @@ struct WhoCommand: AsyncParsableCommand {
     func run() async throws {
         let context = global.makeContext()
         let params = WhoParams(query: query, all: all ? true : nil)
-        let result = try await context.client.call(Methods.Who.self, params)
+        let result = try await context.client.who(params)
         try context.show(result) {
             WhoView.render(
                 $0, query: query, all: all, now: context.now, zone: context.zone,

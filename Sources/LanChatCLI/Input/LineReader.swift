@@ -1,4 +1,5 @@
 import Dispatch
+import LanChatClient
 
 #if canImport(Glibc)
     import Glibc
@@ -98,7 +99,7 @@ package enum LineReader {
                 return
             } else if errno != EINTR {
                 queue.push(
-                    .readFailed("cannot read standard input: \(String(cString: strerror(errno)))"))
+                    .readFailed("cannot read standard input: \(errnoDescription(errno))"))
                 return
             }
         }

@@ -1,4 +1,5 @@
 import Dispatch
+import LanChatClient
 import LanChatControl
 
 #if canImport(Glibc)
@@ -44,7 +45,7 @@ package enum StandardInput {
                 break
             } else if errno != EINTR {
                 return .failure(
-                    .badInput("cannot read standard input: \(String(cString: strerror(errno)))"))
+                    .badInput("cannot read standard input: \(errnoDescription(errno))"))
             }
         }
         return .success(bytes)
