@@ -70,6 +70,26 @@ import Testing
         #expect(error.exitCode == 77)
     }
 
+    /// As root, the refusal is shown by running the built `lanchat` as `nobody` against a
+    /// root-owned socket in a 0700 directory.
+    @Test(
+        .enabled(
+            if: getuid() == 0 && access("/usr/bin/setpriv", X_OK) == 0,
+            "needs root and setpriv to run lanchat as another user"))
+    func anotherUsersSocketExits77() async throws {
+        let server = try CannedServer.replying { Reply.result($0, Self.status) }
+        defer { server.stop() }
+        let lanchat = try #require(LinkageTests.builtBinaryPath("lanchat"))
+        let outcome = try #require(
+            await ChildProcess.run([
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", lanchat,
+                "--socket", server.path, "status",
+            ]))
+        #expect(outcome.status == 77)
+        #expect(outcome.standardError.hasPrefix("lanchat: permission denied on the control socket"))
+        #expect(server.connectionCount == 0)
+    }
+
     @Test func rpcErrorComesBackAsTheMatchingControlError() async throws {
         let candidates = [
             PeerCandidate(id: "id1", keyTag: "BOBB-0001", name: "bob", alias: nil),

@@ -49,13 +49,18 @@ import Testing
 
     /// The executable `name` in the directory of the running test bundle.
     static func readBuiltBinary(_ name: String) -> [UInt8]? {
+        builtBinaryPath(name).flatMap(readFile)
+    }
+
+    /// The path of the executable `name` built next to the running test bundle.
+    static func builtBinaryPath(_ name: String) -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard length > 0 else { return nil }
         let executable = String(
             decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard let slash = executable.lastIndex(of: "/") else { return nil }
-        return readFile(executable[..<slash] + "/" + name)
+        return executable[..<slash] + "/" + name
     }
 
     static func readFile(_ path: String) -> [UInt8]? {

@@ -9,7 +9,7 @@ struct PresenceCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("available, away or busy.", valueName: "presence"))
+    @Argument(help: ArgumentHelp("The presence to announce.", valueName: "presence"))
     var presence: PresenceChoice
 
     @Option(
