@@ -31,7 +31,9 @@ enum ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
 
         var argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer {
+            for argument in argv { free(argument) }
+        }
         var pid = pid_t()
         let spawned = posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ)
         close(fds[1])
