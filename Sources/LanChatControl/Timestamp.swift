@@ -46,7 +46,8 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
                 digits += 1
             }
             guard digits > 0 else { return nil }
-            for _ in digits..<3 where digits < 3 { milliseconds *= 10 }
+            // `min`: a fraction of more than 3 digits must not form the invalid range 4..<3.
+            for _ in min(digits, 3)..<3 { milliseconds *= 10 }
         }
         var offsetSeconds: Int64 = 0
         if parser.expect("Z") || parser.expect("z") {

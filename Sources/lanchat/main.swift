@@ -1,1 +1,3 @@
-print("lanchat")
+import LanChatCLI
+
+await LanChatCLI.main()

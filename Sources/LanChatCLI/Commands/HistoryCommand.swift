@@ -1,0 +1,48 @@
+import ArgumentParser
+import LanChatControl
+
+/// `lanchat history PEER [--limit N] [--before ID] [--after ID]` → `history`.
+struct HistoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Show a page of the conversation with PEER, oldest first. Marks nothing read.",
+        discussion: """
+            Own messages carry their status: … queued, ✓ sent, ✓✓ delivered, ✓✓ read, \
+            ✗ failed: reason.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The peer (see PEER in lanchat --help).", valueName: "peer"))
+    var peer: String
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Messages per page, 1 to 1000 (default 50).", valueName: "n"))
+    var limit: Int?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Only messages older than this message id.", valueName: "id"))
+    var before: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Only messages newer than this message id.", valueName: "id"))
+    var after: String?
+
+    func validate() throws {
+        if let limit, !(1...1000).contains(limit) {
+            throw ValidationError("--limit must be between 1 and 1000")
+        }
+    }
+
+    func run() async throws {
+        let context = global.makeContext()
+        let params = HistoryParams(peer: peer, limit: limit, before: before, after: after)
+        let result = try await context.client.history(params)
+        try context.show(result) {
+            HistoryView.render($0, now: context.now, zone: context.zone, style: context.style)
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import LanChatControl
+
+/// `lanchat send PEER --lines`: streams standard input, one message per non-empty line.
+///
+/// Lines are read on a dispatch thread (`LineReader`) into a `LineBatchQueue`; this loop
+/// takes whatever has arrived, sends it as one `texts` call, prints the ids, and repeats, so
+/// a line waits only for the call before it, never for more input.
+///
+/// A bad line (over 65 536 bytes, not UTF-8) is reported on standard error with its line
+/// number and skipped; the good lines around it are still sent, and the command exits 65
+/// once input ends. An error from the daemon stops at once with its own exit code.
+struct LineSender {
+    let command: SendCommand
+    let context: CommandContext
+
+    /// Batches stay well under the daemon's 1 MiB request limit.
+    static let maxBatchBytes = 512 << 10
+    static let maxBatchCount = 1000
+
+    func run() async throws(ControlError) {
+        let queue = LineBatchQueue()
+        LineReader.start(fd: context.environment.standardInput, into: queue)
+        var rejected = 0
+        do throws(ControlError) {
+            while true {
+                let batch = await queue.nextBatch(
+                    maxBytes: Self.maxBatchBytes, maxCount: Self.maxBatchCount)
+                if batch.isEmpty { break }
+                var texts: [String] = []
+                for item in batch {
+                    switch item {
+                    case .message(_, let text):
+                        texts.append(text)
+                    case .rejected(_, let reason):
+                        rejected += 1
+                        context.err("lanchat: \(reason); not sent\n")
+                    case .readFailed(let reason):
+                        if !texts.isEmpty {
+                            try await command.send(
+                                texts: texts, text: nil, context: context, streaming: true)
+                        }
+                        throw .badInput(reason)
+                    }
+                }
+                if !texts.isEmpty {
+                    try await command.send(
+                        texts: texts, text: nil, context: context, streaming: true)
+                }
+            }
+        } catch {
+            queue.abandon()
+            throw error
+        }
+        if rejected > 0 {
+            let lines = rejected == 1 ? "1 line was" : "\(rejected) lines were"
+            throw .badInput("\(lines) not sent (see above); the other lines were sent")
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import LanChatControl
+
+/// `lanchat send PEER [TEXT…]` → `send`.
+///
+/// The text is the words joined by one space; without words, or with `-`, standard input to
+/// end of file is one message; with `--lines` each non-empty input line is a message, sent
+/// while input is still open (see `LineSender`). Everything is validated before the call:
+/// bad input exits 65 with nothing sent.
+struct SendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Send a message to PEER; prints the id of each message stored, one a line.",
+        discussion: """
+            Returns as soon as lanchatd has stored the message, whether or not the peer is \
+            online; a queued message goes out when the peer is back. A message is 1 to 65536 bytes \
+            of UTF-8 and not only white space; otherwise lanchat exits 65 and sends \
+            nothing. Standard input read as one message loses its trailing line ends.
+
+            With --lines, blank lines are skipped and a line that is too long or not UTF-8 is \
+            reported on standard error and not sent, while the other lines are; lanchat then \
+            exits 65 once input ends. With --json, --lines prints each call's result compactly, \
+            one object a line.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The peer (see PEER in lanchat --help).", valueName: "peer"))
+    var peer: String
+
+    @Argument(
+        help: ArgumentHelp(
+            "The message, words joined by one space. Omitted or -: read standard input.",
+            valueName: "text"))
+    var words: [String] = []
+
+    @Flag(
+        name: .long,
+        help: "Send every non-empty line of standard input as its own message, as lines arrive.")
+    var lines = false
+
+    @Flag(name: .long, help: "Wait until the peer has received the messages (exit 75 on timeout).")
+    var wait = false
+
+    @Flag(name: .long, help: "Wait until the peer has read the messages (exit 75 on timeout).")
+    var waitRead = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Seconds --wait and --wait-read wait (default 30).", valueName: "secs"))
+    var timeout: Double?
+
+    @Flag(name: .shortAndLong, help: "Print nothing on success.")
+    var quiet = false
+
+    var readsStandardInput: Bool { words.isEmpty || words == ["-"] }
+
+    func validate() throws {
+        if lines && !readsStandardInput {
+            throw ValidationError("--lines reads standard input; give no TEXT (or -)")
+        }
+        if let timeout, !(timeout.isFinite && timeout > 0) {
+            throw ValidationError("--timeout must be a positive number of seconds")
+        }
+        if timeout != nil && !wait && !waitRead {
+            throw ValidationError("--timeout applies to --wait and --wait-read")
+        }
+    }
+
+    func run() async throws {
+        let context = global.makeContext()
+        let environment = context.environment
+        if lines {
+            try await LineSender(command: self, context: context).run()
+            return
+        }
+        let text: String
+        if readsStandardInput {
+            if environment.standardInputIsTerminal {
+                context.err("Type the message, then press Ctrl-D on an empty line.\n")
+            }
+            text = try await StandardInput.readMessage(from: environment.standardInput)
+        } else {
+            text = try MessageText.validate(words.joined(separator: " "))
+        }
+        try await send(texts: nil, text: text, context: context, streaming: false)
+    }
+
+    /// One `send` call; prints the ids (or the result with `--json`). When the daemon stored
+    /// the messages but then timed out or failed, the ids it reports are printed too, before
+    /// the error, so a script still learns them.
+    func send(texts: [String]?, text: String?, context: CommandContext, streaming: Bool)
+        async throws(ControlError)
+    {
+        let params = SendParams(
+            peer: peer, text: text, texts: texts, wait: wait ? true : nil,
+            waitRead: waitRead ? true : nil, timeout: timeout)
+        do {
+            let result = try await context.client.send(params)
+            guard !quiet else { return }
+            if context.json {
+                context.out(streaming ? try JSONOutput.line(result) : try JSONOutput.pretty(result))
+            } else {
+                context.out(result.messages.map { $0.id + "\n" }.joined())
+            }
+        } catch {
+            if !quiet && !context.json, let ids = error.data?.messageIDs, !ids.isEmpty {
+                context.out(ids.map { $0 + "\n" }.joined())
+            }
+            throw error
+        }
+    }
+}

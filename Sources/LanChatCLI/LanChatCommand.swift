@@ -1,0 +1,76 @@
+import ArgumentParser
+import LanChatControl
+
+/// The `lanchat` command tree. Each subcommand is parse → one call to lanchatd → render,
+/// and carries the same name as its control API method (`status`, `who`, `send`, …).
+package struct LanChatCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "lanchat",
+        abstract: "Talk to people on your LAN through the local lanchatd daemon.",
+        discussion: """
+            PEER is a peer's 52-character id, its key tag (XXXX-XXXX), an alias, a display \
+            name (case-insensitive) or a unique case-insensitive prefix of an alias or name; \
+            known offline peers resolve too.
+
+            Exit codes: 0 success, 1 failed, 64 usage, 65 bad input, 67 peer not found or \
+            ambiguous, 69 daemon not running, 70 internal error, 74 message store unavailable, \
+            75 --wait timed out, 77 permission denied on the socket. See lanchat(1).
+            """,
+        version: "lanchat \(LanChatVersion.current) (control API \(ControlAPI.version))",
+        subcommands: [
+            StatusCommand.self, WhoCommand.self, SendCommand.self, HistoryCommand.self,
+            PresenceCommand.self, RetryCommand.self,
+        ]
+    )
+
+    /// Declared here as well as in each subcommand so that the global options may also come
+    /// before the subcommand name (`lanchat --json who`); ArgumentParser then fills both.
+    @OptionGroup var global: GlobalOptions
+
+    package init() {}
+}
+
+/// The entry point of the `lanchat` executable.
+public enum LanChatCLI {
+    /// Runs the command line of this process and exits with its code.
+    public static func main() async -> Never {
+        let code = await run(Array(CommandLine.arguments.dropFirst()))
+        exitProcess(code)
+    }
+
+    /// Parses and runs one command line; returns the exit code. Everything printed goes
+    /// through `CLIEnvironment.current.output`, so tests run commands in-process.
+    ///
+    /// Exit codes come from `ControlError.exitCode` only, plus ArgumentParser's 64 for
+    /// usage errors and 0 for `--help`/`--version`.
+    package static func run(_ arguments: [String]) async -> Int32 {
+        let output = CLIEnvironment.current.output
+        do {
+            var command = try LanChatCommand.parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return 0
+        } catch let error as ControlError {
+            output.standardError(ErrorView.render(error))
+            return error.exitCode
+        } catch {
+            let code = LanChatCommand.exitCode(for: error)
+            let text = LanChatCommand.fullMessage(for: error)
+            if code == .success {
+                output.standardOutput(text.isEmpty ? "" : text + "\n")
+            } else {
+                output.standardError(usageError(text))
+            }
+            return code.rawValue
+        }
+    }
+
+    /// ArgumentParser writes `Error: …`; lanchat writes every error as `lanchat: …`.
+    static func usageError(_ text: String) -> String {
+        let body = text.hasPrefix("Error: ") ? String(text.dropFirst("Error: ".count)) : text
+        return "lanchat: " + body + (body.hasSuffix("\n") ? "" : "\n")
+    }
+}

@@ -1,0 +1,31 @@
+import LanChatControl
+
+/// What `lanchat` prints on standard error for a failed command: `lanchat: <message>`, and
+/// for a peer that matched nothing or several peers, the candidates with their key tags
+/// (from the error's data) so the user can pick one.
+package enum ErrorView {
+    package static func render(_ error: ControlError) -> String {
+        let text = "lanchat: \(error.message)\n"
+        guard error.isPeerLookupFailure else { return text }
+        let candidates = error.data?.candidates ?? []
+        if candidates.isEmpty {
+            return text + "'lanchat who --all' lists the peers lanchatd knows.\n"
+        }
+        var table = TextTable(header: ["NAME", "KEY", "ID"])
+        for candidate in candidates {
+            table.append([
+                .init(
+                    truncated(
+                        PeerText.nameWithAlias(candidate.name, alias: candidate.alias), to: 40)),
+                .init(candidate.keyTag),
+                .init(candidate.id),
+            ])
+        }
+        let indented = table.render(style: .plain)
+            .split(separator: "\n").map { "  " + $0 + "\n" }.joined()
+        let hint =
+            error.exitCode == 67 && candidates.count > 1
+            ? "Give the key tag or the id to choose one.\n" : ""
+        return text + indented + hint
+    }
+}

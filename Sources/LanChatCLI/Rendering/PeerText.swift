@@ -1,0 +1,38 @@
+import LanChatControl
+
+/// How a peer is named and its presence shown in text output, shared by the views.
+package enum PeerText {
+    /// `name (alias)` when an alias is set, else the display name.
+    package static func nameWithAlias(_ name: String, alias: String?) -> String {
+        guard let alias, !alias.isEmpty, alias != name else { return name }
+        return "\(name) (\(alias))"
+    }
+
+    package static func nameWithAlias(_ peer: PeerInfo) -> String {
+        nameWithAlias(peer.name, alias: peer.alias)
+    }
+
+    /// `online`, `online, away`, `online, busy`, `offline`, `discovering`. Availability is
+    /// shown only for online peers: an offline peer's last choice says nothing now.
+    package static func presence(_ peer: PeerInfo, style: TextStyle) -> (String, (String) -> String)
+    {
+        switch peer.presence {
+        case .online:
+            switch peer.status {
+            case .available: return ("online", style.green)
+            case .away: return ("online, away", style.yellow)
+            case .busy: return ("online, busy", style.red)
+            }
+        case .offline: return ("offline", style.dim)
+        case .discovering: return ("discovering", style.yellow)
+        }
+    }
+
+    package static func trust(_ trust: Trust, style: TextStyle) -> (String, (String) -> String) {
+        switch trust {
+        case .verified: return ("verified", style.green)
+        case .unverified: return ("unverified", { $0 })
+        case .blocked: return ("blocked", style.red)
+        }
+    }
+}

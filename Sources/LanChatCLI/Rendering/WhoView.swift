@@ -1,0 +1,53 @@
+import LanChatControl
+
+/// Text output of `lanchat who`: one row per peer, or a hint when there is none.
+package enum WhoView {
+    package static func render(
+        _ result: WhoResult, query: String?, all: Bool, now: Timestamp,
+        zone: any UTCOffsetProvider, style: TextStyle
+    ) -> String {
+        guard !result.peers.isEmpty else { return emptyHint(query: query, all: all) }
+        var table = TextTable(header: [
+            "NAME", "KEY", "PRESENCE", "STATUS", "TRUST", "LAST SEEN", "ADDRESS",
+        ])
+        for peer in result.peers {
+            let (presence, presenceColor) = PeerText.presence(peer, style: style)
+            let (trust, trustColor) = PeerText.trust(peer.trust, style: style)
+            table.append([
+                .init(truncated(PeerText.nameWithAlias(peer), to: 40), paint: style.bold),
+                .init(peer.keyTag, paint: style.cyan),
+                .init(presence, paint: presenceColor),
+                .init(peer.statusText.isEmpty ? "-" : truncated(peer.statusText, to: 30)),
+                .init(trust, paint: trustColor),
+                .init(lastSeen(peer, now: now, zone: zone)),
+                .init(address(peer), paint: style.dim),
+            ])
+        }
+        return table.render(style: style)
+    }
+
+    static func lastSeen(_ peer: PeerInfo, now: Timestamp, zone: any UTCOffsetProvider) -> String {
+        if peer.presence == .online { return "now" }
+        guard let seen = peer.lastSeen else { return "never" }
+        return SmartTime.format(seen, now: now, zone: zone)
+    }
+
+    static func address(_ peer: PeerInfo) -> String {
+        guard let first = peer.addresses.first else { return "-" }
+        return peer.addresses.count > 1 ? "\(first) +\(peer.addresses.count - 1)" : first
+    }
+
+    static func emptyHint(query: String?, all: Bool) -> String {
+        if let query {
+            let wider = all ? "" : " Add --all to include offline peers."
+            return "No peer matches '\(query)'.\(wider)\n"
+        }
+        let headline =
+            all
+            ? "No peers known yet.\n"
+            : "No peers online. 'lanchat who --all' also lists offline peers.\n"
+        return headline
+            + "Peers on the LAN are found over mDNS: 'lanchat status' shows whether Avahi is running.\n"
+            + "Where multicast does not pass, start lanchatd with --peer HOST:PORT.\n"
+    }
+}

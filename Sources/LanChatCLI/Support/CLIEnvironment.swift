@@ -1,0 +1,74 @@
+import LanChatControl
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Everything a command reads from the process besides its arguments: environment variables,
+/// the clock, the time zone, standard input and output. Commands read `CLIEnvironment.current`
+/// and nothing else, so a test can run a whole command in-process with a fixed "now", a fixed
+/// time zone, a pipe for standard input and captured output.
+package struct CLIEnvironment: Sendable {
+    /// The variables the CLI looks at (`LANCHAT_SOCKET`, `XDG_RUNTIME_DIR`, `NO_COLOR`, …).
+    package var variables: [String: String]
+    package var uid: UInt32
+    package var now: @Sendable () -> Timestamp
+    package var utcOffset: any UTCOffsetProvider
+    /// Descriptor that `send` reads messages from.
+    package var standardInput: Int32
+    package var standardInputIsTerminal: Bool
+    package var output: any OutputSink
+    /// Whether standard output is a terminal (`--color auto`).
+    package var outputIsTerminal: Bool
+
+    package init(
+        variables: [String: String], uid: UInt32, now: @escaping @Sendable () -> Timestamp,
+        utcOffset: any UTCOffsetProvider, standardInput: Int32, standardInputIsTerminal: Bool,
+        output: any OutputSink, outputIsTerminal: Bool
+    ) {
+        self.variables = variables
+        self.uid = uid
+        self.now = now
+        self.utcOffset = utcOffset
+        self.standardInput = standardInput
+        self.standardInputIsTerminal = standardInputIsTerminal
+        self.output = output
+        self.outputIsTerminal = outputIsTerminal
+    }
+
+    /// Set by tests with `CLIEnvironment.$current.withValue(…)`; the real process otherwise.
+    @TaskLocal package static var current = CLIEnvironment.process
+
+    /// The running process: real environment, clock, local time zone and standard streams.
+    package static var process: CLIEnvironment {
+        CLIEnvironment(
+            variables: readVariables(), uid: UInt32(getuid()), now: systemNow,
+            utcOffset: SystemUTCOffset(), standardInput: 0,
+            standardInputIsTerminal: isatty(0) == 1, output: StandardStreams(),
+            outputIsTerminal: isatty(1) == 1)
+    }
+
+    /// Only the variables the CLI uses, read with `getenv` (cheaper than copying `environ`).
+    static let knownVariables = [
+        ControlSocketPath.environmentVariable, "XDG_RUNTIME_DIR", "NO_COLOR", "TERM",
+    ]
+
+    private static func readVariables() -> [String: String] {
+        var variables: [String: String] = [:]
+        for name in knownVariables {
+            if let value = getenv(name) {
+                variables[name] = String(cString: value)
+            }
+        }
+        return variables
+    }
+
+    @Sendable private static func systemNow() -> Timestamp {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Timestamp(
+            millisecondsSince1970: Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000)
+    }
+}

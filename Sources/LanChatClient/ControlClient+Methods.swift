@@ -1,0 +1,31 @@
+import LanChatControl
+
+/// One function per control method, named like the method, the CLI command and the daemon
+/// handler ("one name in four places", ARCHITECTURE.md). Each is `call` with its descriptor.
+extension ControlClient {
+    public func status() async throws(ControlError) -> StatusResult {
+        try await call(Methods.Status.self, NoParams())
+    }
+
+    public func who(_ params: WhoParams = WhoParams()) async throws(ControlError) -> WhoResult {
+        try await call(Methods.Who.self, params)
+    }
+
+    public func send(_ params: SendParams) async throws(ControlError) -> SendResult {
+        try await call(Methods.Send.self, params)
+    }
+
+    public func history(_ params: HistoryParams) async throws(ControlError) -> HistoryResult {
+        try await call(Methods.History.self, params)
+    }
+
+    public func presence(_ params: PresenceParams) async throws(ControlError) -> StatusResult {
+        try await call(Methods.SetPresence.self, params)
+    }
+
+    public func retry(_ params: RetryParams = RetryParams()) async throws(ControlError)
+        -> RetryResult
+    {
+        try await call(Methods.Retry.self, params)
+    }
+}

@@ -1,0 +1,80 @@
+import FoundationEssentials
+import LanChatControl
+import Synchronization
+
+/// The client side of the control API: newline-delimited JSON-RPC 2.0 over the daemon's Unix
+/// socket (PRODUCT.md §5, `man lanchat-api`).
+///
+/// One client keeps one connection, opened on the first call and reopened by the next call
+/// after it breaks (the daemon restarted). Calls may be made concurrently from any task; they
+/// are pipelined on the connection and each gets the response carrying its id. Nothing here
+/// blocks a Swift-concurrency thread: socket I/O runs on the connection's dispatch queues.
+///
+/// Every failure is a `ControlError`, whose `exitCode` is what `lanchat` exits with:
+/// nothing listening → `daemonNotRunning` (69, with the start hint); no permission on the
+/// socket → `permissionDenied` (77); the daemon's own JSON-RPC errors → the matching error;
+/// a response that is malformed or over 16 MiB → `internalError` (70).
+public final class ControlClient: Sendable {
+    public let socketPath: String
+
+    private struct State {
+        var connection: ControlConnection?
+        var lastID: Int64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// Does not connect: the first call does.
+    public init(socketPath: String) {
+        self.socketPath = socketPath
+    }
+
+    deinit {
+        state.withLock { $0.connection?.close() }
+    }
+
+    /// Calls `method` with `params` and returns its result, e.g.
+    /// `try await client.call(Methods.Send.self, SendParams(peer: "bob", text: "hi"))`.
+    public func call<M: ControlMethod>(_ method: M.Type, _ params: M.Params)
+        async throws(ControlError) -> M.Result
+    {
+        let (connection, id) = state.withLock { state in
+            state.lastID += 1
+            if let existing = state.connection, existing.isUsable {
+                return (existing, state.lastID)
+            }
+            let fresh = ControlConnection(path: socketPath)
+            state.connection = fresh
+            return (fresh, state.lastID)
+        }
+        connection.start()
+        let line = try Self.encodeRequest(id: id, method: M.name, params: params)
+        let reply = await connection.exchange(id: id, line: line)
+        return try ResponseDecoding.result(M.Result.self, from: reply.get())
+    }
+
+    /// Closes the connection; calls still waiting fail with `unavailable`. A later call
+    /// opens a new connection.
+    public func close() {
+        let connection = state.withLock { state in
+            defer { state.connection = nil }
+            return state.connection
+        }
+        connection?.close()
+    }
+
+    /// One request line, newline included. JSONEncoder escapes control characters, so the
+    /// line never contains a raw newline.
+    static func encodeRequest<Params: Encodable>(id: Int64, method: String, params: Params)
+        throws(ControlError) -> [UInt8]
+    {
+        do {
+            let request = RPCRequest(id: .number(id), method: method, params: params)
+            var bytes = [UInt8](try ControlJSON.encoder().encode(request))
+            bytes.append(UInt8(ascii: "\n"))
+            return bytes
+        } catch {
+            throw .internalError("cannot encode the '\(method)' request: \(error)")
+        }
+    }
+}

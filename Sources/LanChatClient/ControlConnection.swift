@@ -1,0 +1,205 @@
+import Dispatch
+import LanChatControl
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One stream connection to the daemon's control socket, carrying any number of calls, in
+/// sequence or pipelined; responses are matched to calls by id, in whatever order they come.
+///
+/// Threads: all blocking socket calls happen on two serial dispatch queues owned by the
+/// connection, never on a Swift-concurrency thread (the cooperative pool may be two threads,
+/// shared with an in-process daemon). `writeQueue` connects, writes request lines and finally
+/// closes the descriptor, so a write can never hit a descriptor number reused after close.
+/// `readQueue` runs one loop that blocks in `recv` and resumes the waiting calls. The state
+/// shared between them and the calling tasks is behind one `Mutex`.
+final class ControlConnection: Sendable {
+    typealias Reply = Result<[UInt8], ControlError>
+
+    private struct State {
+        var fd: Int32 = -1
+        var started = false
+        /// Set once, when the connection can carry no more calls; later calls fail with it.
+        var failure: ControlError?
+        var waiting: [Int64: CheckedContinuation<Reply, Never>] = [:]
+    }
+
+    let path: String
+    private let state = Mutex(State())
+    private let writeQueue = DispatchQueue(label: "lanchat.control.write")
+    private let readQueue = DispatchQueue(label: "lanchat.control.read")
+
+    init(path: String) {
+        self.path = path
+    }
+
+    /// Whether calls may still be sent; a dead connection is replaced by the client.
+    var isUsable: Bool { state.withLock { $0.failure == nil } }
+
+    /// Queues the connect; the first request line is queued behind it. Idempotent.
+    func start() {
+        let first = state.withLock { state in
+            defer { state.started = true }
+            return !state.started
+        }
+        guard first else { return }
+        writeQueue.async { self.connect() }
+    }
+
+    /// Sends one request line (with its newline) and waits for the response line with `id`.
+    func exchange(id: Int64, line: [UInt8]) async -> Reply {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Reply, Never>) in
+                let refusal: ControlError? = state.withLock { state in
+                    if let failure = state.failure { return failure }
+                    state.waiting[id] = continuation
+                    return nil
+                }
+                if let refusal {
+                    continuation.resume(returning: .failure(refusal))
+                } else if Task.isCancelled {
+                    resume(id, with: .failure(Self.cancelled))
+                } else {
+                    writeQueue.async { self.write(id: id, line: line) }
+                }
+            }
+        } onCancel: {
+            resume(id, with: .failure(Self.cancelled))
+        }
+    }
+
+    /// Ends the connection: waiting calls fail, the reader wakes up and the descriptor is
+    /// closed behind any queued write. Safe from any thread, any number of times.
+    func close() {
+        fail(with: .unavailable("the connection to lanchatd was closed"))
+    }
+
+    static let cancelled = ControlError.unavailable("the call to lanchatd was cancelled")
+
+    // MARK: On writeQueue
+
+    private func connect() {
+        switch UnixSocket.connect(path: path) {
+        case .failure(let failure):
+            fail(with: ConnectErrorMapping.controlError(for: failure, path: path))
+        case .success(let fd):
+            let alreadyClosed = state.withLock { state in
+                state.fd = fd
+                return state.failure != nil
+            }
+            if alreadyClosed {
+                closeDescriptor()
+            } else {
+                readQueue.async { self.readLoop(fd: fd) }
+            }
+        }
+    }
+
+    private func write(id: Int64, line: [UInt8]) {
+        let fd = state.withLock { $0.failure == nil ? $0.fd : -1 }
+        guard fd >= 0 else {
+            let failure = state.withLock { $0.failure } ?? Self.lost
+            resume(id, with: .failure(failure))
+            return
+        }
+        if let code = UnixSocket.sendAll(fd, line) {
+            let reason = ConnectErrorMapping.describe(errno: code)
+            resume(id, with: .failure(.unavailable("lost the connection to lanchatd: \(reason)")))
+        }
+    }
+
+    /// Closes under the lock so that `fail(with:)` never shuts down a reused descriptor.
+    private func closeDescriptor() {
+        state.withLock { state in
+            if state.fd >= 0 {
+                UnixSocket.close(state.fd)
+                state.fd = -1
+            }
+        }
+    }
+
+    // MARK: On readQueue
+
+    private func readLoop(fd: Int32) {
+        var splitter = LineSplitter()
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        var ending: ControlError
+        reading: while true {
+            let count = chunk.withUnsafeMutableBytes { UnixSocket.receive(fd, into: $0) }
+            if count > 0 {
+                do {
+                    for line in try splitter.append(chunk[0..<count]) {
+                        if let failure = route(line) {
+                            ending = failure
+                            break reading
+                        }
+                    }
+                } catch {
+                    ending = .internalError(
+                        "lanchatd sent a response over \(LineSplitter.defaultMaxLineBytes >> 20) MiB"
+                    )
+                    break reading
+                }
+            } else if count == 0 {
+                ending =
+                    splitter.hasPartialLine
+                    ? .internalError("lanchatd closed the connection in the middle of a response")
+                    : Self.lost
+                break reading
+            } else {
+                let reason = ConnectErrorMapping.describe(errno: errno)
+                ending = .unavailable("lost the connection to lanchatd: \(reason)")
+                break reading
+            }
+        }
+        fail(with: ending)
+        writeQueue.async { self.closeDescriptor() }
+    }
+
+    /// Hands a response line to the call waiting for its id. Returns an error when the line
+    /// cannot be trusted, which ends the connection.
+    private func route(_ line: [UInt8]) -> ControlError? {
+        switch ResponseRouting.classify(line) {
+        case .response(let id):
+            resume(id, with: .success(line))
+        case .errorWithoutID(let error):
+            // The daemon could not read a request (it answers those with a null id). Requests
+            // are read in order, so the oldest waiting call is the one it could not read.
+            let oldest = state.withLock { $0.waiting.keys.min() }
+            if let oldest { resume(oldest, with: .failure(error)) }
+        case .notification, .unknownID:
+            break
+        case .malformed(let reason):
+            return .internalError("lanchatd sent a malformed response: \(reason)")
+        }
+        return nil
+    }
+
+    // MARK: Any thread
+
+    private static let lost = ControlError.unavailable(
+        "lanchatd closed the connection before answering (is it stopping?)")
+
+    private func resume(_ id: Int64, with reply: Reply) {
+        let continuation = state.withLock { $0.waiting.removeValue(forKey: id) }
+        continuation?.resume(returning: reply)
+    }
+
+    /// Marks the connection dead (first failure wins), fails every waiting call with it and
+    /// wakes the reader by shutting the socket down.
+    private func fail(with error: ControlError) {
+        let (waiting, failure) = state.withLock { state in
+            if state.failure == nil { state.failure = error }
+            if state.fd >= 0 { UnixSocket.shutdown(state.fd) }
+            defer { state.waiting.removeAll() }
+            return (state.waiting, state.failure ?? error)
+        }
+        for continuation in waiting.values {
+            continuation.resume(returning: .failure(failure))
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import ArgumentParser
+import LanChatControl
+import Testing
+
+@testable import LanChatCLI
+
+/// The command line as ArgumentParser reads it: names, options, defaults and usage errors.
+@Suite struct CommandParsingTests {
+    func parse<Command: ParsableCommand>(_ arguments: [String], as type: Command.Type) throws
+        -> Command
+    {
+        try #require(try LanChatCommand.parseAsRoot(arguments) as? Command)
+    }
+
+    @Test func globalOptionsGoBeforeOrAfterTheCommand() throws {
+        let before = try parse(
+            ["--json", "--socket", "/s", "--color", "never", "who"], as: WhoCommand.self)
+        let after = try parse(
+            ["who", "--json", "--socket", "/s", "--color", "never"], as: WhoCommand.self)
+        for command in [before, after] {
+            #expect(command.global.json)
+            #expect(command.global.socket == "/s")
+            #expect(command.global.color == .never)
+        }
+    }
+
+    @Test func defaults() throws {
+        let who = try parse(["who"], as: WhoCommand.self)
+        #expect(!who.global.json && who.global.socket == nil && who.global.color == .auto)
+        #expect(who.query == nil && !who.all)
+    }
+
+    @Test func whoWithQueryAndAll() throws {
+        let who = try parse(["who", "bo", "--all"], as: WhoCommand.self)
+        #expect(who.query == "bo" && who.all)
+    }
+
+    @Test func sendKeepsWordsForJoining() throws {
+        let send = try parse(["send", "bob", "build", "is", "green"], as: SendCommand.self)
+        #expect(send.peer == "bob" && send.words == ["build", "is", "green"])
+        #expect(!send.readsStandardInput && !send.lines && !send.wait && !send.quiet)
+    }
+
+    @Test func sendWordsMayLookLikeOptionsAfterDoubleDash() throws {
+        let send = try parse(["send", "bob", "--", "-1", "--wait"], as: SendCommand.self)
+        #expect(send.words == ["-1", "--wait"] && !send.wait)
+    }
+
+    @Test func sendReadsStandardInputWithoutTextOrWithDash() throws {
+        #expect(try parse(["send", "bob"], as: SendCommand.self).readsStandardInput)
+        #expect(try parse(["send", "bob", "-"], as: SendCommand.self).readsStandardInput)
+    }
+
+    @Test func sendWaitingOptions() throws {
+        let send = try parse(
+            ["send", "bob", "hi", "--wait-read", "--timeout", "2.5", "-q"], as: SendCommand.self)
+        #expect(send.waitRead && send.timeout == 2.5 && send.quiet)
+    }
+
+    @Test(arguments: [
+        ["send", "bob", "text", "--lines"],
+        ["send", "bob", "hi", "--wait", "--timeout", "0"],
+        ["send", "bob", "hi", "--wait", "--timeout", "nan"],
+        ["send", "bob", "hi", "--timeout", "5"],
+        ["send"],
+        ["history", "bob", "--limit", "0"],
+        ["history", "bob", "--limit", "1001"],
+        ["presence", "asleep"],
+        ["frobnicate"],
+        ["who", "--colour", "never"],
+        ["who", "--color", "sometimes"],
+    ])
+    func usageErrorsExit64(arguments: [String]) async {
+        let output = CapturedOutput()
+        let code = await TestEnvironment.run(arguments, output: output)
+        #expect(code == 64)
+        #expect(output.error.hasPrefix("lanchat: "))
+        #expect(output.output.isEmpty)
+    }
+
+    @Test func historyOptions() throws {
+        let history = try parse(
+            ["history", "bob", "--limit", "20", "--before", "m1", "--after", "m0"],
+            as: HistoryCommand.self)
+        #expect(history.peer == "bob" && history.limit == 20)
+        #expect(history.before == "m1" && history.after == "m0")
+        #expect(try parse(["history", "bob"], as: HistoryCommand.self).limit == nil)
+    }
+
+    @Test func presenceValues() throws {
+        for value in ["available", "away", "busy"] {
+            let command = try parse(["presence", value, "--text", "t"], as: PresenceCommand.self)
+            #expect(command.presence.availability.rawValue == value && command.text == "t")
+        }
+    }
+
+    @Test func retryTargetIsOptional() throws {
+        #expect(try parse(["retry"], as: RetryCommand.self).target == nil)
+        #expect(try parse(["retry", "bob"], as: RetryCommand.self).target == "bob")
+    }
+
+    @Test func versionAndHelpExitZeroOnStandardOutput() async {
+        let version = CapturedOutput()
+        #expect(await TestEnvironment.run(["--version"], output: version) == 0)
+        #expect(version.output == "lanchat 0.1.0 (control API 1)\n")
+        let help = CapturedOutput()
+        #expect(await TestEnvironment.run(["send", "--help"], output: help) == 0)
+        #expect(help.output.contains("--wait-read"))
+        #expect(help.error.isEmpty)
+    }
+
+    @Test func everyCommandIsTheMethodOfTheSameName() {
+        let names = LanChatCommand.configuration.subcommands.map { $0.configuration.commandName }
+        #expect(
+            names == [
+                Methods.Status.name, Methods.Who.name, Methods.Send.name, Methods.History.name,
+                Methods.SetPresence.name, Methods.Retry.name,
+            ])
+    }
+}

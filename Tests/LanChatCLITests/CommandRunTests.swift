@@ -1,0 +1,244 @@
+import FoundationEssentials
+import LanChatControl
+import Testing
+
+@testable import LanChatCLI
+
+/// Whole commands in-process: arguments → call to a canned daemon on a real socket →
+/// output and exit code.
+@Suite(.timeLimit(.minutes(1))) struct CommandRunTests {
+    struct Outcome {
+        var code: Int32
+        var output: String
+        var error: String
+    }
+
+    func run(
+        _ arguments: [String], server: CannedServer?, input: InputPipe? = nil
+    ) async -> Outcome {
+        let captured = CapturedOutput()
+        let code = await TestEnvironment.run(
+            arguments, socket: server?.path, standardInput: input?.readEnd ?? -1, output: captured)
+        return Outcome(code: code, output: captured.output, error: captured.error)
+    }
+
+    /// Every `send` request the daemon received, in order.
+    func sentParams(_ server: CannedServer) async -> [SendParams] {
+        server.stop()
+        var params: [SendParams] = []
+        for await line in server.requests {
+            if let sent = try? Request(line: line).params(SendParams.self) { params.append(sent) }
+        }
+        return params
+    }
+
+    @Test func sendJoinsWordsAndPrintsTheID() async throws {
+        let server = try FakeDaemon.start()
+        let outcome = await run(["send", "bob", "build", "is", "green"], server: server)
+        #expect(outcome.code == 0)
+        #expect(outcome.output == "00000000-0000-4000-8000-000000000001\n")
+        #expect(await sentParams(server) == [SendParams(peer: "bob", text: "build is green")])
+    }
+
+    @Test func sendJSONPrintsTheResultObjectExactly() async throws {
+        let server = try FakeDaemon.start()
+        defer { server.stop() }
+        let outcome = await run(["--json", "send", "bob", "hi"], server: server)
+        let expected = SendResult(messages: [
+            CLIFixtures.outgoing(1, "hi", .queued, at: "2026-11-21T11:59:00Z")
+        ])
+        let pretty = try ControlJSON.prettyEncoder().encode(expected)
+        #expect(outcome.output == String(decoding: pretty, as: UTF8.self) + "\n")
+    }
+
+    @Test func quietSendPrintsNothing() async throws {
+        let server = try FakeDaemon.start()
+        defer { server.stop() }
+        let outcome = await run(["send", "-q", "bob", "hi"], server: server)
+        #expect(outcome.code == 0 && outcome.output.isEmpty && outcome.error.isEmpty)
+    }
+
+    @Test func ambiguousPeerExits67WithCandidates() async throws {
+        let server = try FakeDaemon.start()
+        defer { server.stop() }
+        let outcome = await run(["send", "bo", "hi"], server: server)
+        #expect(outcome.code == 67)
+        #expect(outcome.output.isEmpty)
+        #expect(outcome.error.hasPrefix("lanchat: 'bo' matches 2 peers\n"))
+        #expect(outcome.error.contains("BOBB-2345") && outcome.error.contains(CLIFixtures.carolID))
+    }
+
+    @Test func standardInputIsOneMessage() async throws {
+        let server = try FakeDaemon.start()
+        let input = InputPipe(closedWith: Array("first line\nsecond line\n".utf8))
+        let outcome = await run(["send", "bob"], server: server, input: input)
+        #expect(outcome.code == 0)
+        #expect(
+            await sentParams(server) == [SendParams(peer: "bob", text: "first line\nsecond line")])
+    }
+
+    @Test(arguments: [Array("  \n\n".utf8), [0x68, 0xC3], Array(repeating: 0x61, count: 70_000)])
+    func badStandardInputExits65AndSendsNothing(bytes: [UInt8]) async throws {
+        let server = try FakeDaemon.start()
+        defer { server.stop() }
+        let input = InputPipe()
+        let writer = Task.detached {
+            input.write(bytes)  // may exceed the pipe buffer: written while lanchat reads
+            input.closeWriteEnd()
+        }
+        let outcome = await run(["send", "bob", "-"], server: server, input: input)
+        await writer.value
+        #expect(outcome.code == 65)
+        #expect(outcome.error.hasPrefix("lanchat: "))
+        #expect(server.connectionCount == 0)
+    }
+
+    @Test func blankWordsExit65WithoutConnecting() async throws {
+        let server = try FakeDaemon.start()
+        defer { server.stop() }
+        let outcome = await run(["send", "bob", " ", " "], server: server)
+        #expect(outcome.code == 65)
+        #expect(outcome.error == "lanchat: the message is empty\n")
+        #expect(server.connectionCount == 0)
+    }
+
+    @Test func waitTimeoutExits75AndStillPrintsTheIDs() async throws {
+        let server = try FakeDaemon.start()
+        defer { server.stop() }
+        let outcome = await run(["send", "bob", "hi", "--wait", "--timeout", "1"], server: server)
+        #expect(outcome.code == 75)
+        #expect(outcome.output == "00000000-0000-4000-8000-000000000001\n")
+        #expect(outcome.error == "lanchat: not delivered within 1 s; still queued\n")
+    }
+
+    /// Each line is sent while input is still open: the second line is written only after
+    /// the daemon has received the first.
+    @Test func linesAreStreamedAsTheyArrive() async throws {
+        let server = try FakeDaemon.start()
+        let input = InputPipe()
+        var requests = server.requests.makeAsyncIterator()
+        async let outcome = run(["send", "bob", "--lines"], server: server, input: input)
+        input.write("one\n")
+        let first = try #require(await requests.next())
+        #expect(try Request(line: first).params(SendParams.self)?.texts == ["one"])
+        input.write("two\n\nthree")
+        input.closeWriteEnd()
+        let finished = await outcome
+        #expect(finished.code == 0)
+        #expect(
+            finished.output
+                == "00000000-0000-4000-8000-000000000001\n00000000-0000-4000-8000-000000000002\n"
+                + "00000000-0000-4000-8000-000000000003\n")
+        server.stop()
+        var texts: [String] = []
+        while let line = await requests.next() {
+            texts += (try? Request(line: line).params(SendParams.self))??.texts ?? []
+        }
+        #expect(texts == ["two", "three"])
+    }
+
+    @Test func badLineAmongGoodOnesSendsTheGoodOnesAndExits65() async throws {
+        let server = try FakeDaemon.start()
+        let input = InputPipe(closedWith: Array("a\n".utf8) + [0xFF, 10] + Array("b\n".utf8))
+        let outcome = await run(["send", "bob", "--lines"], server: server, input: input)
+        #expect(outcome.code == 65)
+        #expect(outcome.error.contains("lanchat: line 2 is not valid UTF-8; not sent\n"))
+        #expect(
+            outcome.error.hasSuffix(
+                "lanchat: 1 line was not sent (see above); the other lines were sent\n"))
+        let texts = await sentParams(server).flatMap { $0.texts ?? [] }
+        #expect(texts == ["a", "b"])
+    }
+
+    @Test func linesWithJSONPrintOneCompactResultPerBatch() async throws {
+        let server = try FakeDaemon.start()
+        defer { server.stop() }
+        let input = InputPipe(closedWith: Array("a\nb\n".utf8))
+        let outcome = await run(["send", "bob", "--lines", "--json"], server: server, input: input)
+        #expect(outcome.code == 0)
+        let lines = outcome.output.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        for line in lines {
+            #expect(throws: Never.self) {
+                try ControlJSON.decoder().decode(SendResult.self, from: Data(line.utf8))
+            }
+        }
+    }
+
+    @Test func noDaemonExits69WithTheHint() async {
+        let outcome = await run(["who"], server: nil)
+        #expect(outcome.code == 69)
+        #expect(
+            outcome.error
+                == "lanchat: lanchatd is not running (nothing listens on /nonexistent/lanchat-test.sock); "
+                + "start it with: systemctl --user start lanchatd\n")
+    }
+
+    @Test func explicitSocketBeatsTheEnvironment() async throws {
+        let server = try FakeDaemon.start()
+        defer { server.stop() }
+        let captured = CapturedOutput()
+        let code = await TestEnvironment.run(
+            ["who", "--socket", server.path], socket: "/nonexistent/other.sock", output: captured)
+        #expect(code == 0)
+        #expect(captured.output.contains("bob@laptop (Bob)"))
+    }
+
+    @Test func whoJSONIsTheResultObject() async throws {
+        let server = try FakeDaemon.start()
+        defer { server.stop() }
+        let outcome = await run(["who", "--json"], server: server)
+        let decoded = try ControlJSON.decoder().decode(
+            WhoResult.self, from: Data(outcome.output.utf8))
+        #expect(decoded == WhoResult(peers: [CLIFixtures.bob]))
+        #expect(outcome.output.contains("\"alias\" : \"Bob\""))
+    }
+
+    @Test func historyPassesItsOptions() async throws {
+        let server = try FakeDaemon.start()
+        var requests = server.requests.makeAsyncIterator()
+        let outcome = await run(
+            ["history", "bob", "--limit", "2", "--before", "m9"], server: server)
+        #expect(outcome.code == 0)
+        #expect(outcome.output.contains("11:00  Bob  hello"))
+        let line = try #require(await requests.next())
+        #expect(
+            try Request(line: line).params(HistoryParams.self)
+                == HistoryParams(peer: "bob", limit: 2, before: "m9"))
+        server.stop()
+    }
+
+    @Test func presenceSetsAndReports() async throws {
+        let server = try FakeDaemon.start()
+        defer { server.stop() }
+        let outcome = await run(["presence", "away", "--text", "lunch"], server: server)
+        #expect(outcome.code == 0)
+        #expect(outcome.output == "alice@box is now away: lunch\n")
+    }
+
+    @Test func tooLongStatusTextExits65WithoutConnecting() async throws {
+        let server = try FakeDaemon.start()
+        defer { server.stop() }
+        let outcome = await run(
+            ["presence", "busy", "--text", String(repeating: "x", count: 129)], server: server)
+        #expect(outcome.code == 65)
+        #expect(server.connectionCount == 0)
+    }
+
+    @Test func retryWithNothingToRetrySaysSoOnStandardError() async throws {
+        let server = try FakeDaemon.start()
+        defer { server.stop() }
+        let outcome = await run(["retry"], server: server)
+        #expect(outcome.code == 0)
+        #expect(outcome.output.isEmpty)
+        #expect(outcome.error == "No failed messages to retry.\n")
+    }
+
+    @Test func statusText() async throws {
+        let server = try FakeDaemon.start()
+        defer { server.stop() }
+        let outcome = await run(["status", "--color", "always"], server: server)
+        #expect(outcome.code == 0)
+        #expect(outcome.output.contains("\u{1B}[1malice@box\u{1B}[0m"))
+    }
+}

@@ -1,0 +1,41 @@
+import LanChatClient
+import LanChatControl
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The errno → `ControlError` mapping of a failed connect, tested directly because the tests
+/// may run as root, whom file permissions never refuse.
+@Suite struct ConnectErrorMappingTests {
+    let path = "/run/user/1000/lanchat/lanchatd.sock"
+
+    @Test(arguments: [ENOENT, ECONNREFUSED, ENOTDIR])
+    func nothingListeningIsDaemonNotRunning(code: Int32) {
+        let error = ConnectErrorMapping.controlError(errno: code, path: path)
+        #expect(error.exitCode == 69)
+        #expect(error.message.contains(path))
+        #expect(error.message.hasSuffix("start it with: systemctl --user start lanchatd"))
+    }
+
+    @Test(arguments: [EACCES, EPERM])
+    func refusedAccessIsPermissionDenied(code: Int32) {
+        let error = ConnectErrorMapping.controlError(errno: code, path: path)
+        #expect(error.exitCode == 77)
+        #expect(error.message.contains(path))
+    }
+
+    @Test func otherErrorsAreInternalAndNameTheCause() {
+        let error = ConnectErrorMapping.controlError(errno: EMFILE, path: path)
+        #expect(error.exitCode == 70)
+        #expect(error.message.contains("Too many open files"))
+    }
+
+    @Test func tooLongAPathIsAUsageError() {
+        let long = "/" + String(repeating: "d", count: 200)
+        let error = ConnectErrorMapping.controlError(for: .pathTooLong(byteCount: 201), path: long)
+        #expect(error.exitCode == 64)
+        #expect(error.message.contains("201 bytes"))
+    }
+}

@@ -1,0 +1,70 @@
+import LanChatControl
+import Testing
+
+/// The JSON-RPC 2.0 envelope: requests, responses with `apiVersion`, ids.
+@Suite struct EnvelopeGoldenTests {
+    @Test func requestLine() throws {
+        let request = RPCRequest(id: .number(7), method: "who", params: WhoParams(all: true))
+        #expect(
+            try GoldenJSON.encode(request)
+                == #"{"id":7,"jsonrpc":"2.0","method":"who","params":{"all":true}}"#)
+    }
+
+    @Test func requestWithStringIDAndNoParams() throws {
+        let request = RPCRequest(id: .string("a-1"), method: "status", params: NoParams())
+        #expect(
+            try GoldenJSON.encode(request)
+                == #"{"id":"a-1","jsonrpc":"2.0","method":"status","params":{}}"#)
+    }
+
+    @Test func requestHeadIsReadWithoutParams() throws {
+        let head = try GoldenJSON.decode(
+            RPCRequestHead.self, #"{"jsonrpc":"2.0","id":3,"method":"send","params":{"peer":1}}"#)
+        #expect(head.jsonrpc == "2.0" && head.id == .number(3) && head.method == "send")
+        let bare = try GoldenJSON.decode(RPCRequestHead.self, "{}")
+        #expect(bare.id == nil && bare.method == nil && bare.jsonrpc == nil)
+    }
+
+    @Test func paramsMayBeAbsentOrNull() throws {
+        let absent = try GoldenJSON.decode(RPCRequestParams<WhoParams>.self, #"{"id":1}"#)
+        #expect(absent.params == nil)
+        let null = try GoldenJSON.decode(RPCRequestParams<NoParams>.self, #"{"params":null}"#)
+        #expect(null.params == nil)
+        let given = try GoldenJSON.decode(
+            RPCRequestParams<RetryParams>.self, #"{"params":{"target":"bob"}}"#)
+        #expect(given.params == RetryParams(target: "bob"))
+    }
+
+    @Test func successResponse() throws {
+        let response = RPCResponse(id: .number(1), result: WhoResult(peers: []))
+        let golden = #"{"apiVersion":1,"id":1,"jsonrpc":"2.0","result":{"peers":[]}}"#
+        #expect(try GoldenJSON.encode(response) == golden)
+        let decoded = try GoldenJSON.decode(RPCResponse<WhoResult>.self, golden)
+        #expect(decoded.id == .number(1) && decoded.apiVersion == 1)
+        #expect(decoded.result == WhoResult(peers: []) && decoded.error == nil)
+    }
+
+    @Test func errorResponseWithNullID() throws {
+        let response = RPCResponse<WhoResult>(id: nil, error: .parseError("not JSON"))
+        let golden =
+            #"{"apiVersion":1,"error":{"code":-32700,"message":"not JSON"},"id":null,"jsonrpc":"2.0"}"#
+        #expect(try GoldenJSON.encode(response) == golden)
+        let decoded = try GoldenJSON.decode(RPCResponse<WhoResult>.self, golden)
+        #expect(decoded.id == nil && decoded.result == nil)
+        #expect(decoded.error?.controlError == .parseError("not JSON"))
+    }
+
+    @Test func rpcIDs() throws {
+        #expect(try GoldenJSON.encode([RPCID.number(-5), .string("x")]) == #"[-5,"x"]"#)
+        #expect(
+            try GoldenJSON.decode([RPCID].self, #"[9007199254740993,"7"]"#) == [
+                .number(9_007_199_254_740_993), .string("7"),
+            ])
+        #expect(throws: (any Error).self) { try GoldenJSON.decode([RPCID].self, "[1.5]") }
+    }
+
+    @Test func apiVersionAndLimits() {
+        #expect(ControlAPI.version == 1)
+        #expect(ControlAPI.maxRequestBytes == 1_048_576)
+    }
+}

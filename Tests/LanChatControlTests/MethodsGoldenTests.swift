@@ -1,0 +1,113 @@
+import LanChatControl
+import Testing
+
+/// Params and results of every implemented method, as they travel on the socket.
+@Suite struct MethodsGoldenTests {
+    @Test func methodNamesAreTheCommandNames() {
+        #expect(Methods.Status.name == "status")
+        #expect(Methods.Who.name == "who")
+        #expect(Methods.Send.name == "send")
+        #expect(Methods.History.name == "history")
+        #expect(Methods.SetPresence.name == "presence")
+        #expect(Methods.Retry.name == "retry")
+    }
+
+    // MARK: Params
+
+    @Test func noParamsIsAnEmptyObject() throws {
+        try GoldenJSON.expectRoundTrip(NoParams(), "{}")
+    }
+
+    @Test func whoParams() throws {
+        try GoldenJSON.expectRoundTrip(
+            WhoParams(query: "bo", all: true), #"{"all":true,"query":"bo"}"#)
+        try GoldenJSON.expectRoundTrip(WhoParams(), "{}")
+        #expect(try GoldenJSON.decode(WhoParams.self, #"{"query":null,"all":null}"#) == WhoParams())
+    }
+
+    @Test func sendParamsWithOneText() throws {
+        try GoldenJSON.expectRoundTrip(
+            SendParams(peer: "bob", text: "build is green"),
+            #"{"peer":"bob","text":"build is green"}"#)
+    }
+
+    @Test func sendParamsWithTextsAndWaiting() throws {
+        try GoldenJSON.expectRoundTrip(
+            SendParams(
+                peer: "BOBB-2345", texts: ["a", "b"], wait: true, waitRead: false, timeout: 2.5),
+            #"{"peer":"BOBB-2345","texts":["a","b"],"timeout":2.5,"wait":true,"waitRead":false}"#)
+    }
+
+    @Test func sendParamsNeedAPeer() {
+        #expect(throws: (any Error).self) {
+            try GoldenJSON.decode(SendParams.self, #"{"text":"x"}"#)
+        }
+    }
+
+    @Test func historyParams() throws {
+        try GoldenJSON.expectRoundTrip(
+            HistoryParams(peer: "bob", limit: 20, before: "id-1"),
+            #"{"before":"id-1","limit":20,"peer":"bob"}"#)
+        try GoldenJSON.expectRoundTrip(
+            HistoryParams(peer: "bob", after: "id-2"), #"{"after":"id-2","peer":"bob"}"#)
+    }
+
+    @Test func historyLimitOfTheWrongTypeIsRejected() {
+        #expect(throws: (any Error).self) {
+            try GoldenJSON.decode(HistoryParams.self, #"{"peer":"bob","limit":"20"}"#)
+        }
+    }
+
+    @Test func presenceParams() throws {
+        try GoldenJSON.expectRoundTrip(
+            PresenceParams(status: .away, text: "lunch"), #"{"status":"away","text":"lunch"}"#)
+        try GoldenJSON.expectRoundTrip(
+            PresenceParams(status: .available), #"{"status":"available"}"#)
+        try GoldenJSON.expectRoundTrip(
+            PresenceParams(status: .busy, text: ""), #"{"status":"busy","text":""}"#)
+    }
+
+    @Test func retryParams() throws {
+        try GoldenJSON.expectRoundTrip(RetryParams(target: "bob"), #"{"target":"bob"}"#)
+        try GoldenJSON.expectRoundTrip(RetryParams(), "{}")
+    }
+
+    // MARK: Results
+
+    @Test func statusResult() throws {
+        try GoldenJSON.expectRoundTrip(Fixtures.status, Fixtures.statusJSON)
+    }
+
+    @Test func whoResult() throws {
+        try GoldenJSON.expectRoundTrip(
+            WhoResult(peers: [Fixtures.bob, Fixtures.stranger]),
+            #"{"peers":[\#(Fixtures.bobJSON),\#(Fixtures.strangerJSON)]}"#)
+        try GoldenJSON.expectRoundTrip(WhoResult(peers: []), #"{"peers":[]}"#)
+    }
+
+    @Test func sendResult() throws {
+        try GoldenJSON.expectRoundTrip(
+            SendResult(messages: [Fixtures.outgoing]), #"{"messages":[\#(Fixtures.outgoingJSON)]}"#)
+    }
+
+    @Test func historyResult() throws {
+        let result = HistoryResult(
+            peer: Fixtures.bob, messages: [Fixtures.incoming, Fixtures.outgoing], hasOlder: true)
+        try GoldenJSON.expectRoundTrip(
+            result,
+            #"{"hasOlder":true,"messages":[\#(Fixtures.incomingJSON),\#(Fixtures.outgoingJSON)],"#
+                + #""peer":\#(Fixtures.bobJSON)}"#)
+    }
+
+    @Test func retryResult() throws {
+        try GoldenJSON.expectRoundTrip(
+            RetryResult(messages: [Fixtures.failed]), #"{"messages":[\#(Fixtures.failedJSON)]}"#)
+    }
+
+    @Test func prettyEncoderSortsKeysAndIndents() throws {
+        let data = try ControlJSON.prettyEncoder().encode(WhoParams(query: "a/b", all: false))
+        #expect(
+            String(decoding: data, as: UTF8.self)
+                == "{\n  \"all\" : false,\n  \"query\" : \"a/b\"\n}")
+    }
+}
