@@ -17,6 +17,8 @@ public struct FrameReader: Sendable {
     /// The one way reading fails: a length prefix outside the expected bounds.
     public struct LengthError: Error, Equatable, Sendable {
         public let length: Int
+
+        public init(length: Int) { self.length = length }
     }
 
     private var buffer: [UInt8] = []
@@ -114,5 +116,5 @@ public struct FrameReader: Sendable {
     /// Test hook: body bytes taken into the buffer for the current item.
     package var bufferedBodyBytes: Int { filled }
     /// Test hook: the buffer's size (0 before the first read, then 65 535; it never grows).
-    package var bufferCapacity: Int { buffer.capacity }
+    package var bufferCapacity: Int { buffer.count }
 }
