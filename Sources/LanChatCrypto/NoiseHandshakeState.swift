@@ -20,6 +20,9 @@ package final class NoiseHandshakeState: NoiseHandshakeOperations {
     private var sharedSecret: SecretBuffer?
     /// The peer's direction key, kept from Split() until its header arrives.
     private var incomingKey: SecretBuffer?
+    /// Test hook: the bytes sent as our static key (an impostor claiming another key, or a
+    /// low-order or non-canonical `s`); the DH still uses our real secret key.
+    package var staticPublicOverrideForTesting: [UInt8]?
     private(set) var outgoing: OutgoingStream?
     private(set) var incoming: IncomingStream?
 
@@ -69,7 +72,7 @@ package final class NoiseHandshakeState: NoiseHandshakeOperations {
         let state = try ready()
         var out = try generateEphemeral(state)
         try mix(state, ephemeralWith: remoteEphemeral)  // ee
-        out += state.encryptAndHash(identity.publicKey.bytes)  // s
+        out += state.encryptAndHash(staticPublicBytes)  // s
         try mix(state, secret: identity.secret, with: remoteEphemeral)  // es
         return out + state.encryptAndHash(payload)
     }
@@ -90,7 +93,7 @@ package final class NoiseHandshakeState: NoiseHandshakeOperations {
 
     package func writeMessage3(payload: [UInt8]) throws(HandshakeFailure) -> [UInt8] {
         let state = try ready()
-        let out = state.encryptAndHash(identity.publicKey.bytes)  // s
+        let out = state.encryptAndHash(staticPublicBytes)  // s
         try mix(state, secret: identity.secret, with: remoteEphemeral)  // se
         return out + state.encryptAndHash(payload)
     }
@@ -157,6 +160,15 @@ package final class NoiseHandshakeState: NoiseHandshakeOperations {
         return (outgoing, incoming)
     }
 
+    /// Test hook: Noise ENCRYPT(k, n, ad = "", p) with a known key (the public vector's
+    /// transport messages).
+    package static func encryptForTesting(key: [UInt8], nonce: UInt64, plaintext: [UInt8]) throws
+        -> [UInt8]
+    {
+        NoisePrimitives.encrypt(
+            key: try SecretBuffer(copying: key), nonce: nonce, ad: [], plaintext: plaintext)
+    }
+
     /// Test hook: Split() keys as arrays for the known-answer tests (k_i2r, k_r2i).
     package func splitKeysForTesting() throws -> (
         initiatorToResponder: [UInt8], responderToInitiator: [UInt8]
@@ -169,6 +181,10 @@ package final class NoiseHandshakeState: NoiseHandshakeOperations {
     }
 
     // MARK: Helpers
+
+    private var staticPublicBytes: [UInt8] {
+        staticPublicOverrideForTesting ?? identity.publicKey.bytes
+    }
 
     private func ready() throws(HandshakeFailure) -> SymmetricState {
         guard let symmetric else { throw HandshakeFailure(.misuse("Noise state not initialised")) }
