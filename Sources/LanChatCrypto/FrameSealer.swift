@@ -43,7 +43,7 @@ public struct FrameSealer: ~Copyable, @unchecked Sendable {
     public mutating func sealPing(_ body: [UInt8], into out: inout [UInt8]) throws(ChannelError) {
         try ensureOpen()
         try checkBody(body)
-        let plaintext = TransportFrame.plaintext(.ping, body: body)
+        let plaintext = TransportFrame.plaintext(.ping, body: body[...])
         try seal(plaintext, tag: StreamTag.message.rawValue, now: nil, into: &out)
     }
 
@@ -51,7 +51,7 @@ public struct FrameSealer: ~Copyable, @unchecked Sendable {
     public mutating func sealPong(_ body: [UInt8], into out: inout [UInt8]) throws(ChannelError) {
         try ensureOpen()
         try checkBody(body)
-        let plaintext = TransportFrame.plaintext(.pong, body: body)
+        let plaintext = TransportFrame.plaintext(.pong, body: body[...])
         try seal(plaintext, tag: StreamTag.message.rawValue, now: nil, into: &out)
     }
 

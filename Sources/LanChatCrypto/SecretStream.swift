@@ -31,19 +31,19 @@ final class OutgoingStream {
             throw ChannelError(.messageTooLarge(plaintext.count))
         }
         let prefix = ByteCoding.lengthPrefix(length)
-        let start = out.count + 2
-        out += prefix
-        out += repeatElement(0, count: length)
-        var written: UInt64 = 0
-        let status = out.withUnsafeMutableBufferPointer { buffer in
-            crypto_secretstream_xchacha20poly1305_push(
-                state, buffer.baseAddress.map { $0 + start }, &written, plaintext,
-                UInt64(plaintext.count), prefix, 2, tag)
+        var status: Int32 = -1
+        let ciphertext = [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+            var written: UInt64 = 0
+            status = crypto_secretstream_xchacha20poly1305_push(
+                state, buffer.baseAddress, &written, plaintext, UInt64(plaintext.count), prefix, 2,
+                tag)
+            initialized = status == 0 && written == UInt64(length) ? length : 0
         }
-        guard status == 0, written == UInt64(length) else {
-            out.removeLast(length + 2)
+        guard status == 0, ciphertext.count == length else {
             throw ChannelError(.cryptoFailure("secretstream push"))
         }
+        out += prefix
+        out += ciphertext
     }
 }
 

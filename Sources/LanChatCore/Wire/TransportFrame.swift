@@ -39,7 +39,7 @@ public enum TransportFrame: Equatable, Sendable {
     public static let endFlag: UInt8 = 0x01
 
     /// The plaintext `type ‖ flags ‖ body` to push, and the tag to push it with.
-    public static func plaintext(_ type: FrameType, flags: UInt8 = 0, body: some Collection<UInt8>)
+    public static func plaintext(_ type: FrameType, flags: UInt8 = 0, body: ArraySlice<UInt8>)
         -> [UInt8]
     {
         var out: [UInt8] = [type.rawValue, flags]
@@ -51,7 +51,7 @@ public enum TransportFrame: Equatable, Sendable {
     public static func closePlaintext(_ reason: CloseReason) -> [UInt8] {
         var body: [UInt8] = []
         ByteCoding.appendUInt16(reason.rawValue, to: &body)
-        return plaintext(.close, body: body)
+        return plaintext(.close, body: body[...])
     }
 
     /// Decodes a decrypted plaintext received with `tag`. Fails on TAG_PUSH, a tag that does
