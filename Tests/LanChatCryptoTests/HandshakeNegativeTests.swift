@@ -245,6 +245,11 @@ final class ChannelHandshakeBox {
 
     func receive(_ bytes: [UInt8]) -> StepSummary { record(handshake.receive(bytes).summary()) }
 
+    /// Runs `body` on the wrapped handshake.
+    func withHandshake<R: ~Copyable>(_ body: (inout ChannelHandshake) -> R) -> R {
+        body(&handshake)
+    }
+
     private func record(_ summary: StepSummary) -> StepSummary {
         if case .identityCheck = summary { identityChecks += 1 }
         if case .established = summary { established = true }
