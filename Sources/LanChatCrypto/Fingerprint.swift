@@ -59,3 +59,14 @@ public enum Fingerprint {
         return out
     }
 }
+
+/// Test hook: the key file checksum (BLAKE2b-256, no key) over arbitrary bytes, so tests can
+/// build files that pass the checksum but fail a later check.
+package enum KeyFileChecksum {
+    package static func compute(_ bytes: [UInt8]) -> [UInt8] {
+        _ = try? Sodium.initialize()
+        var out = [UInt8](repeating: 0, count: 32)
+        _ = crypto_generichash(&out, 32, bytes, UInt64(bytes.count), nil, 0)
+        return out
+    }
+}
