@@ -1,0 +1,68 @@
+import LanChatCore
+import LanChatDiscovery
+
+/// An `AvahiDiscovery` running in a task, with its events recorded, for integration tests.
+struct RunningDiscovery {
+    let key: PeerKey
+    let advertisement: Advertisement
+    let discovery: AvahiDiscovery
+    let recorder: EventRecorder
+    let runTask: Task<Void, any Error>
+    let recordTask: Task<Void, Never>
+
+    /// Starts a backend with a fresh key, announcing `name (TAG)` on `port`.
+    static func start(
+        name: String, port: UInt16, interfaces: [String] = [], announce: Bool = true
+    ) -> RunningDiscovery {
+        let key = TestKeys.random()
+        let advertisement = Advertisement(
+            instanceName: "\(name) (\(key.id.prefix(4))-\(key.id.dropFirst(4).prefix(4)))",
+            port: port, key: key, status: .available, statusText: "hello from \(name)")
+        let discovery = AvahiDiscovery(
+            configuration: .init(ownKey: key, interfaces: interfaces),
+            logger: TestEnvironment.logger("avahi.\(name)"))
+        if announce { discovery.announce(advertisement) }
+        let recorder = EventRecorder()
+        let recordTask = recorder.record(discovery.events)
+        let runTask = Task { try await discovery.run() }
+        return RunningDiscovery(
+            key: key, advertisement: advertisement, discovery: discovery, runTask: runTask,
+            recordTask: recordTask, recorder: recorder)
+    }
+
+    private init(
+        key: PeerKey, advertisement: Advertisement, discovery: AvahiDiscovery,
+        runTask: Task<Void, any Error>, recordTask: Task<Void, Never>, recorder: EventRecorder
+    ) {
+        self.key = key
+        self.advertisement = advertisement
+        self.discovery = discovery
+        self.runTask = runTask
+        self.recordTask = recordTask
+        self.recorder = recorder
+    }
+
+    /// Cancels `run()` and waits until it has withdrawn the record and finished `events`.
+    func stop() async throws {
+        runTask.cancel()
+        try await runTask.value
+        await recordTask.value
+    }
+}
+
+extension DiscoveryEvent {
+    var foundPeer: DiscoveredPeer? {
+        if case .found(let peer) = self { return peer }
+        return nil
+    }
+
+    var lostInstance: ServiceInstance? {
+        if case .lost(let instance) = self { return instance }
+        return nil
+    }
+
+    var state: DiscoveryState? {
+        if case .stateChanged(let state) = self { return state }
+        return nil
+    }
+}
