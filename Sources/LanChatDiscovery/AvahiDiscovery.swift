@@ -60,7 +60,7 @@ public final class AvahiDiscovery: PeerDiscovery, Service {
     }
 
     /// Publishes or updates the advertisement. Before `run()` it is kept; while avahi-daemon is
-    /// absent it is published as soon as the daemon appears. Briefly takes the poll lock.
+    /// absent it is published as soon as the daemon appears. Never blocks on Avahi.
     public func announce(_ advertisement: Advertisement) {
         state.withLock { state in
             state.advertisement = advertisement

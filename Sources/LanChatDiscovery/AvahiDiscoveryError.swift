@@ -6,6 +6,8 @@ public struct AvahiDiscoveryError: Error, Hashable, Sendable, CustomStringConver
     enum Code: Hashable, Sendable {
         /// A libavahi call failed with this error code.
         case avahi(operation: String, code: Int32)
+        /// A system call failed with this `errno`.
+        case systemCall(String, Int32)
         /// `run()` was called a second time.
         case alreadyRun
     }
@@ -26,6 +28,8 @@ public struct AvahiDiscoveryError: Error, Hashable, Sendable, CustomStringConver
         switch code {
         case .avahi(let operation, let code):
             "\(operation) failed: \(AvahiErrorText.describe(code))"
+        case .systemCall(let call, let error):
+            "\(call) failed: errno \(error)"
         case .alreadyRun:
             "AvahiDiscovery.run() may only be called once"
         }

@@ -3,14 +3,15 @@ import Logging
 
 /// One run of the Avahi backend: the poll thread and the engine confined to it.
 ///
-/// Owned by `AvahiDiscovery.run()`, which calls `start` and `stop`; `announce` may come from
-/// any task. Every call takes the poll lock, so none of them may run on the poll thread
-/// (nothing does: events leave through an `AsyncStream`).
+/// Owned by `AvahiDiscovery.run()`, which calls `start` and `stop` (both take the poll lock,
+/// so neither may run on the poll thread; nothing does, events leave through an
+/// `AsyncStream`). `announce` may come from any task at any time and never blocks.
 final class AvahiRuntime: @unchecked Sendable {
     // @unchecked: `engine` is only touched under `poll.withLock`, and `retainedEngine` only
     // by start/stop, which `AvahiDiscovery.run()` calls once each, in order.
     private let poll: ThreadedPoll
     private let engine: AvahiEngine
+    private let mailbox: AnnouncementMailbox
     /// The reference that keeps the engine alive for Avahi's callbacks, which hold it as an
     /// unretained context pointer. Released only after the poll thread has stopped.
     private var retainedEngine: Unmanaged<AvahiEngine>?
@@ -20,8 +21,9 @@ final class AvahiRuntime: @unchecked Sendable {
         continuation: AsyncStream<DiscoveryEvent>.Continuation
     ) throws {
         poll = try ThreadedPoll()
+        mailbox = try AnnouncementMailbox()
         engine = AvahiEngine(
-            configuration: configuration, logger: logger, api: poll.api,
+            configuration: configuration, logger: logger, api: poll.api, mailbox: mailbox,
             continuation: continuation)
     }
 
@@ -37,9 +39,9 @@ final class AvahiRuntime: @unchecked Sendable {
         }
     }
 
-    /// Hands the advertisement to the engine; before `start` it is only stored.
+    /// Hands the advertisement to the poll thread; before `start` it waits in the mailbox.
     func announce(_ advertisement: Advertisement) {
-        poll.withLock { engine.announce(advertisement) }
+        mailbox.post(advertisement)
     }
 
     /// Withdraws the record, frees every Avahi object, then stops the poll thread.

@@ -86,11 +86,14 @@ struct AvahiIntegrationTests {
         #expect(lost.lostInstance == alicePeer.instance)
         try await bob.stop()
 
-        // Neither ever reported itself.
-        for (backend, recorder) in [(alice, alice.recorder), (bob, bob.recorder)] {
-            let events = await recorder.events
+        // Neither ever reported itself, and no key reached a log line at any level.
+        for backend in [alice, bob] {
+            let events = await backend.recorder.events
             #expect(!events.contains { $0.foundPeer?.announcement?.key == backend.key })
+            #expect(!backend.logsMention([alice.key, bob.key]))
         }
+        // Each saw its own record and said so at debug level.
+        #expect(alice.logs.lines.contains { $0.message.contains("carries our own id") })
     }
 
     /// A record published by another host (`LANCHAT_AVAHI_REMOTE_ID` is its id; the harness
@@ -117,9 +120,13 @@ struct AvahiIntegrationTests {
             #expect(endpoint.scope == (endpoint.host.hasPrefix("fe80:") ? interface : nil))
         }
         #expect(peer.endpoints.first.map { !$0.host.contains(":") } == true)
-        // Records the harness publishes with a malformed TXT never show up.
+        // Records the harness publishes with a malformed TXT never show up, and are logged
+        // with the reason at debug level.
         let events = await observer.recorder.events
         #expect(!events.contains { $0.foundPeer?.instance.name.hasPrefix("itest-bad") == true })
+        let dropped = observer.logs.lines.filter { $0.message.contains("bad TXT record") }
+        print("dropped records: \(dropped.map(\.message))")
+        #expect(!observer.logsMention([remoteKey]))
         try await observer.stop()
     }
 }

@@ -56,6 +56,10 @@ enum AvahiCallbacks {
     static let reconnectTimer: AvahiTimeoutCallback = { _, context in
         engine(context)?.connect()
     }
+
+    static let mailbox: AvahiWatchCallback = { _, _, _, context in
+        engine(context)?.announcementArrived()
+    }
 }
 
 /// A browser callback's arguments, copied out of C.

@@ -140,15 +140,8 @@ extension AvahiEngine {
     }
 
     private func rename(from name: String) {
-        let alternative = Self.alternativeName(for: name)
+        let alternative = AvahiNames.alternative(for: name)
         logger.warning("service name \"\(name)\" is taken; publishing as \"\(alternative)\"")
         publication.collided(renamedTo: alternative)
-    }
-
-    /// `avahi_alternative_service_name`: "Alice" → "Alice #2" → "Alice #3".
-    static func alternativeName(for name: String) -> String {
-        guard let alternative = avahi_alternative_service_name(name) else { return name + " #2" }
-        defer { avahi_free(alternative) }
-        return String(cString: alternative)
     }
 }

@@ -17,6 +17,8 @@ final class AvahiEngine: @unchecked Sendable {
     let filter: InterfaceFilter
     let api: UnsafePointer<AvahiPoll>
     private let continuation: AsyncStream<DiscoveryEvent>.Continuation
+    /// Where `announce` leaves advertisements; read when `announcementWatch` fires.
+    let mailbox: AnnouncementMailbox
 
     var lifecycle = ClientLifecycle()
     var publication = PublicationState()
@@ -44,14 +46,16 @@ final class AvahiEngine: @unchecked Sendable {
     var pendingCollision: OpaquePointer?
     var publishRequested = false
 
+    private var announcementWatch: PollWatch?
     private var reconcileTimer: PollTimer?
     private var reconnectTimer: PollTimer?
     private var isShutDown = false
 
     init(
         configuration: AvahiDiscovery.Configuration, logger: Logger, api: UnsafePointer<AvahiPoll>,
-        continuation: AsyncStream<DiscoveryEvent>.Continuation
+        mailbox: AnnouncementMailbox, continuation: AsyncStream<DiscoveryEvent>.Continuation
     ) {
+        self.mailbox = mailbox
         self.configuration = configuration
         self.logger = logger
         self.filter = InterfaceFilter(allowedNames: configuration.interfaces)
@@ -63,10 +67,14 @@ final class AvahiEngine: @unchecked Sendable {
 
     var context: UnsafeMutableRawPointer { AvahiCallbacks.context(for: self) }
 
-    // MARK: Entry points from AvahiRuntime (poll lock held)
+    // MARK: Entry points from AvahiRuntime (poll lock held) and the mailbox
 
-    /// Creates the timers and the first client. Throws only if a timer cannot be created.
+    /// Creates the timers, the mailbox watch and the first client. Throws only if a timer or
+    /// watch cannot be created.
     func start() throws {
+        announcementWatch = try PollWatch(
+            api: api, readable: mailbox.readDescriptor, context: context,
+            callback: AvahiCallbacks.mailbox)
         reconcileTimer = try PollTimer(
             api: api, context: context, callback: AvahiCallbacks.reconcileTimer)
         reconnectTimer = try PollTimer(
@@ -74,7 +82,9 @@ final class AvahiEngine: @unchecked Sendable {
         connect()
     }
 
-    func announce(_ advertisement: Advertisement) {
+    /// Mailbox watch: the daemon announced; publish on the next reconcile pass.
+    func announcementArrived() {
+        guard let advertisement = mailbox.take() else { return }
         publication.announce(advertisement)
         publishRequested = true
         scheduleReconcile()
@@ -84,6 +94,7 @@ final class AvahiEngine: @unchecked Sendable {
     /// every Avahi object. Nothing runs after this.
     func shutdown() {
         isShutDown = true
+        announcementWatch = nil
         reconcileTimer = nil
         reconnectTimer = nil
         withdraw()
@@ -207,7 +218,7 @@ extension AvahiDiscoveryError {
     var avahiReason: String {
         switch code {
         case .avahi(_, let code): AvahiErrorText.describe(code)
-        case .alreadyRun: description
+        case .systemCall, .alreadyRun: description
         }
     }
 

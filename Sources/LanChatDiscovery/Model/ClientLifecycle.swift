@@ -2,7 +2,7 @@ import LanChatCore
 
 /// The Avahi client's state reduced to what the lifecycle needs (`AvahiClientState` plus
 /// `avahi_client_errno` on failure).
-enum ClientCondition: Hashable, Sendable {
+package enum ClientCondition: Hashable, Sendable {
     /// `AVAHI_CLIENT_CONNECTING`: the client waits for avahi-daemon to appear on D-Bus.
     case connecting
     /// `AVAHI_CLIENT_S_REGISTERING`: the daemon is (re)establishing its host name.
@@ -18,7 +18,7 @@ enum ClientCondition: Hashable, Sendable {
 }
 
 /// Why mDNS discovery is paused, for the one warning logged per outage.
-enum PauseReason: Hashable, Sendable {
+package enum PauseReason: Hashable, Sendable {
     /// The client is connected to D-Bus and waits for avahi-daemon.
     case daemonAbsent
     /// `avahi_client_new` failed outright, e.g. no system D-Bus (the error text).
@@ -26,7 +26,7 @@ enum PauseReason: Hashable, Sendable {
 }
 
 /// What the engine must do in response to a lifecycle event, in order.
-enum LifecycleAction: Hashable, Sendable {
+package enum LifecycleAction: Hashable, Sendable {
     /// Emit `.stateChanged`; only produced when the state differs from the last report.
     case report(DiscoveryState)
     /// Log the single "mDNS discovery paused" warning of this outage.
@@ -51,19 +51,21 @@ enum LifecycleAction: Hashable, Sendable {
 /// actions out. Implements the daemon-restart recipe of avahi-common/defs.h: with
 /// `AVAHI_CLIENT_NO_FAIL` the client waits in CONNECTING for the daemon; on FAILURE it is
 /// freed and created anew. Owned by the engine and used only on Avahi's poll thread.
-struct ClientLifecycle: Sendable {
+package struct ClientLifecycle: Sendable {
     /// The last state reported to the daemon, nil before the first.
-    private(set) var reportedState: DiscoveryState?
+    package private(set) var reportedState: DiscoveryState?
     /// True from the pause warning until the daemon is reachable again.
-    private(set) var isPaused = false
+    package private(set) var isPaused = false
     /// Consecutive failures since the client last reached a healthy state; drives backoff.
-    private(set) var consecutiveFailures = 0
+    package private(set) var consecutiveFailures = 0
 
     /// The longest wait between two attempts to create a client.
-    static let maxRetryMilliseconds = 10_000
+    package static let maxRetryMilliseconds = 10_000
+
+    package init() {}
 
     /// `avahi_client_new` returned NULL (e.g. no system D-Bus).
-    mutating func clientCreationFailed(_ reason: String) -> [LifecycleAction] {
+    package mutating func clientCreationFailed(_ reason: String) -> [LifecycleAction] {
         consecutiveFailures += 1
         var actions = report(.failed)
         actions += pause(.clientUnavailable(reason))
@@ -72,11 +74,11 @@ struct ClientLifecycle: Sendable {
     }
 
     /// The browser failed: treated like a client failure, since it only fails with it.
-    mutating func browsingFailed(_ reason: String) -> [LifecycleAction] {
+    package mutating func browsingFailed(_ reason: String) -> [LifecycleAction] {
         clientChanged(to: .failed(reason))
     }
 
-    mutating func clientChanged(to condition: ClientCondition) -> [LifecycleAction] {
+    package mutating func clientChanged(to condition: ClientCondition) -> [LifecycleAction] {
         switch condition {
         case .connecting:
             consecutiveFailures = 0
@@ -102,7 +104,7 @@ struct ClientLifecycle: Sendable {
     }
 
     /// 1 s, 2 s, 4 s, 8 s, then every 10 s.
-    static func backoff(_ failures: Int) -> Int {
+    package static func backoff(_ failures: Int) -> Int {
         let exponent = min(max(failures - 1, 0), 4)
         return min(1_000 << exponent, maxRetryMilliseconds)
     }

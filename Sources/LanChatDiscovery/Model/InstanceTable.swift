@@ -8,8 +8,8 @@ import LanChatCore
 /// again whenever its merged view changes, and `.lost` when its last resolved slot goes.
 /// The table holds at most `capacity` instances so a flood of records cannot grow memory
 /// without limit (PROTOCOL.md §7.3 item 46).
-struct InstanceTable: Sendable {
-    enum Admission: Hashable, Sendable {
+package struct InstanceTable: Sendable {
+    package enum Admission: Hashable, Sendable {
         /// A new slot: create a resolver for it.
         case admitted
         /// The slot already has a resolver.
@@ -18,30 +18,37 @@ struct InstanceTable: Sendable {
         case full
     }
 
-    struct Outcome: Hashable, Sendable {
-        var events: [DiscoveryEvent] = []
-        var dropped: DroppedRecord?
+    package struct Outcome: Hashable, Sendable {
+        package var events: [DiscoveryEvent] = []
+        package var dropped: DroppedRecord?
+
+        package init(events: [DiscoveryEvent] = [], dropped: DroppedRecord? = nil) {
+            self.events = events
+            self.dropped = dropped
+        }
     }
 
-    let ownKey: PeerKey
-    let capacity: Int
+    package let ownKey: PeerKey
+    package let capacity: Int
     private var instances: [InstanceKey: TrackedInstance] = [:]
     /// Orders resolutions, so the newest TXT wins when the families disagree.
     private var nextSequence: UInt64 = 0
 
-    init(ownKey: PeerKey, capacity: Int) {
+    package init(ownKey: PeerKey, capacity: Int) {
         self.ownKey = ownKey
         self.capacity = max(capacity, 1)
     }
 
     /// The number of tracked instances, resolved or not.
-    var count: Int { instances.count }
+    package var count: Int { instances.count }
 
     /// The peer last reported for `instance`, if any.
-    func reportedPeer(_ instance: InstanceKey) -> DiscoveredPeer? { instances[instance]?.reported }
+    package func reportedPeer(_ instance: InstanceKey) -> DiscoveredPeer? {
+        instances[instance]?.reported
+    }
 
     /// Called when the browser reports a new (interface, family) result.
-    mutating func admit(_ slot: SlotKey) -> Admission {
+    package mutating func admit(_ slot: SlotKey) -> Admission {
         if var tracked = instances[slot.instance] {
             guard tracked.slots[slot.family] == nil else { return .alreadyTracked }
             tracked.slots[slot.family] = .pending
@@ -54,7 +61,7 @@ struct InstanceTable: Sendable {
     }
 
     /// Called for every resolver result of an admitted slot (again when TXT or address change).
-    mutating func resolve(_ slot: SlotKey, _ resolution: Resolution) -> Outcome {
+    package mutating func resolve(_ slot: SlotKey, _ resolution: Resolution) -> Outcome {
         guard var tracked = instances[slot.instance], tracked.slots[slot.family] != nil else {
             return Outcome()
         }
@@ -81,7 +88,7 @@ struct InstanceTable: Sendable {
     }
 
     /// Called when the browser removes a result or its resolver fails.
-    mutating func remove(_ slot: SlotKey) -> [DiscoveryEvent] {
+    package mutating func remove(_ slot: SlotKey) -> [DiscoveryEvent] {
         guard var tracked = instances[slot.instance] else { return [] }
         tracked.slots[slot.family] = nil
         let events = publish(&tracked, for: slot.instance)
@@ -90,7 +97,7 @@ struct InstanceTable: Sendable {
     }
 
     /// Forgets everything (the client was freed): `.lost` for every reported instance.
-    mutating func removeAll() -> [DiscoveryEvent] {
+    package mutating func removeAll() -> [DiscoveryEvent] {
         let lost = instances.keys.sorted { ($0.name, $0.interface) < ($1.name, $1.interface) }
             .filter { instances[$0]?.reported != nil }
             .map { DiscoveryEvent.lost($0.serviceInstance) }

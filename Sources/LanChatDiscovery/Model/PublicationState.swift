@@ -8,8 +8,8 @@ import LanChatCore
 /// (`avahi_entry_group_update_service_txt_strlst`); a new name or port means reset and add
 /// again; after a name collision the service is added again under the alternative name Avahi
 /// suggests, and keeps that name until the advertisement's own name changes.
-struct PublicationState: Sendable {
-    enum Step: Hashable, Sendable {
+package struct PublicationState: Sendable {
+    package enum Step: Hashable, Sendable {
         case nothing
         /// Reset the group if needed, add the service under `name`, commit.
         case register(name: String, advertisement: Advertisement)
@@ -18,20 +18,22 @@ struct PublicationState: Sendable {
     }
 
     /// The latest advertisement from `announce`.
-    private(set) var desired: Advertisement?
+    package private(set) var desired: Advertisement?
     /// The name to register under: the advertisement's, or Avahi's alternative after collisions.
-    private(set) var serviceName: String?
+    package private(set) var serviceName: String?
     /// What the entry group holds, under `serviceName`; nil when it holds nothing.
-    private(set) var registered: Advertisement?
+    package private(set) var registered: Advertisement?
 
-    mutating func announce(_ advertisement: Advertisement) {
+    package init() {}
+
+    package mutating func announce(_ advertisement: Advertisement) {
         if desired?.instanceName != advertisement.instanceName {
             serviceName = advertisement.instanceName
         }
         desired = advertisement
     }
 
-    func nextStep() -> Step {
+    package func nextStep() -> Step {
         guard let desired, let name = serviceName else { return .nothing }
         guard let registered,
             registered.instanceName == desired.instanceName, registered.port == desired.port
@@ -41,17 +43,17 @@ struct PublicationState: Sendable {
     }
 
     /// The step succeeded: the group now holds `advertisement`.
-    mutating func applied(_ advertisement: Advertisement) {
+    package mutating func applied(_ advertisement: Advertisement) {
         registered = advertisement
     }
 
     /// The group was reset, failed or was freed with its client.
-    mutating func withdrawn() {
+    package mutating func withdrawn() {
         registered = nil
     }
 
     /// Avahi reported a collision and withdrew the service; register under `alternative`.
-    mutating func collided(renamedTo alternative: String) {
+    package mutating func collided(renamedTo alternative: String) {
         serviceName = alternative
         registered = nil
     }

@@ -7,6 +7,7 @@ struct RunningDiscovery {
     let advertisement: Advertisement
     let discovery: AvahiDiscovery
     let recorder: EventRecorder
+    let logs: LogCapture
     let runTask: Task<Void, any Error>
     let recordTask: Task<Void, Never>
 
@@ -18,22 +19,25 @@ struct RunningDiscovery {
         let advertisement = Advertisement(
             instanceName: "\(name) (\(key.id.prefix(4))-\(key.id.dropFirst(4).prefix(4)))",
             port: port, key: key, status: .available, statusText: "hello from \(name)")
+        let logs = LogCapture()
         let discovery = AvahiDiscovery(
             configuration: .init(ownKey: key, interfaces: interfaces),
-            logger: TestEnvironment.logger("avahi.\(name)"))
+            logger: logs.logger(label: "avahi.\(name)", echoLevel: TestEnvironment.logLevel))
         if announce { discovery.announce(advertisement) }
         let recorder = EventRecorder()
         let recordTask = recorder.record(discovery.events)
         let runTask = Task { try await discovery.run() }
         return RunningDiscovery(
             key: key, advertisement: advertisement, discovery: discovery, runTask: runTask,
-            recordTask: recordTask, recorder: recorder)
+            recordTask: recordTask, recorder: recorder, logs: logs)
     }
 
     private init(
         key: PeerKey, advertisement: Advertisement, discovery: AvahiDiscovery,
-        runTask: Task<Void, any Error>, recordTask: Task<Void, Never>, recorder: EventRecorder
+        runTask: Task<Void, any Error>, recordTask: Task<Void, Never>, recorder: EventRecorder,
+        logs: LogCapture
     ) {
+        self.logs = logs
         self.key = key
         self.advertisement = advertisement
         self.discovery = discovery
@@ -47,6 +51,17 @@ struct RunningDiscovery {
         runTask.cancel()
         try await runTask.value
         await recordTask.value
+    }
+
+    /// True if any log line contains one of these keys, in any text form we might print.
+    func logsMention(_ keys: [PeerKey]) -> Bool {
+        let forms = keys.flatMap { key in
+            [
+                key.id, key.id.lowercased(), TestKeys.hex(key.bytes),
+                TestKeys.hex(key.bytes).uppercased(),
+            ]
+        }
+        return logs.lines.contains { line in forms.contains { line.message.contains($0) } }
     }
 }
 

@@ -6,6 +6,18 @@ import Logging
 #endif
 
 enum TestKeys {
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef")
+        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] })
+    }
+
+    /// A fixed canonical key per seed (top byte kept below 0x40, so always canonical).
+    static func fixed(_ seed: UInt8) -> PeerKey {
+        var bytes = (0..<32).map { UInt8(truncatingIfNeeded: Int(seed) &* 37 &+ $0 &* 11) }
+        bytes[31] &= 0x3F
+        return PeerKey(bytes: bytes) ?? random()
+    }
+
     /// A random canonical key (bit 255 clear; the few values ≥ p are drawn again).
     static func random() -> PeerKey {
         while true {
@@ -34,12 +46,9 @@ enum TestEnvironment {
             && access("/var/run/dbus/system_bus_socket", F_OK) != 0
     }
 
-    /// A logger that prints, so a failing integration run shows what the backend did.
-    static func logger(_ label: String) -> Logger {
-        var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel =
-            value("LANCHAT_AVAHI_TEST_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
-        return logger
+    /// The level integration tests log at (`LANCHAT_AVAHI_TEST_LOG_LEVEL`, default info).
+    static var logLevel: Logger.Level {
+        value("LANCHAT_AVAHI_TEST_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
     }
 }
 
@@ -71,5 +80,17 @@ enum LocalAddresses {
             result.insert(String(text.prefix { $0 != "%" }))
         }
         return result
+    }
+}
+
+/// SplitMix64: a small seeded generator so a failing property test can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
     }
 }
