@@ -26,8 +26,10 @@ final class AnnouncementMailbox: Sendable {
         readDescriptor = ends[0]
         writeDescriptor = ends[1]
         for descriptor in ends {
-            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            let flags = fcntl(descriptor, F_GETFL)
+            guard flags >= 0, fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0,
+                fcntl(descriptor, F_SETFD, FD_CLOEXEC) == 0
+            else { throw AvahiDiscoveryError(.systemCall("fcntl", errno)) }
         }
     }
 

@@ -38,7 +38,10 @@ struct AvahiIntegrationTests {
 
     @Test func twoBackendsSeeEachOtherUpdateAndLeave() async throws {
         let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
-        let alice = RunningDiscovery.start(name: "itest-alice-\(suffix)", port: 40_001)
+        // Alice is restricted to the interface the harness names (`--interface`), if any.
+        let alice = RunningDiscovery.start(
+            name: "itest-alice-\(suffix)", port: 40_001,
+            interfaces: TestEnvironment.value("LANCHAT_AVAHI_TEST_INTERFACE").map { [$0] } ?? [])
         let bob = RunningDiscovery.start(name: "itest-bob-\(suffix)", port: 40_002)
 
         _ = try await alice.recorder.awaitEvent("alice running") { $0.state == .running }
@@ -127,6 +130,44 @@ struct AvahiIntegrationTests {
         let dropped = observer.logs.lines.filter { $0.message.contains("bad TXT record") }
         print("dropped records: \(dropped.map(\.message))")
         #expect(!observer.logsMention([remoteKey]))
+        try await observer.stop()
+    }
+
+    /// Two clients of one avahi-daemon asking for the same name: the second gets
+    /// `AVAHI_ERR_COLLISION` and renames itself; both are published and see each other.
+    @Test func twoBackendsWithTheSameNameAreBothPublished() async throws {
+        let name = "itest-twin-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))"
+        let first = RunningDiscovery.start(name: name, exactName: true, port: 40_021)
+        let second = RunningDiscovery.start(name: name, exactName: true, port: 40_022)
+        let (_, firstSaw) = try await first.recorder.awaitEvent("first sees second") {
+            $0.foundPeer?.announcement?.key == second.key
+        }
+        let (_, secondSaw) = try await second.recorder.awaitEvent("second sees first") {
+            $0.foundPeer?.announcement?.key == first.key
+        }
+        let names = [firstSaw.foundPeer?.instance.name, secondSaw.foundPeer?.instance.name]
+        print("twins published as \(names)")
+        #expect(Set(names) == [name, "\(name) #2"])
+        try await first.stop()
+        try await second.stop()
+    }
+
+    /// Another host already holds the name (`LANCHAT_AVAHI_TAKEN_NAME`, published by the
+    /// harness): probing finds the conflict, and the backend re-publishes as "NAME #2".
+    @Test(
+        .enabled(
+            if: TestEnvironment.value("LANCHAT_AVAHI_TAKEN_NAME") != nil,
+            "SKIPPED: set LANCHAT_AVAHI_TAKEN_NAME to a name another host publishes"))
+    func renamesWhenAnotherHostHoldsTheName() async throws {
+        let taken = try #require(TestEnvironment.value("LANCHAT_AVAHI_TAKEN_NAME"))
+        let claimant = RunningDiscovery.start(name: taken, exactName: true, port: 40_031)
+        let observer = RunningDiscovery.start(name: "itest-referee", port: 40_032, announce: false)
+        let (_, seen) = try await observer.recorder.awaitEvent("the claimant, renamed") {
+            $0.foundPeer?.announcement?.key == claimant.key
+        }
+        #expect(seen.foundPeer?.instance.name == "\(taken) #2")
+        #expect(claimant.logs.lines.contains { $0.message.contains("is taken") })
+        try await claimant.stop()
         try await observer.stop()
     }
 }

@@ -15,8 +15,10 @@
 #
 # Phases:
 #   1. harness check: avahi-browse on h1 sees a record avahi-publish-service publishes on h2
-#   2. AvahiIntegrationTests in h1 (two backends see each other, TXT update, goodbye on stop;
-#      the remote record from h2 is found over the network, the malformed one is not)
+#   2. AvahiIntegrationTests in h1: two backends see each other (one restricted to eth0), TXT
+#      update, goodbye on stop; two backends asking for one name both get published; the
+#      remote record from h2 is found over the network, the malformed ones are not; a name
+#      h2 holds makes our backend rename itself "NAME #2"
 #   3. AvahiRestartTests in h1, which starts avahi-daemon after the backend, then kills it
 #      (SIGKILL) and stops it (SIGTERM) and starts it again; h2 logs when it sees h1's record
 #
@@ -125,6 +127,8 @@ EOF
 )
 in_host h2 avahi-publish-service "itest-remote (h2)" _lanchat._tcp 40100 \
     txtvers=1 v=1 "id=$REMOTE_ID" status=away "msg=remote host" >"$WORK/publish-good.log" 2>&1 &
+in_host h2 avahi-publish-service "itest-taken (h2)" _lanchat._tcp 40103 \
+    txtvers=1 v=1 "id=$REMOTE_ID" >"$WORK/publish-taken.log" 2>&1 &
 in_host h2 avahi-publish-service "itest-bad-base32 (h2)" _lanchat._tcp 40101 \
     txtvers=1 v=1 "id=NOT-BASE32" >"$WORK/publish-bad1.log" 2>&1 &
 in_host h2 avahi-publish-service "itest-bad-duplicate (h2)" _lanchat._tcp 40102 \
@@ -148,7 +152,8 @@ run_tests() { # run_tests FILTER [VAR=VALUE...]
         swift test --skip-build --package-path "$PACKAGE_DIR" --filter "$filter"
 }
 log "phase 2: AvahiIntegrationTests in h1"
-run_tests AvahiIntegrationTests "LANCHAT_AVAHI_REMOTE_ID=$REMOTE_ID" 2>&1 | tee "$WORK/phase2.log"
+run_tests AvahiIntegrationTests "LANCHAT_AVAHI_REMOTE_ID=$REMOTE_ID" \
+    "LANCHAT_AVAHI_TAKEN_NAME=itest-taken (h2)" LANCHAT_AVAHI_TEST_INTERFACE=eth0 2>&1 | tee "$WORK/phase2.log"
 grep -q 'Test run with .* passed' "$WORK/phase2.log" || { log "FAILED: phase 2"; exit 1; }
 
 # --- phase 3: avahi-daemon absent at start, killed, restarted --------------------------------

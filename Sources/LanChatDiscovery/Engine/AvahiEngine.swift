@@ -7,8 +7,8 @@ import Logging
 /// do with them.
 ///
 /// Confinement: every member is used only on Avahi's poll thread (callbacks and timers) or by
-/// another thread holding the poll lock (`AvahiRuntime`). That lock is why `@unchecked
-/// Sendable` is true. Callbacks record what happened and either act at once (browse and
+/// another thread holding the poll lock (`AvahiRuntime.start`/`stop`); the one exception, the
+/// mailbox, is itself thread-safe. That lock is why `@unchecked Sendable` is true. Callbacks record what happened and either act at once (browse and
 /// resolve results) or arm the reconcile timer, so no Avahi object is freed from inside its
 /// own client's or browser's callback.
 final class AvahiEngine: @unchecked Sendable {

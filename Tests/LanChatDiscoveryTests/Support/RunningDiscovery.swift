@@ -12,12 +12,15 @@ struct RunningDiscovery {
     let recordTask: Task<Void, Never>
 
     /// Starts a backend with a fresh key, announcing `name (TAG)` on `port`.
+    /// With `exactName` the instance name is `name` as given (collision tests).
     static func start(
-        name: String, port: UInt16, interfaces: [String] = [], announce: Bool = true
+        name: String, exactName: Bool = false, port: UInt16, interfaces: [String] = [],
+        announce: Bool = true
     ) -> RunningDiscovery {
         let key = TestKeys.random()
+        let tag = "\(key.id.prefix(4))-\(key.id.dropFirst(4).prefix(4))"
         let advertisement = Advertisement(
-            instanceName: "\(name) (\(key.id.prefix(4))-\(key.id.dropFirst(4).prefix(4)))",
+            instanceName: exactName ? name : "\(name) (\(tag))",
             port: port, key: key, status: .available, statusText: "hello from \(name)")
         let logs = LogCapture()
         let discovery = AvahiDiscovery(
