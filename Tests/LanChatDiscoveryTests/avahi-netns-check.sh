@@ -11,7 +11,9 @@
 # Usage (as root, from the package root, after `swift build --build-tests`):
 #   Tests/LanChatDiscoveryTests/avahi-netns-check.sh
 # Environment: LANCHAT_AVAHI_TEST_LOG_LEVEL=debug for the backend's log lines;
-#   KEEP_LOGS=1 keeps the work directory (printed at the end).
+#   KEEP_LOGS=1 keeps the work directory (printed at the end);
+#   SCRATCH_PATH=DIR uses tests built with `swift build --build-tests --scratch-path DIR`
+#   (e.g. a ThreadSanitizer build: add `-Xswiftc -sanitize=thread`).
 #
 # Phases:
 #   1. harness check: avahi-browse on h1 sees a record avahi-publish-service publishes on h2
@@ -55,7 +57,8 @@ trap cleanup EXIT INT TERM
 for tool in ip unshare nsenter dbus-daemon avahi-daemon avahi-browse avahi-publish-service; do
     command -v "$tool" >/dev/null || { echo "SKIPPED: $tool is not installed" >&2; exit 77; }
 done
-[[ -x .build/debug/lanchatPackageTests.xctest ]] \
+readonly SCRATCH_PATH=${SCRATCH_PATH:-$PACKAGE_DIR/.build}
+[[ -x $SCRATCH_PATH/debug/lanchatPackageTests.xctest ]] \
     || { echo "run 'swift build --build-tests' in the package root first" >&2; exit 64; }
 
 # --- network: two hosts on a bridge in a third namespace -------------------------------------
@@ -149,7 +152,8 @@ run_tests() { # run_tests FILTER [VAR=VALUE...]
     shift
     in_host h1 env LANCHAT_AVAHI_TESTS=1 "$@" \
         "LANCHAT_AVAHI_TEST_LOG_LEVEL=${LANCHAT_AVAHI_TEST_LOG_LEVEL:-info}" \
-        swift test --skip-build --package-path "$PACKAGE_DIR" --filter "$filter"
+        swift test --skip-build --package-path "$PACKAGE_DIR" --scratch-path "$SCRATCH_PATH" \
+        --filter "$filter"
 }
 log "phase 2: AvahiIntegrationTests in h1"
 run_tests AvahiIntegrationTests "LANCHAT_AVAHI_REMOTE_ID=$REMOTE_ID" \
