@@ -95,7 +95,11 @@ let package = Package(
         .testTarget(name: "LanChatStoreTests", dependencies: ["LanChatStore", "LanChatCore"]),
         .testTarget(
             name: "LanChatDiscoveryTests",
-            dependencies: ["LanChatDiscovery", "LanChatCore"]
+            dependencies: [
+                "LanChatDiscovery", "LanChatCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["avahi-netns-check.sh"]
         ),
         .testTarget(
             name: "LanChatTransportTests",

@@ -8,3 +8,5 @@
 #include <avahi-common/thread-watch.h>
 #include <avahi-common/address.h>
 #include <avahi-common/alternative.h>
+#include <avahi-common/timeval.h>
+#include <avahi-common/watch.h>

@@ -1,0 +1,230 @@
+internal import CAvahi
+import LanChatCore
+import Logging
+
+/// The Avahi backend's live state: the client, entry group, browser and resolvers, and the
+/// pure models (`ClientLifecycle`, `PublicationState`, `InstanceTable`) that decide what to
+/// do with them.
+///
+/// Confinement: every member is used only on Avahi's poll thread (callbacks and timers) or by
+/// another thread holding the poll lock (`AvahiRuntime.start`/`stop`); the one exception, the
+/// mailbox, is itself thread-safe. That lock is why `@unchecked Sendable` is true. Callbacks record what happened and either act at once (browse and
+/// resolve results) or arm the reconcile timer, so no Avahi object is freed from inside its
+/// own client's or browser's callback.
+final class AvahiEngine: @unchecked Sendable {
+    let configuration: AvahiDiscovery.Configuration
+    let logger: Logger
+    let filter: InterfaceFilter
+    let api: UnsafePointer<AvahiPoll>
+    private let continuation: AsyncStream<DiscoveryEvent>.Continuation
+    /// Where `announce` leaves advertisements; read when `announcementWatch` fires.
+    let mailbox: AnnouncementMailbox
+
+    var lifecycle = ClientLifecycle()
+    var publication = PublicationState()
+    var table: InstanceTable
+
+    var client: ClientHandle?
+    /// The client's last reported condition; nil while there is no client.
+    var condition: ClientCondition?
+    var group: EntryGroupHandle?
+    /// The interface indices the service is registered on (`AVAHI_IF_UNSPEC` for all).
+    var publishedInterfaces: [Int32] = []
+    var browser: ServiceBrowserHandle?
+    var resolvers: [SlotKey: ServiceResolverHandle] = [:]
+    var slotsByResolver: [OpaquePointer: SlotKey] = [:]
+    /// Interface names by index, remembered so a REMOVE can be matched after the interface
+    /// itself is gone.
+    var interfaceNames: [Int32: String] = [:]
+    /// True while the instance table is full and that has been logged.
+    var warnedTableFull = false
+
+    // Facts recorded by callbacks for the next reconcile pass.
+    var pendingCondition: ClientCondition?
+    /// A browser failure of the client with this identity.
+    var pendingBrowserFailure: (client: ObjectIdentifier, reason: String)?
+    var pendingCollision: OpaquePointer?
+    var publishRequested = false
+
+    private var announcementWatch: PollWatch?
+    private var reconcileTimer: PollTimer?
+    private var reconnectTimer: PollTimer?
+    private var isShutDown = false
+
+    init(
+        configuration: AvahiDiscovery.Configuration, logger: Logger, api: UnsafePointer<AvahiPoll>,
+        mailbox: AnnouncementMailbox, continuation: AsyncStream<DiscoveryEvent>.Continuation
+    ) {
+        self.mailbox = mailbox
+        self.configuration = configuration
+        self.logger = logger
+        self.filter = InterfaceFilter(allowedNames: configuration.interfaces)
+        self.api = api
+        self.continuation = continuation
+        self.table = InstanceTable(
+            ownKey: configuration.ownKey, capacity: configuration.maxTrackedInstances)
+    }
+
+    var context: UnsafeMutableRawPointer { AvahiCallbacks.context(for: self) }
+
+    // MARK: Entry points from AvahiRuntime (poll lock held) and the mailbox
+
+    /// Creates the timers, the mailbox watch and the first client. Throws only if a timer or
+    /// watch cannot be created.
+    func start() throws {
+        announcementWatch = try PollWatch(
+            api: api, readable: mailbox.readDescriptor, context: context,
+            callback: AvahiCallbacks.mailbox)
+        reconcileTimer = try PollTimer(
+            api: api, context: context, callback: AvahiCallbacks.reconcileTimer)
+        reconnectTimer = try PollTimer(
+            api: api, context: context, callback: AvahiCallbacks.reconnectTimer)
+        connect()
+    }
+
+    /// Mailbox watch: the daemon announced; publish on the next reconcile pass.
+    func announcementArrived() {
+        guard let advertisement = mailbox.take() else { return }
+        publication.announce(advertisement)
+        publishRequested = true
+        scheduleReconcile()
+    }
+
+    /// Withdraws the record (the reset makes avahi-daemon send goodbye packets), then frees
+    /// every Avahi object. Nothing runs after this.
+    func shutdown() {
+        isShutDown = true
+        announcementWatch = nil
+        reconcileTimer = nil
+        reconnectTimer = nil
+        withdraw()
+        freeAvahiObjects()
+        logger.debug("mDNS discovery stopped")
+    }
+
+    // MARK: Client lifecycle
+
+    /// Creates a client (reconnect timer, or start). The client reports its state through
+    /// `clientDidChange`, possibly before `avahi_client_new` returns.
+    func connect() {
+        guard client == nil, !isShutDown else { return }
+        switch ClientHandle.connect(api: api, context: context, callback: AvahiCallbacks.client) {
+        case .success(let created):
+            client = created
+        case .failure(let error):
+            pendingCondition = nil
+            perform(lifecycle.clientCreationFailed(error.avahiReason))
+        }
+    }
+
+    /// Client callback: record the condition and handle it on the next reconcile pass.
+    func clientDidChange(state: AvahiClientState, error: Int32) {
+        switch state {
+        case AVAHI_CLIENT_CONNECTING: pendingCondition = .connecting
+        case AVAHI_CLIENT_S_REGISTERING: pendingCondition = .registering
+        case AVAHI_CLIENT_S_RUNNING: pendingCondition = .running
+        case AVAHI_CLIENT_S_COLLISION: pendingCondition = .hostNameCollision
+        case AVAHI_CLIENT_FAILURE:
+            pendingCondition =
+                error == Int32(AVAHI_ERR_DISCONNECTED)
+                ? .disconnected : .failed(AvahiErrorText.describe(error))
+        default:
+            logger.debug("avahi client reported unknown state \(state.rawValue)")
+            return
+        }
+        scheduleReconcile()
+    }
+
+    func scheduleReconcile() {
+        reconcileTimer?.schedule(afterMilliseconds: 0)
+    }
+
+    /// Reconcile timer: acts on what callbacks recorded, in a context where freeing and
+    /// creating Avahi objects is safe.
+    func reconcile() {
+        guard !isShutDown else { return }
+        if let newCondition = pendingCondition {
+            pendingCondition = nil
+            condition = newCondition
+            perform(lifecycle.clientChanged(to: newCondition))
+        }
+        if let failure = pendingBrowserFailure {
+            pendingBrowserFailure = nil
+            if let client, ObjectIdentifier(client) == failure.client {
+                perform(lifecycle.browsingFailed(failure.reason))
+            }
+        }
+        if let collided = pendingCollision {
+            pendingCollision = nil
+            if group?.pointer == collided { renameAfterCollision() }
+        }
+        if publishRequested {
+            publishRequested = false
+            publishIfPossible()
+        }
+    }
+
+    func perform(_ actions: [LifecycleAction]) {
+        for action in actions {
+            switch action {
+            case .report(let state):
+                continuation.yield(.stateChanged(state))
+            case .warnPaused(.daemonAbsent):
+                logger.warning(
+                    "avahi-daemon is not running; mDNS discovery paused, static peers still work")
+            case .warnPaused(.clientUnavailable(let reason)):
+                logger.warning(
+                    "cannot reach avahi-daemon over D-Bus (\(reason)); mDNS discovery paused, static peers still work"
+                )
+            case .noteResumed:
+                logger.notice("avahi-daemon is available; mDNS discovery resumed")
+            case .startBrowsing:
+                startBrowsing()
+            case .publish:
+                publishIfPossible()
+            case .withdraw:
+                withdraw()
+            case .discardClient:
+                freeAvahiObjects()
+                emit(table.removeAll())
+            case .reconnect(let delay):
+                logger.debug("reconnecting to avahi-daemon in \(delay) ms")
+                reconnectTimer?.schedule(afterMilliseconds: delay)
+            case .logFailure(let reason):
+                logger.error("avahi client failed: \(reason); reconnecting")
+            }
+        }
+    }
+
+    /// Frees resolvers, browser, entry group and client, children first.
+    private func freeAvahiObjects() {
+        resolvers = [:]
+        slotsByResolver = [:]
+        browser = nil
+        group = nil
+        publishedInterfaces = []
+        publication.withdrawn()
+        client = nil
+        condition = nil
+    }
+
+    func emit(_ events: [DiscoveryEvent]) {
+        for event in events { continuation.yield(event) }
+    }
+}
+
+extension AvahiDiscoveryError {
+    /// The `avahi_strerror` text of a failed libavahi call, for log lines.
+    var avahiReason: String {
+        switch code {
+        case .avahi(_, let code): AvahiErrorText.describe(code)
+        case .systemCall, .alreadyRun: description
+        }
+    }
+
+    /// The libavahi error code, if this is a failed libavahi call.
+    var avahiCode: Int32? {
+        if case .avahi(_, let code) = code { return code }
+        return nil
+    }
+}
