@@ -220,3 +220,44 @@ extension MessageStore {
     var generator = SystemRandomNumberGenerator()
     return UInt64.random(in: 1...UInt64.max, using: &generator)
 }
+
+extension MessageStore {
+    /// Applies what the peer's HELLO says about our stream in **one transaction**, before
+    /// anything is resent (PROTOCOL.md §9.3): delivered up to `delivered`, read up to `read`.
+    /// Returns the messages whose status changed.
+    public func applyResume(
+        peer: PeerKey, stream: UInt64, deliveredUpTo delivered: UInt64?, readUpTo read: UInt64?,
+        at now: Int64
+    ) async throws(StoreError) -> [StoredMessage] {
+        try await write("applying the peer's resume point") { db in
+            var changed: [StoredMessage] = []
+            if let delivered {
+                changed += try Row.fetchAll(
+                    db,
+                    sql: """
+                        UPDATE messages SET status = 2, delivered_at = ?
+                        WHERE pk = ? AND direction = 1 AND stream = ? AND seq <= ? AND status = 0
+                        RETURNING \(StoredMessage.columns)
+                        """,
+                    arguments: [now, peer.blob, stream.storedValue, delivered.storedValue]
+                ).map { row throws in try StoredMessage(row: row) }
+            }
+            if let read {
+                let readRows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        UPDATE messages SET status = 3, read_at = ?,
+                            delivered_at = coalesce(delivered_at, ?)
+                        WHERE pk = ? AND direction = 1 AND stream = ? AND seq <= ?
+                            AND status IN (0, 2)
+                        RETURNING \(StoredMessage.columns)
+                        """,
+                    arguments: [now, now, peer.blob, stream.storedValue, read.storedValue]
+                ).map { row throws in try StoredMessage(row: row) }
+                let readIDs = Set(readRows.map(\.id))
+                changed = changed.filter { !readIDs.contains($0.id) } + readRows
+            }
+            return changed
+        }
+    }
+}

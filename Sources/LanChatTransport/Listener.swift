@@ -1,0 +1,95 @@
+import LanChatCore
+import NIOCore
+import NIOPosix
+
+/// A bound TCP listener. `run` accepts until its task is cancelled; every connection runs
+/// in its own child task and is authenticated before the delegate hears of it.
+public final class Listener: Sendable {
+    /// The addresses actually bound (the port is the ephemeral one when 0 was asked).
+    public let localAddress: Endpoint?
+    private let server: NIOAsyncChannel<AcceptedConnection, Never>
+    private let transport: Transport
+
+    init(server: NIOAsyncChannel<AcceptedConnection, Never>, transport: Transport) {
+        self.server = server
+        self.transport = transport
+        self.localAddress = Endpoint(server.channel.localAddress)
+    }
+
+    public var port: UInt16 { localAddress?.port ?? 0 }
+
+    public func run(delegate: any SessionDelegate) async throws {
+        let transport = self.transport
+        try await server.executeThenClose { inbound in
+            try await withThrowingDiscardingTaskGroup { group in
+                for try await accepted in inbound {
+                    group.addTask {
+                        let connection = ConnectionInfo(
+                            role: .responder, remoteAddress: accepted.remote, expectation: nil)
+                        _ = await transport.drive(
+                            accepted.channel, connection: connection, delegate: delegate,
+                            handshakeFinished: {
+                                transport.admission.release(accepted.admissionKey)
+                            })
+                    }
+                }
+            }
+        }
+    }
+
+    /// Closes the listening socket (running connections are not affected).
+    public func close() async {
+        try? await server.channel.close()
+    }
+}
+
+struct AcceptedConnection: Sendable {
+    let channel: NIOAsyncChannel<SessionEvent, SessionCommand>
+    let remote: Endpoint?
+    let admissionKey: String
+}
+
+extension Transport {
+    /// Binds the listener on `host` (`::` for every interface, IPv4 included) and `port`
+    /// (0: an ephemeral port).
+    public func listen(host: String, port: Int) async throws -> Listener {
+        let asyncConfiguration = asyncChannelConfiguration
+        let server = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(
+                .writeBufferWaterMark,
+                value: .init(
+                    low: configuration.writeBufferLowWaterMark,
+                    high: configuration.writeBufferHighWaterMark)
+            )
+            .bind(host: host, port: port) {
+                [self] channel -> EventLoopFuture<AcceptedConnection> in
+                let remote = Endpoint(channel.remoteAddress)
+                let admissionKey = remote?.host ?? "unknown"
+                guard admission.admit(admissionKey) else {
+                    logger.notice(
+                        "refusing connection: too many handshakes in progress",
+                        metadata: ["remote": "\(remote?.description ?? "?")"])
+                    return channel.eventLoop.makeFailedFuture(
+                        TransportError(.admissionRefused, "too many handshakes in progress"))
+                }
+                return channel.eventLoop.makeCompletedFuture {
+                    do {
+                        try channel.pipeline.syncOperations.addHandler(
+                            makeHandler(role: .responder))
+                        return AcceptedConnection(
+                            channel: try NIOAsyncChannel(
+                                wrappingChannelSynchronously: channel,
+                                configuration: asyncConfiguration),
+                            remote: remote, admissionKey: admissionKey)
+                    } catch {
+                        admission.release(admissionKey)
+                        throw error
+                    }
+                }
+            }
+        return Listener(server: server, transport: self)
+    }
+}

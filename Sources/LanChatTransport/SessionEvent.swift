@@ -1,0 +1,51 @@
+import LanChatCore
+import NIOCore
+
+/// What a connection's channel handler tells the async side, in order.
+enum SessionEvent: Sendable {
+    /// The handshake proved `remote`; answer with `SessionCommand.resolveIdentity`.
+    case identityCheck(PeerKey)
+    case established(SessionInfo)
+    /// Every application message decoded from one read: one batch, so the daemon commits
+    /// them in one transaction (group commit).
+    case messages([AppMessage])
+    /// The peer sent CLOSE (TAG_FINAL): a clean end.
+    case closedByPeer(CloseReason)
+}
+
+/// What the async side asks a connection's channel handler to do.
+enum SessionCommand: Sendable {
+    case resolveIdentity(accept: Bool)
+    case send([AppMessage])
+    /// Send CLOSE with this reason, then close the connection.
+    case close(CloseReason)
+}
+
+/// The public facts of an established session. No secrets.
+public struct SessionInfo: Sendable, Hashable {
+    public let remoteKey: PeerKey
+    /// The handshake hash `h`, the session id (PROTOCOL.md §3.2).
+    public let sessionID: [UInt8]
+    /// Which side we were.
+    public let role: HandshakeRole
+    /// The TCP peer address, for `addresses` and logs.
+    public let remoteAddress: Endpoint?
+
+    /// First 8 hex digits of the session id: what logs show.
+    public var sessionTag: String {
+        sessionID.prefix(4).map { byte in
+            let digits = String(byte, radix: 16)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined()
+    }
+}
+
+extension Endpoint {
+    /// The address NIO reports for a TCP peer, as an `Endpoint`.
+    init?(_ address: SocketAddress?) {
+        guard let address, let ip = address.ipAddress, let port = address.port,
+            let port16 = UInt16(exactly: port)
+        else { return nil }
+        self.init(host: ip, port: port16)
+    }
+}

@@ -1,0 +1,184 @@
+import Glibc
+import LanChatCore
+import LanChatCrypto
+import Logging
+import NIOCore
+import NIOPosix
+
+/// A node's TCP side: the listener and the dialler, both producing authenticated sessions
+/// that are handed to a `SessionDelegate` (the daemon). One connection is one task; it
+/// lives as long as the TCP connection and ends with `SessionDelegate.sessionClosed`.
+public final class Transport: Sendable {
+    public let identity: IdentityKeyPair
+    public let configuration: TransportConfiguration
+    let group: any EventLoopGroup
+    let logger: Logger
+    let admission: AdmissionControl
+
+    public init(
+        identity: IdentityKeyPair, configuration: TransportConfiguration = .init(),
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger
+    ) {
+        self.identity = identity
+        self.configuration = configuration
+        self.group = group
+        self.logger = logger
+        self.admission = AdmissionControl(
+            total: configuration.maxPendingHandshakes,
+            perAddress: configuration.maxPendingHandshakesPerAddress)
+    }
+
+    var asyncChannelConfiguration: NIOAsyncChannel<SessionEvent, SessionCommand>.Configuration {
+        // A few batches of read-ahead; past that the socket is not read (backpressure).
+        .init(backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8))
+    }
+
+    func makeHandler(role: HandshakeRole) -> SecureSessionHandler {
+        SecureSessionHandler(role: role, identity: identity, configuration: configuration)
+    }
+
+    /// The outcome of one outbound connection attempt, returned when it is over.
+    public enum DialOutcome: Sendable {
+        case connectFailed(TransportError)
+        case handshakeFailed(TransportError)
+        case identityRejected(IdentityPolicy.Rejection)
+        case sessionEnded(remoteKey: PeerKey, lifetime: Duration, end: SessionEnd)
+    }
+
+    /// Connects to `endpoint`, authenticates, and runs the session until it ends.
+    public func dial(
+        _ endpoint: Endpoint, expectation: IdentityPolicy.Expectation?,
+        delegate: any SessionDelegate
+    ) async -> DialOutcome {
+        let configuration = asyncChannelConfiguration
+        let initializer:
+            @Sendable (any Channel) -> EventLoopFuture<
+                NIOAsyncChannel<SessionEvent, SessionCommand>
+            > = { [self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(makeHandler(role: .initiator))
+                    return try NIOAsyncChannel(
+                        wrappingChannelSynchronously: channel, configuration: configuration)
+                }
+            }
+        let bootstrap = ClientBootstrap(group: group)
+            .connectTimeout(self.configuration.connectTimeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(
+                .writeBufferWaterMark,
+                value: .init(
+                    low: self.configuration.writeBufferLowWaterMark,
+                    high: self.configuration.writeBufferHighWaterMark))
+        let channel: NIOAsyncChannel<SessionEvent, SessionCommand>
+        do {
+            if endpoint.scope != nil {
+                channel = try await bootstrap.connect(
+                    to: try endpoint.scopedSocketAddress(), channelInitializer: initializer)
+            } else {
+                channel = try await bootstrap.connect(
+                    host: endpoint.host, port: Int(endpoint.port), channelInitializer: initializer)
+            }
+        } catch {
+            return .connectFailed(
+                TransportError(.connectFailed, "cannot connect to \(endpoint): \(error)"))
+        }
+        let connection = ConnectionInfo(
+            role: .initiator, remoteAddress: endpoint, expectation: expectation)
+        return await drive(channel, connection: connection, delegate: delegate)
+    }
+
+    /// Runs one connection: the identity decision, then the session, then the end.
+    func drive(
+        _ channel: NIOAsyncChannel<SessionEvent, SessionCommand>, connection: ConnectionInfo,
+        delegate: any SessionDelegate, handshakeFinished: @Sendable () -> Void = {}
+    ) async -> DialOutcome {
+        var logger = self.logger
+        logger[metadataKey: "remote"] = "\(connection.remoteAddress?.description ?? "?")"
+        let state = ConnectionState()
+        do {
+            try await channel.executeThenClose { inbound, outbound in
+                for try await event in inbound {
+                    switch event {
+                    case .identityCheck(let remote):
+                        let verdict = await delegate.authorize(remote, connection: connection)
+                        if case .failure(let rejection) = verdict { state.rejection = rejection }
+                        try await outbound.write(.resolveIdentity(accept: state.rejection == nil))
+                    case .established(let info):
+                        handshakeFinished()
+                        state.handshakeDone = true
+                        let session = SessionHandle(
+                            info: info, outbound: outbound, channel: channel.channel)
+                        state.session = session
+                        logger.debug(
+                            "session established",
+                            metadata: [
+                                "peer": "\(Fingerprint.keyTag(info.remoteKey))",
+                                "session": "\(info.sessionTag)",
+                            ])
+                        await delegate.sessionOpened(session)
+                    case .messages(let messages):
+                        guard let session = state.session else { continue }
+                        await delegate.session(session, received: messages)
+                    case .closedByPeer(let reason):
+                        state.end = .closedByPeer(reason)
+                    }
+                }
+            }
+        } catch {
+            state.error =
+                error as? TransportError
+                ?? TransportError(.channelFailed, "connection failed: \(error)")
+        }
+        if !state.handshakeDone { handshakeFinished() }
+        guard let session = state.session else {
+            if let rejection = state.rejection { return .identityRejected(rejection) }
+            let error =
+                state.error
+                ?? TransportError(.handshakeFailed, "connection closed during the handshake")
+            logger.info("handshake failed: \(error)")
+            return .handshakeFailed(error)
+        }
+        let end: SessionEnd =
+            if let local = session.closedLocallyWith {
+                .closedLocally(local)
+            } else if let byPeer = state.end {
+                byPeer
+            } else {
+                .failed(
+                    state.error
+                        ?? TransportError(.connectionLost, "connection lost, possibly truncated"))
+            }
+        await delegate.sessionClosed(session, end: end)
+        return .sessionEnded(
+            remoteKey: session.remoteKey, lifetime: session.establishedAt.duration(to: .now),
+            end: end)
+    }
+}
+
+/// Mutable facts of one connection, touched only by its own task.
+private final class ConnectionState: @unchecked Sendable {
+    var session: SessionHandle?
+    var rejection: IdentityPolicy.Rejection?
+    var end: SessionEnd?
+    var error: TransportError?
+    var handshakeDone = false
+}
+
+extension Endpoint {
+    /// A `SocketAddress` for a scoped IPv6 literal (`fe80::1%eth0`): NIO's parser does not
+    /// take a scope, so the interface index is set by hand.
+    func scopedSocketAddress() throws -> SocketAddress {
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_port = port.bigEndian
+        guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else {
+            throw TransportError(.connectFailed, "\(host) is not an IPv6 address")
+        }
+        let index = scope.map { if_nametoindex($0) } ?? 0
+        guard index != 0 else {
+            throw TransportError(.connectFailed, "unknown interface \(scope ?? "")")
+        }
+        address.sin6_scope_id = index
+        return SocketAddress(address, host: host)
+    }
+}

@@ -1,0 +1,28 @@
+import NIOCore
+
+/// Timers and limits of a node's TCP sessions (PROTOCOL.md §3.9, §4.5, §4.6). The defaults
+/// are the protocol's; tests shorten the timers instead of waiting for them.
+public struct TransportConfiguration: Sendable {
+    /// Connect timeout for outbound TCP.
+    public var connectTimeout: TimeAmount = .seconds(5)
+    /// The whole handshake, including both header frames.
+    public var handshakeTimeout: TimeAmount = .seconds(10)
+    /// Longest silence while the handshake is in progress (slowloris guard).
+    public var handshakeReadIdle: TimeAmount = .seconds(5)
+    /// Send a PING after this long without sending anything.
+    public var keepaliveInterval: TimeAmount = .seconds(15)
+    /// Close a session when nothing arrived for this long (the dead timeout).
+    public var deadTimeout: TimeAmount = .seconds(60)
+    /// How often the timers above are checked; their accuracy.
+    public var timerResolution: TimeAmount = .milliseconds(500)
+    /// Answer at most this many PINGs per second (PING flood, §7.2 32).
+    public var pongsPerSecond = 4
+    /// Inbound admission (§4.6): unauthenticated handshakes in total and per source address.
+    public var maxPendingHandshakes = 64
+    public var maxPendingHandshakesPerAddress = 4
+    /// Per-session outbound buffer; writers wait (backpressure) above the high mark (§4.5).
+    public var writeBufferLowWaterMark = 1 << 20
+    public var writeBufferHighWaterMark = 4 << 20
+
+    public init() {}
+}
