@@ -1,0 +1,194 @@
+import LanChatCore
+import LanChatCrypto
+import LanChatTransport
+import Logging
+
+/// Keeps one session with every configured and discovered peer that is not blocked (eager
+/// sessions, PROTOCOL.md §10), and dials offline peers that have queued messages at their
+/// last known addresses. Redials with exponential backoff and jitter (§4.6), reset when the
+/// peer is rediscovered or reaches us by itself.
+///
+/// Concurrency: an actor; `run()` is its one long-lived loop and owns the dial tasks as
+/// children, so cancelling `run()` ends every outbound connection.
+actor ConnectionManager {
+    private let transport: Transport
+    private let registry: LinkRegistry
+    private let directory: PeerDirectory
+    private let logger: Logger
+    private var targets: [ServiceInstance: DialTarget] = [:]
+    private let wakeup = Wakeup()
+    private(set) var discoveryState: DiscoveryState
+
+    static let badAddressPenalty: Duration = .seconds(3600)
+
+    init(
+        transport: Transport, registry: LinkRegistry, directory: PeerDirectory, logger: Logger,
+        discoveryState: DiscoveryState
+    ) {
+        self.transport = transport
+        self.registry = registry
+        self.directory = directory
+        self.logger = logger
+        self.discoveryState = discoveryState
+    }
+
+    // MARK: Inputs
+
+    /// Runs until cancelled: consumes discovery events and starts dials when they are due.
+    func run(discoveries: [AsyncStream<DiscoveryEvent>]) async {
+        await withDiscardingTaskGroup { group in
+            for events in discoveries {
+                group.addTask {
+                    for await event in events { await self.handle(event) }
+                }
+            }
+            while !Task.isCancelled {
+                let nextDue = startDueDials(in: &group)
+                await wakeup.wait(until: nextDue)
+            }
+        }
+    }
+
+    func handle(_ event: DiscoveryEvent) {
+        switch event {
+        case .found(let peer):
+            found(peer)
+        case .lost(let instance):
+            directory.withdraw(instance)
+            if targets[instance]?.dialling == true {
+                targets[instance]?.wanted = false
+            } else {
+                targets[instance] = nil
+            }
+        case .stateChanged(let state):
+            discoveryState = state
+        }
+    }
+
+    private func found(_ peer: DiscoveredPeer) {
+        let key = peer.announcement?.key
+        if let key, key == directory.ownKey || directory.isBlocked(key) { return }
+        var target =
+            targets[peer.instance]
+            ?? DialTarget(
+                instance: peer.instance, kind: .announced, endpoints: peer.endpoints,
+                hostName: peer.hostName)
+        let changed =
+            target.endpoints != peer.endpoints || target.announcedKey != key
+            || target.kind != .announced || !target.wanted
+        target.kind = .announced
+        target.wanted = true
+        target.endpoints = peer.endpoints
+        target.hostName = peer.hostName
+        target.announcedKey = key
+        if changed || targets[peer.instance] == nil {
+            // Rediscovered: try at once (§4.6).
+            target.backoff.reset()
+            target.nextAttempt = .now
+        }
+        targets[peer.instance] = target
+        if let key {
+            directory.announcement(peer.instance, of: key, present: true, hostName: peer.hostName)
+        }
+        wakeup.signal()
+    }
+
+    /// Messages wait for `key`: make sure something dials it.
+    func wantSession(with key: PeerKey) {
+        guard directory.entry(key)?.sessions ?? 0 == 0 else { return }
+        guard !targets.values.contains(where: { $0.key == key && $0.wanted }) else { return }
+        guard let record = directory.entry(key)?.record, !record.addresses.isEmpty else { return }
+        let instance = ServiceInstance(name: "outbox:\(key.id)", interface: nil)
+        targets[instance] = DialTarget(
+            instance: instance, kind: .outbox, endpoints: record.addresses, hostName: "",
+            announcedKey: key)
+        wakeup.signal()
+    }
+
+    /// A session with `key` came up (inbound or outbound): the peer is reachable, so its
+    /// targets' backoff starts over.
+    func sessionStarted(with key: PeerKey) {
+        for (instance, target) in targets where target.key == key {
+            targets[instance]?.backoff.reset()
+            if target.kind == .outbox && !target.dialling { targets[instance] = nil }
+        }
+    }
+
+    /// A session with `key` ended: targets skipped while it was online may dial now.
+    func sessionEnded(with key: PeerKey) {
+        wakeup.signal()
+    }
+
+    var targetCount: Int { targets.count }
+
+    // MARK: Dialling
+
+    private func startDueDials(in group: inout DiscardingTaskGroup) -> ContinuousClock.Instant? {
+        let now = ContinuousClock.now
+        var nextDue: ContinuousClock.Instant?
+        for (instance, target) in targets where !target.dialling && target.wanted {
+            if let key = target.key, directory.entry(key)?.sessions ?? 0 > 0 { continue }
+            let endpoints = target.usableEndpoints(at: now)
+            let soonestRelease = target.badUntil.values.filter { $0 > now }.min()
+            guard !endpoints.isEmpty else {
+                if let soonestRelease { nextDue = min(nextDue ?? soonestRelease, soonestRelease) }
+                continue
+            }
+            guard target.nextAttempt <= now else {
+                nextDue = min(nextDue ?? target.nextAttempt, target.nextAttempt)
+                continue
+            }
+            targets[instance]?.dialling = true
+            let expectation = expectation(for: target)
+            let transport = self.transport
+            let registry = self.registry
+            group.addTask {
+                var last: (Endpoint, Transport.DialOutcome)?
+                for endpoint in endpoints {
+                    let outcome = await transport.dial(
+                        endpoint, expectation: expectation, delegate: registry)
+                    last = (endpoint, outcome)
+                    if case .connectFailed = outcome { continue }
+                    break
+                }
+                if let (endpoint, outcome) = last {
+                    await self.finished(instance, endpoint: endpoint, outcome: outcome)
+                }
+            }
+        }
+        return nextDue
+    }
+
+    private func expectation(for target: DialTarget) -> IdentityPolicy.Expectation? {
+        guard let key = target.key else { return nil }
+        return directory.entry(key) != nil ? .pinned(key) : .announced(key)
+    }
+
+    private func finished(
+        _ instance: ServiceInstance, endpoint: Endpoint, outcome: Transport.DialOutcome
+    ) {
+        guard var target = targets[instance] else { return }
+        target.dialling = false
+        let now = ContinuousClock.now
+        switch outcome {
+        case .sessionEnded(let key, let lifetime, _):
+            if target.announcedKey == nil { target.learnedKey = key }
+            target.backoff.sessionEnded(after: lifetime)
+            if target.kind == .outbox { target.wanted = false }
+        case .identityRejected(let rejection):
+            switch rejection {
+            case .pinnedKeyMismatch, .announcedKeyMismatch:
+                target.badUntil[endpoint] = now + Self.badAddressPenalty
+            case .ownKey, .blocked:
+                target.wanted = false
+            }
+        case .connectFailed(let error), .handshakeFailed(let error):
+            logger.debug(
+                "dial failed: \(error)",
+                metadata: ["target": "\(instance)", "endpoint": "\(endpoint)"])
+        }
+        target.nextAttempt = now + target.backoff.nextDelay()
+        targets[instance] = target.wanted ? target : nil
+        wakeup.signal()
+    }
+}

@@ -1,0 +1,113 @@
+import FoundationEssentials
+import LanChatControl
+import NIOCore
+
+/// The whole control API as one table: JSON-RPC method name → handler. Decoding, the error
+/// envelope and `apiVersion` live here once, so a handler is only "params in, result out".
+struct ControlDispatcher: Sendable {
+    typealias RawHandler = @Sendable (_ request: Data, _ id: RPCID?) async -> Data
+
+    private var handlers: [String: RawHandler] = [:]
+
+    var methodNames: [String] { handlers.keys.sorted() }
+
+    mutating func register<Method: ControlMethod>(
+        _ method: Method.Type,
+        _ handler: @escaping @Sendable (Method.Params) async throws(ControlError) -> Method.Result
+    ) {
+        handlers[Method.name] = { request, id in
+            let params: Method.Params
+            do throws(ControlError) {
+                params = try Self.decodeParams(Method.Params.self, from: request)
+            } catch {
+                return Self.encode(RPCResponse<Method.Result>(id: id, error: error))
+            }
+            do throws(ControlError) {
+                return Self.encode(RPCResponse(id: id, result: try await handler(params)))
+            } catch {
+                return Self.encode(RPCResponse<Method.Result>(id: id, error: error))
+            }
+        }
+    }
+
+    /// Answers one request line with one response line (without the newline).
+    func respond(to line: Data) async -> Data {
+        let head: RPCRequestHead
+        do {
+            head = try ControlJSON.decoder().decode(RPCRequestHead.self, from: line)
+        } catch DecodingError.dataCorrupted {
+            return Self.encode(
+                RPCResponse<NoParams>(id: nil, error: .parseError("the request is not valid JSON")))
+        } catch {
+            return Self.encode(
+                RPCResponse<NoParams>(
+                    id: nil, error: .invalidRequest("the request is not a JSON-RPC 2.0 object")))
+        }
+        guard head.jsonrpc == "2.0", let method = head.method else {
+            return Self.encode(
+                RPCResponse<NoParams>(
+                    id: head.id,
+                    error: .invalidRequest(
+                        "a request needs \"jsonrpc\": \"2.0\" and a \"method\" string")))
+        }
+        guard let handler = handlers[method] else {
+            return Self.encode(RPCResponse<NoParams>(id: head.id, error: .methodNotFound(method)))
+        }
+        return await handler(line, head.id)
+    }
+
+    static func tooLongResponse() -> Data {
+        encode(
+            RPCResponse<NoParams>(
+                id: nil,
+                error: .invalidRequest(
+                    "request line longer than \(ControlAPI.maxRequestBytes) bytes")))
+    }
+
+    private static func decodeParams<Params: Decodable>(_ type: Params.Type, from line: Data)
+        throws(ControlError) -> Params
+    {
+        let decoded: RPCRequestParams<Params>
+        do {
+            decoded = try ControlJSON.decoder().decode(RPCRequestParams<Params>.self, from: line)
+        } catch {
+            throw .invalidParams("invalid params: \(Self.describe(error))")
+        }
+        if let params = decoded.params { return params }
+        // No params (or null): fine if the method's params are all optional.
+        do {
+            return try ControlJSON.decoder().decode(Params.self, from: Data("{}".utf8))
+        } catch {
+            throw .invalidParams("invalid params: \(Self.describe(error))")
+        }
+    }
+
+    /// A short, user-facing account of a decoding error: which field, what was wrong.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map(\.stringValue).filter { $0 != "params" }
+            return keys.isEmpty ? "params" : keys.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, _): return "missing \"\(key.stringValue)\""
+        case .typeMismatch(let type, let context): return "\(path(context)) should be \(type)"
+        case .valueNotFound(let type, let context):
+            return "\(path(context)) should be \(type), not null"
+        case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+
+    static func encode<Result: Codable>(_ response: RPCResponse<Result>) -> Data {
+        do {
+            return try ControlJSON.encoder().encode(response)
+        } catch {
+            // Every result type encodes; this would be a bug, answered rather than crashed on.
+            let text =
+                #"{"jsonrpc":"2.0","id":null,"apiVersion":"# + "\(ControlAPI.version)"
+                + #","error":{"code":-32603,"message":"cannot encode the result"}}"#
+            return Data(text.utf8)
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import LanChatControl
+
+extension ControlDispatcher {
+    /// The control API: one line per method, each name shared by the CLI command, the
+    /// JSON-RPC method, the client call and the handler (ARCHITECTURE.md habit 1).
+    static func routes(to messenger: Messenger) -> ControlDispatcher {
+        var dispatcher = ControlDispatcher()
+        dispatcher.register(Methods.Status.self) { _ throws(ControlError) in
+            try await messenger.status()
+        }
+        dispatcher.register(Methods.Who.self) { params throws(ControlError) in messenger.who(params)
+        }
+        dispatcher.register(Methods.Send.self) { params throws(ControlError) in
+            try await messenger.send(params)
+        }
+        dispatcher.register(Methods.History.self) { params throws(ControlError) in
+            try await messenger.history(params)
+        }
+        dispatcher.register(Methods.SetPresence.self) { params throws(ControlError) in
+            try await messenger.setPresence(params)
+        }
+        dispatcher.register(Methods.Retry.self) { params throws(ControlError) in
+            try await messenger.retry(params)
+        }
+        return dispatcher
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import LanChatCore
+import LanChatStore
+import Logging
+import Synchronization
+
+/// What every peer link needs from the rest of the daemon. Built once by `Daemon`.
+struct LinkServices: Sendable {
+    let store: MessageStore
+    let directory: PeerDirectory
+    let events: EventBus
+    let profile: OwnProfile
+    let logger: Logger
+    /// With read receipts off we never send READ and always send `in_read = 0` (§9.5).
+    let readReceipts: Bool
+    /// Milliseconds since the Unix epoch; injected so tests can fix time.
+    let now: @Sendable () -> Int64
+
+    static func wallClock() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+    }
+}
+
+/// Our own display name, presence and status text: announced in HELLO, PRESENCE and the
+/// mDNS TXT record. Changed by `lanchat presence`.
+final class OwnProfile: Sendable {
+    struct Snapshot: Sendable, Equatable {
+        var name: String
+        var status: AnnouncedStatus
+        var statusText: String
+    }
+
+    private let state: Mutex<Snapshot>
+
+    init(name: String, status: AnnouncedStatus = .available, statusText: String = "") {
+        state = Mutex(Snapshot(name: name, status: status, statusText: statusText))
+    }
+
+    var snapshot: Snapshot { state.withLock { $0 } }
+
+    func update(status: AnnouncedStatus, statusText: String?) -> Snapshot {
+        state.withLock { current in
+            current.status = status
+            if let statusText { current.statusText = statusText }
+            return current
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import LanChatControl
+import LanChatCore
+import LanChatStore
+
+extension Messenger {
+    /// Sets our presence and status text: sent as PRESENCE on every live session (§9.6) and
+    /// announced in the mDNS TXT record.
+    func setPresence(_ params: PresenceParams) async throws(ControlError) -> StatusResult {
+        if let text = params.text, text.utf8.count > Limits.maxStatusTextBytes {
+            throw .badInput("status text is over \(Limits.maxStatusTextBytes) bytes")
+        }
+        let status: AnnouncedStatus =
+            switch params.status {
+            case .available: .available
+            case .away: .away
+            case .busy: .busy
+            }
+        let profile = services.profile.update(status: status, statusText: params.text)
+        for link in registry.allLinks {
+            await link.announce(.presence(profile.status, statusText: profile.statusText))
+        }
+        runtime.presenceChanged(profile)
+        return try await self.status()
+    }
+
+    /// Puts failed messages back in the queue: one message by id, a peer's, or all.
+    func retry(_ params: RetryParams) async throws(ControlError) -> RetryResult {
+        var id: MessageID?
+        var peer: PeerKey?
+        if let target = params.target, !target.isEmpty {
+            if let parsed = MessageID(text: target) {
+                id = parsed
+            } else {
+                peer = try directory.resolve(target).key
+            }
+        }
+        let requeued: [StoredMessage]
+        do {
+            requeued = try await store.requeueFailed(id: id, peer: peer)
+        } catch {
+            throw .storeUnavailable("cannot re-queue: \(error)")
+        }
+        var infos: [MessageInfo] = []
+        for (key, messages) in Dictionary(grouping: requeued, by: \.peer) {
+            let sorted = messages.sorted { $0.seq < $1.seq }
+            await registry.link(for: key).committed(sorted)
+            await connections.wantSession(with: key)
+            infos += await self.infos(sorted, peer: key)
+        }
+        return RetryResult(messages: infos)
+    }
+}
+
+extension PeerLink {
+    /// Sends a control message (PRESENCE, TYPING) on the live session, if any.
+    func announce(_ message: AppMessage) {
+        guard helloReceived, let session else { return }
+        session.sendControl([message])
+    }
+}

@@ -1,0 +1,70 @@
+import LanChatControl
+import LanChatCore
+import LanChatCrypto
+import LanChatStore
+
+extension Messenger {
+    func status() async throws(ControlError) -> StatusResult {
+        let counts: MessageStore.Counts
+        do {
+            counts = try await store.counts()
+        } catch {
+            throw .storeUnavailable("cannot read the store: \(error)")
+        }
+        let profile = services.profile.snapshot
+        let own = directory.ownKey
+        let avahi = runtime.mdnsEnabled ? await connections.discoveryState.rawValue : "disabled"
+        return StatusResult(
+            name: profile.name, id: own.id, keyTag: Fingerprint.keyTag(own),
+            status: Availability(rawValue: profile.status.availability) ?? .available,
+            statusText: profile.statusText, version: LanChatVersion.current,
+            apiVersion: ControlAPI.version, startedAt: runtime.startedAt,
+            uptimeSeconds: Double(
+                runtime.startInstant.duration(to: .now).components.seconds),
+            listening: runtime.listening, avahi: avahi, peersOnline: directory.onlineCount,
+            queued: counts.queued, unread: counts.unread, dataDir: runtime.dataDirectory,
+            socket: runtime.socketPath)
+    }
+
+    func who(_ params: WhoParams) -> WhoResult {
+        let showAll = params.all ?? false
+        let query = params.query.flatMap { $0.isEmpty ? nil : $0 }
+        let peers = directory.all
+            .filter { showAll || $0.presence == .online }
+            .filter { entry in query.map { PeerResolver.matches(entry, query: $0) } ?? true }
+            .sorted(by: PeerResolver.byName)
+            .map(\.info)
+        return WhoResult(peers: peers)
+    }
+
+    func history(_ params: HistoryParams) async throws(ControlError) -> HistoryResult {
+        let peer = try directory.resolve(params.peer)
+        let limit = params.limit ?? 50
+        guard (1...1000).contains(limit) else { throw .invalidParams("limit must be 1 to 1000") }
+        let anchor: MessageStore.PageAnchor
+        switch (params.before, params.after) {
+        case (nil, nil): anchor = .latest
+        case (let before?, nil): anchor = .before(try Self.messageID(before))
+        case (nil, let after?): anchor = .after(try Self.messageID(after))
+        default: throw .invalidParams("give at most one of \"before\" and \"after\"")
+        }
+        let page: MessageStore.HistoryPage
+        do {
+            page = try await store.history(with: peer.key, limit: limit, anchor: anchor)
+        } catch  where error.kind == .notFound {
+            throw .invalidParams("\(error.description) with \(peer.displayName)")
+        } catch {
+            throw .storeUnavailable("cannot read history: \(error)")
+        }
+        return HistoryResult(
+            peer: peer.info, messages: await infos(page.messages, peer: peer.key),
+            hasOlder: page.hasOlder)
+    }
+
+    static func messageID(_ text: String) throws(ControlError) -> MessageID {
+        guard let id = MessageID(text: text) else {
+            throw .invalidParams("'\(text)' is not a message id (8-4-4-4-12 hex)")
+        }
+        return id
+    }
+}

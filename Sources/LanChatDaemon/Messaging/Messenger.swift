@@ -1,0 +1,131 @@
+import Foundation
+import LanChatControl
+import LanChatCore
+import LanChatStore
+import LanChatTransport
+import Logging
+
+/// The daemon's use cases, one method per control API method. It validates, resolves peers,
+/// talks to the store and hands live work to the peer links; it holds no state of its own.
+final class Messenger: Sendable {
+    let services: LinkServices
+    let registry: LinkRegistry
+    let connections: ConnectionManager
+    let runtime: RuntimeFacts
+
+    init(
+        services: LinkServices, registry: LinkRegistry, connections: ConnectionManager,
+        runtime: RuntimeFacts
+    ) {
+        self.services = services
+        self.registry = registry
+        self.connections = connections
+        self.runtime = runtime
+    }
+
+    var store: MessageStore { services.store }
+    var directory: PeerDirectory { services.directory }
+
+    /// Stores the messages (`queued`), returns as soon as they are on disk, and starts them on
+    /// their way; with `wait`/`waitRead`, answers when they are delivered/read or at timeout.
+    func send(_ params: SendParams) async throws(ControlError) -> SendResult {
+        let texts = try Self.validatedTexts(params)
+        let peer = try directory.resolve(params.peer)
+        guard peer.record.trust != .blocked else {
+            throw .failed("\(peer.displayName) (\(peer.record.keyTag)) is blocked; unblock to send")
+        }
+        let stored: [StoredMessage]
+        do {
+            stored = try await store.enqueue(to: peer.key, texts: texts, at: services.now())
+        } catch {
+            throw .storeUnavailable("message not stored: \(error)")
+        }
+        let link = registry.link(for: peer.key)
+        await link.committed(stored)
+        await connections.wantSession(with: peer.key)
+        let waitTarget: StatusWaiter.Target? =
+            params.waitRead == true ? .read : params.wait == true ? .delivered : nil
+        guard let waitTarget else {
+            return SendResult(messages: await infos(stored, peer: peer.key))
+        }
+        return try await waitFor(stored, peer: peer, target: waitTarget, timeout: params.timeout)
+    }
+
+    private func waitFor(
+        _ stored: [StoredMessage], peer: PeerEntry, target: StatusWaiter.Target, timeout: Double?
+    ) async throws(ControlError) -> SendResult {
+        let seconds = timeout ?? 30
+        guard seconds.isFinite, seconds >= 0, seconds <= 86_400 else {
+            throw .invalidParams("timeout must be 0 to 86400 seconds")
+        }
+        let ids = stored.map(\.id)
+        let waiter = StatusWaiter(store: store, events: services.events)
+        let outcome: (pending: Set<MessageID>, failed: Set<MessageID>)
+        do {
+            outcome = try await waiter.wait(
+                for: ids, until: target, timeout: .milliseconds(Int64(seconds * 1000)))
+        } catch {
+            throw .storeUnavailable("cannot read message status: \(error)")
+        }
+        let current: [StoredMessage]
+        do {
+            current = try await store.messages(ids: ids)
+        } catch {
+            throw .storeUnavailable("cannot read message status: \(error)")
+        }
+        if !outcome.failed.isEmpty {
+            let reason = current.first { outcome.failed.contains($0.id) }?.failReason ?? "failed"
+            throw .failed(reason, messageIDs: ids.map(\.description))
+        }
+        if !outcome.pending.isEmpty {
+            let what = target == .read ? "read" : "delivered"
+            throw .timedOut(
+                "not \(what) within \(Self.format(seconds)) s; still queued and will be delivered when \(peer.displayName) is back",
+                messageIDs: ids.map(\.description))
+        }
+        return SendResult(messages: await infos(current, peer: peer.key))
+    }
+
+    static func validatedTexts(_ params: SendParams) throws(ControlError) -> [String] {
+        let texts: [String]
+        switch (params.text, params.texts) {
+        case (let text?, nil): texts = [text]
+        case (nil, let many?): texts = many
+        default: throw .invalidParams("give exactly one of \"text\" and \"texts\"")
+        }
+        guard !texts.isEmpty else { throw .badInput("no message to send") }
+        guard texts.count <= 10_000 else { throw .badInput("at most 10000 messages per request") }
+        for text in texts {
+            guard !text.allSatisfy(\.isWhitespace) else { throw .badInput("empty message") }
+            guard text.utf8.count <= Limits.maxTextBytes else {
+                throw .badInput(
+                    "message of \(text.utf8.count) bytes is over the limit of \(Limits.maxTextBytes)"
+                )
+            }
+        }
+        return texts
+    }
+
+    static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+    }
+
+    /// Control API views of stored messages, with `sent` for those in flight on the session.
+    func infos(_ messages: [StoredMessage], peer: PeerKey) async -> [MessageInfo] {
+        let inFlight = await registry.existingLink(for: peer)?.inFlight()
+        return messages.map { MessageMapping.info($0, inFlight: inFlight) }
+    }
+}
+
+/// Facts about this daemon process, for `status`.
+struct RuntimeFacts: Sendable {
+    let name: @Sendable () -> String
+    let startedAt: Timestamp
+    let startInstant: ContinuousClock.Instant
+    let listening: [String]
+    let dataDirectory: String
+    let socketPath: String
+    let mdnsEnabled: Bool
+    /// Tells discovery to update the TXT record.
+    let presenceChanged: @Sendable (OwnProfile.Snapshot) -> Void
+}

@@ -1,0 +1,83 @@
+import LanChatCore
+import LanChatStore
+
+/// Writing our stream to the session: in seq order, at most `Limits.maxInFlight` ahead of
+/// the peer's ACKs, in batches of up to 256 messages per write.
+extension PeerLink {
+    /// Starts the pump unless it is already running; a running pump is told to look again.
+    /// The pump is a separate task (at most one per link) so that whoever calls this (the
+    /// `send` handler, the inbound path after an ACK) never waits on the network.
+    func schedulePump() {
+        guard helloReceived, session != nil else { return }
+        if pumpRunning {
+            pumpRequested = true
+            return
+        }
+        pumpRunning = true
+        Task { await self.pump() }
+    }
+
+    private func pump() async {
+        defer { pumpRunning = false }
+        while true {
+            pumpRequested = false
+            guard helloReceived, let current = session, let flow, let stream = flow.stream,
+                let range = flow.sendable
+            else { return }
+            let last = min(range.upperBound, range.lowerBound + UInt64(Self.maxBatch) - 1)
+            var batch: [StoredMessage] = []
+            var seq = range.lowerBound
+            while seq <= last, let cached = outboxCache[seq], cached.stream == stream {
+                batch.append(cached)
+                seq += 1
+            }
+            if seq <= last {
+                let fetched: [StoredMessage]
+                do {
+                    fetched = try await services.store.outgoing(
+                        to: key, stream: stream, from: seq, limit: Int(last - seq + 1))
+                } catch {
+                    logger.error("cannot read the outbox: \(error)")
+                    return
+                }
+                // The world may have moved during the read: start over if so.
+                guard current === session, self.flow?.nextToSend == range.lowerBound else {
+                    continue
+                }
+                batch += fetched
+            }
+            let contiguous = Self.contiguousPrefix(of: batch, from: range.lowerBound)
+            guard let lastSent = contiguous.last else {
+                logger.error("outbox has no message \(range.lowerBound) of its stream")
+                return
+            }
+            self.flow?.didSend(upTo: lastSent.seq)
+            services.events.publish(.statusChanged(peer: key, contiguous, sent: true))
+            do {
+                try await current.send(contiguous.map(Self.wireMessage))
+            } catch {
+                // The session is going away; its end resets the flow.
+                return
+            }
+        }
+    }
+
+    /// The leading messages whose seqs run on from `first` without a hole.
+    static func contiguousPrefix(of messages: [StoredMessage], from first: UInt64)
+        -> [StoredMessage]
+    {
+        var result: [StoredMessage] = []
+        for (offset, message) in messages.enumerated() {
+            guard message.seq == first + UInt64(offset) else { break }
+            result.append(message)
+        }
+        return result
+    }
+
+    static func wireMessage(_ message: StoredMessage) -> AppMessage {
+        .message(
+            WireMessage(
+                stream: message.stream, seq: message.seq, id: message.id,
+                sentAt: message.createdAt, text: message.text))
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import LanChatControl
+import LanChatCore
+
+/// Resolves a PEER argument (PRODUCT.md §4), in order: the 52-character id; the key tag
+/// `XXXX-XXXX`; an alias; a display name (case-insensitive); a unique case-insensitive prefix
+/// of an alias or name. The first rule that matches anything decides: one match resolves,
+/// several are ambiguous. Known offline peers resolve too.
+enum PeerResolver {
+    static func resolve(_ query: String, among entries: [PeerEntry]) throws(ControlError)
+        -> PeerEntry
+    {
+        let trimmed = query.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { throw .invalidParams("the peer is empty") }
+        let folded = trimmed.lowercased()
+        let rules: [(PeerEntry) -> Bool] = [
+            { entry in PeerKey(id: trimmed).map { $0 == entry.key } ?? false },
+            { entry in entry.record.keyTag.lowercased() == folded },
+            { entry in entry.record.alias?.lowercased() == folded },
+            { entry in entry.record.name.lowercased() == folded },
+            { entry in
+                (entry.record.alias?.lowercased().hasPrefix(folded) ?? false)
+                    || entry.record.name.lowercased().hasPrefix(folded)
+            },
+        ]
+        for rule in rules {
+            let matches = entries.filter(rule)
+            if matches.count == 1, let match = matches.first { return match }
+            if matches.count > 1 {
+                throw .peerAmbiguous(
+                    query, candidates: matches.sorted(by: byName).map(\.candidate))
+            }
+        }
+        throw .peerNotFound(query)
+    }
+
+    /// `who QUERY`: a case-insensitive substring of name, alias, key tag, id or host.
+    static func matches(_ entry: PeerEntry, query: String) -> Bool {
+        let folded = query.lowercased()
+        let fields =
+            [
+                entry.record.name, entry.record.alias ?? "", entry.record.keyTag, entry.key.id,
+                entry.hostName ?? "",
+            ] + entry.record.addresses.map(\.host)
+        return fields.contains { $0.lowercased().contains(folded) }
+    }
+
+    static func byName(_ lhs: PeerEntry, _ rhs: PeerEntry) -> Bool {
+        (lhs.displayName.lowercased(), lhs.record.keyTag)
+            < (rhs.displayName.lowercased(), rhs.record.keyTag)
+    }
+}

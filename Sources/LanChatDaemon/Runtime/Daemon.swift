@@ -1,0 +1,253 @@
+import Foundation
+import LanChatControl
+import LanChatCore
+import LanChatCrypto
+import LanChatDiscovery
+import LanChatStore
+import LanChatTransport
+import Logging
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// The composition root: builds every part in dependency order, binds the sockets, reports
+/// READY, and runs the services until SIGTERM/SIGINT (or `stop()`), then stops cleanly:
+/// CLOSE on every session, the mDNS record withdrawn, the store closed, within 2 s.
+public final class Daemon: Sendable {
+    public let configuration: DaemonConfiguration
+    public let identityKey: PeerKey
+    /// The TCP port actually bound (the ephemeral one when `port` was 0).
+    public let port: UInt16
+    let messenger: Messenger
+    let registry: LinkRegistry
+    private let group: ServiceGroup
+    private let logger: Logger
+    private let notifier: SystemdNotifier
+    private let lock: DataDirectoryLockHolder
+
+    /// Prepares everything that can fail with a clear error (data directory, lock, key,
+    /// store, sockets) without running anything yet.
+    public static func start(
+        _ configuration: DaemonConfiguration, logger: Logger,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        handleSignals: Bool = true
+    ) async throws(DaemonError) -> Daemon {
+        try configuration.validate()
+        ProcessHardening.apply()
+        try PrivateDirectory.ensure(configuration.dataDirectory, purpose: "data directory")
+        let lock = try DataDirectoryLock.acquire(in: configuration.dataDirectory)
+        let identity = try Self.loadIdentity(configuration, logger: logger)
+        let store = try Self.openStore(configuration)
+        let records: [PeerRecord]
+        do {
+            records = try await store.peers()
+        } catch {
+            throw .store("cannot read the pin store: \(error)")
+        }
+        let directory = PeerDirectory(ownKey: identity.publicKey, records: records)
+        let now = LinkServices.wallClock()
+        for peer in configuration.staticPeers {
+            guard let key = peer.key, key != identity.publicKey, directory.entry(key) == nil else {
+                continue
+            }
+            // `--peer ID@…` pins the key before the first contact (no TOFU window).
+            do {
+                try await store.addPeer(key, keyTag: Fingerprint.keyTag(key), name: nil, at: now)
+                directory.update(
+                    PeerRecord(key: key, keyTag: Fingerprint.keyTag(key), name: "", firstSeen: now))
+            } catch {
+                throw .store("cannot pin \(key.id): \(error)")
+            }
+        }
+        return try await Self.assemble(
+            configuration, identity: identity, store: store, directory: directory, lock: lock,
+            logger: logger, environment: environment, handleSignals: handleSignals)
+    }
+
+    private init(
+        configuration: DaemonConfiguration, identityKey: PeerKey, port: UInt16,
+        messenger: Messenger, registry: LinkRegistry, group: ServiceGroup, logger: Logger,
+        notifier: SystemdNotifier, lock: DataDirectoryLockHolder
+    ) {
+        self.configuration = configuration
+        self.identityKey = identityKey
+        self.port = port
+        self.messenger = messenger
+        self.registry = registry
+        self.group = group
+        self.logger = logger
+        self.notifier = notifier
+        self.lock = lock
+    }
+
+    private static func assemble(
+        _ configuration: DaemonConfiguration, identity: IdentityKeyPair, store: MessageStore,
+        directory: PeerDirectory, lock: DataDirectoryLock, logger: Logger,
+        environment: [String: String], handleSignals: Bool
+    ) async throws(DaemonError) -> Daemon {
+        let events = EventBus()
+        let profile = OwnProfile(name: configuration.name)
+        let services = LinkServices(
+            store: store, directory: directory, events: events, profile: profile,
+            logger: logger, readReceipts: configuration.readReceipts, now: LinkServices.wallClock)
+        let connectionsBox = ConnectionsBox()
+        let registry = LinkRegistry(
+            services: services,
+            sessionStarted: { key in await connectionsBox.manager?.sessionStarted(with: key) },
+            sessionEnded: { key, _ in await connectionsBox.manager?.sessionEnded(with: key) })
+        let transport = Transport(
+            identity: identity, configuration: configuration.transport, logger: logger)
+        let listener: Listener
+        do {
+            listener = try await transport.listen(
+                host: configuration.listenHost, port: configuration.port)
+        } catch {
+            throw .socketUnavailable(
+                "cannot listen on \(configuration.listenHost) port \(configuration.port): \(error)")
+        }
+        let control = try await ControlServer.bind(
+            path: configuration.socketPath, group: MultiThreadedEventLoopGroup.singleton,
+            logger: logger)
+        let discoveries: [any PeerDiscovery] = [
+            StaticDiscovery(
+                peers: configuration.staticPeers.map {
+                    StaticDiscovery.Peer(endpoint: $0.endpoint, key: $0.key)
+                })
+        ]
+        let connections = ConnectionManager(
+            transport: transport, registry: registry, directory: directory, logger: logger,
+            discoveryState: configuration.mdns ? .connecting : .disabled)
+        connectionsBox.set(connections)
+        let listening = [listener.localAddress?.description ?? "\(configuration.listenHost):?"]
+        let runtime = RuntimeFacts(
+            name: { profile.snapshot.name },
+            startedAt: Timestamp(millisecondsSince1970: LinkServices.wallClock()),
+            startInstant: .now, listening: listening, dataDirectory: configuration.dataDirectory,
+            socketPath: configuration.socketPath, mdnsEnabled: configuration.mdns,
+            presenceChanged: { _ in })
+        let messenger = Messenger(
+            services: services, registry: registry, connections: connections, runtime: runtime)
+        let dispatcher = ControlDispatcher.routes(to: messenger)
+        var serviceList: [any Service] = [
+            TaskService(description: "control socket") {
+                try await control.run(dispatcher: dispatcher)
+            },
+            TaskService(description: "listener") { try await listener.run(delegate: registry) },
+        ]
+        for discovery in discoveries {
+            serviceList.append(TaskService(description: "discovery") { try await discovery.run() })
+        }
+        let discoveryEvents = discoveries.map(\.events)
+        serviceList.append(
+            TaskService(description: "connections") {
+                await connections.run(discoveries: discoveryEvents)
+            })
+        let notifier = SystemdNotifier(environment: environment)
+        if let interval = SystemdNotifier.watchdogInterval(environment: environment) {
+            serviceList.append(
+                TaskService(description: "watchdog") {
+                    while !Task.isCancelled {
+                        notifier.notify("WATCHDOG=1")
+                        try await Task.sleep(for: interval)
+                    }
+                })
+        }
+        serviceList.append(
+            ShutdownService(description: "sessions") {
+                notifier.notify("STOPPING=1")
+                await registry.closeAll(.shutdown)
+            })
+        let group = ServiceGroup(
+            configuration: .init(
+                services: serviceList.map {
+                    ServiceGroupConfiguration.ServiceConfiguration(service: $0)
+                },
+                gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
+                cancellationSignals: [],
+                logger: logger))
+        return Daemon(
+            configuration: configuration, identityKey: identity.publicKey,
+            port: listener.port, messenger: messenger, registry: registry, group: group,
+            logger: logger, notifier: notifier, lock: DataDirectoryLockHolder(lock))
+    }
+
+    /// Runs until SIGTERM/SIGINT or `stop()`.
+    public func run() async throws {
+        notifier.notify("READY=1\nSTATUS=listening on port \(port)")
+        logger.notice(
+            "lanchatd \(LanChatVersion.current) ready",
+            metadata: [
+                "name": "\(configuration.name)", "key": "\(Fingerprint.keyTag(identityKey))",
+                "port": "\(port)", "socket": "\(configuration.socketPath)",
+            ])
+        try await group.run()
+        logger.notice("lanchatd stopped")
+        _ = lock
+    }
+
+    /// Begins the same clean stop as SIGTERM.
+    public func stop() async {
+        await group.triggerGracefulShutdown()
+    }
+
+    private static func loadIdentity(_ configuration: DaemonConfiguration, logger: Logger)
+        throws(DaemonError) -> IdentityKeyPair
+    {
+        do {
+            try Sodium.initialize()
+        } catch {
+            throw .identity("libsodium cannot be used: \(error)")
+        }
+        do {
+            if configuration.resetIdentity {
+                let (identity, moved) = try IdentityKeyPair.reset(
+                    directory: configuration.dataDirectory)
+                logger.warning(
+                    "identity reset: new key \(Fingerprint.keyTag(identity.publicKey))\(moved.map { ", old key moved to \($0)" } ?? "")"
+                )
+                return identity
+            }
+            let (identity, created) = try IdentityKeyPair.loadOrCreate(
+                directory: configuration.dataDirectory)
+            if created {
+                logger.notice(
+                    "created a new identity key \(Fingerprint.keyTag(identity.publicKey))")
+            }
+            return identity
+        } catch {
+            throw .identity("\(error)")
+        }
+    }
+
+    private static func openStore(_ configuration: DaemonConfiguration) throws(DaemonError)
+        -> MessageStore
+    {
+        do {
+            return try MessageStore.open(path: configuration.dataDirectory + "/lanchat.sqlite3")
+        } catch {
+            switch error.kind {
+            case .corrupt, .tooNew:
+                throw .store(
+                    "\(error.description). Networking stays off until the store is restored or moved aside."
+                )
+            case .unavailable, .notFound:
+                throw .dataDirectory("\(error)")
+            }
+        }
+    }
+}
+
+/// Lets the link registry (built first) reach the connection manager (built after it).
+final class ConnectionsBox: Sendable {
+    private let stored = Mutex<ConnectionManager?>(nil)
+
+    func set(_ connections: ConnectionManager) { stored.withLock { $0 = connections } }
+
+    var manager: ConnectionManager? { stored.withLock { $0 } }
+}
+
+/// Keeps the data directory lock for the daemon's lifetime (it is released on deinit).
+final class DataDirectoryLockHolder: @unchecked Sendable {
+    let lock: DataDirectoryLock
+    init(_ lock: DataDirectoryLock) { self.lock = lock }
+}

@@ -1,0 +1,102 @@
+import Glibc
+import LanChatControl
+import LanChatCore
+import LanChatTransport
+
+/// Everything `lanchatd` runs with (PRODUCT.md §3). Built by `lanchatd` from its options;
+/// tests build it directly (and may listen on 127.0.0.1 only, or shorten the timers).
+public struct DaemonConfiguration: Sendable {
+    /// Display name, ≤ 64 bytes; default `$USER@$(hostname -s)`.
+    public var name: String
+    public var dataDirectory: String
+    public var socketPath: String
+    /// Address the TCP listener binds: `::` (every interface, IPv4 included) by default.
+    public var listenHost = "::"
+    /// 0: an ephemeral port, announced over mDNS.
+    public var port = 0
+    public var staticPeers: [StaticPeer] = []
+    public var mdns = true
+    public var interfaces: [String] = []
+    public var readReceipts = true
+    /// `--reset-identity`: move a broken key aside and make a new one.
+    public var resetIdentity = false
+    public var transport = TransportConfiguration()
+
+    public init(name: String, dataDirectory: String, socketPath: String) {
+        self.name = name
+        self.dataDirectory = dataDirectory
+        self.socketPath = socketPath
+    }
+
+    /// The defaults of PRODUCT.md §2–§3 for this user and environment.
+    public static func defaults(environment: [String: String]) -> DaemonConfiguration {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let dataHome =
+            environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? home + "/.local/share"
+        return DaemonConfiguration(
+            name: defaultName(environment: environment),
+            dataDirectory: dataHome + "/lanchat",
+            socketPath: ControlSocketPath.resolve(
+                explicit: nil, environment: environment, uid: getuid()))
+    }
+
+    /// `$USER@$(hostname -s)`, cut to 64 bytes on a character boundary.
+    static func defaultName(environment: [String: String]) -> String {
+        let user = environment["USER"] ?? environment["LOGNAME"] ?? "user\(getuid())"
+        var buffer = [CChar](repeating: 0, count: 256)
+        let host: String =
+            gethostname(&buffer, buffer.count) == 0
+            ? String(
+                decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            : "localhost"
+        let short = host.split(separator: ".").first.map(String.init) ?? host
+        var name = "\(user)@\(short)"
+        while name.utf8.count > Limits.maxDisplayNameBytes { name.removeLast() }
+        return name
+    }
+
+    /// Checks the values a user can get wrong; the message says which and why.
+    public func validate() throws(DaemonError) {
+        guard !name.isEmpty, name.utf8.count <= Limits.maxDisplayNameBytes else {
+            throw .usage("--name must be 1 to \(Limits.maxDisplayNameBytes) bytes")
+        }
+        guard (0...65535).contains(port) else { throw .usage("--port must be 0 to 65535") }
+        guard dataDirectory.hasPrefix("/") else {
+            throw .usage("--data-dir must be an absolute path")
+        }
+        guard socketPath.utf8.count < 108 else {
+            throw .usage("--socket path is too long for a Unix socket (max 107 bytes)")
+        }
+    }
+}
+
+/// A `--peer [ID@]HOST:PORT`: a peer dialled without mDNS. With an id, the key is pinned in
+/// advance and a device presenting another key is refused (PROTOCOL.md §3.8 row 4).
+public struct StaticPeer: Sendable, Hashable, CustomStringConvertible {
+    public var endpoint: Endpoint
+    public var key: PeerKey?
+
+    public init(endpoint: Endpoint, key: PeerKey? = nil) {
+        self.endpoint = endpoint
+        self.key = key
+    }
+
+    public init(parsing text: String) throws(DaemonError) {
+        var rest = Substring(text)
+        var key: PeerKey?
+        if let at = text.firstIndex(of: "@") {
+            guard let parsed = PeerKey(id: text[..<at]) else {
+                throw .usage("--peer \(text): the part before @ is not a 52-character peer id")
+            }
+            key = parsed
+            rest = text[text.index(after: at)...]
+        }
+        guard let endpoint = Endpoint(parsing: rest) else {
+            throw .usage("--peer \(text): expected [ID@]HOST:PORT (IPv6 as [ADDR]:PORT)")
+        }
+        self.init(endpoint: endpoint, key: key)
+    }
+
+    public var description: String { key.map { "\($0.id)@\(endpoint)" } ?? endpoint.description }
+}
