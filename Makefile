@@ -1,0 +1,52 @@
+# lanchat — the two commands a fresh Debian 12 machine with the Swift toolchain needs:
+#   make run    install what is missing, build, run lanchatd in the foreground
+#   make test   install what is missing, build, run every test layer
+SWIFT ?= swift
+BIN := .build/debug
+
+# Libraries the build links (PROTOCOL.md §8, ARCHITECTURE.md).
+BUILD_PACKAGES := pkg-config libsodium-dev libavahi-client-dev libsqlite3-dev
+# What the system tests drive: real avahi-daemon, D-Bus, systemd, nftables (TESTING.md).
+SYSTEM_TEST_PACKAGES := avahi-daemon avahi-utils dbus iproute2 nftables systemd tcpdump jq socat procps
+# Documentation lint.
+DOC_PACKAGES := mandoc
+
+.PHONY: all deps test-deps build run test unit-test system-test lint format bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh $(BUILD_PACKAGES)
+
+# The system-test packages need root (or sudo); without either the system layer reports
+# SKIPPED, so only the build packages are required.
+test-deps: deps
+	@if [ "$$(id -u)" -eq 0 ] || command -v sudo >/dev/null 2>&1; then \
+		scripts/install-deps.sh $(SYSTEM_TEST_PACKAGES) $(DOC_PACKAGES); fi
+
+build: deps
+	$(SWIFT) build
+
+# Foreground daemon with the defaults of PRODUCT.md §2; extra options via ARGS="--peer …".
+run: build
+	exec $(BIN)/lanchatd $(ARGS)
+
+test: test-deps
+	$(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory unit-test system-test lint
+
+# Unit and in-process layers, plus the end-to-end tests with the built binaries.
+unit-test:
+	LANCHAT_BIN_DIR=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build
+
+system-test:
+	LANCHAT_BIN_DIR=$(CURDIR)/$(BIN) Tests/System/run.sh
+
+lint:
+	@scripts/check-docs.sh
+
+format:
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+
+clean:
+	rm -rf .build
