@@ -98,11 +98,24 @@ extension MessageStore {
             arguments: [key.blob, key.blob])
     }
 
-    public func setLastSeen(_ key: PeerKey, at now: Int64) async throws(StoreError) {
-        try await write("recording last seen") { db in
-            try db.execute(
-                sql: "UPDATE peers SET last_seen = ? WHERE pk = ?", arguments: [now, key.blob])
-        }
+    /// Records when a session with `key` was last up. Runs even when the calling task is
+    /// being cancelled (a session ending at shutdown); `completion` gets any error.
+    public func setLastSeen(
+        _ key: PeerKey, at now: Int64,
+        completion: @escaping @Sendable (StoreError?) -> Void = { _ in }
+    ) {
+        pool.asyncWrite(
+            { db in
+                try db.execute(
+                    sql: "UPDATE peers SET last_seen = ? WHERE pk = ?", arguments: [now, key.blob])
+            },
+            completion: { _, result in
+                if case .failure(let error) = result {
+                    completion(StoreError.wrapping(error, while: "recording last seen"))
+                } else {
+                    completion(nil)
+                }
+            })
     }
 
     public func setTrust(_ key: PeerKey, _ trust: StoredTrust) async throws(StoreError) {

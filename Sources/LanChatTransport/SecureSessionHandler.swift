@@ -72,7 +72,8 @@ final class SecureSessionHandler: ChannelDuplexHandler {
             let (handler, context) = loopBound.value
             handler.timerFired(context: context)
         }
-        if role == .initiator, var machine = handshake.take() {
+        // Both roles start the machine; only the initiator has something to send.
+        if var machine = handshake.take() {
             let step = machine.start()
             handshake = consume machine
             handle(step, context: context)

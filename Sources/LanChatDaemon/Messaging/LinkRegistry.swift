@@ -134,10 +134,9 @@ final class LinkRegistry: SessionDelegate {
         {
             services.events.publish(.presenceChanged(peer: key, change.after))
         }
-        do {
-            try await services.store.setLastSeen(key, at: now)
-        } catch {
-            logger.error("cannot record last seen: \(error)")
+        let logger = self.logger
+        services.store.setLastSeen(key, at: now) { error in
+            if let error { logger.error("cannot record last seen: \(error)") }
         }
         let level: Logger.Level =
             switch end {

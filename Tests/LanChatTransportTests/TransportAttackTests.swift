@@ -1,0 +1,168 @@
+import LanChatCore
+import LanChatCrypto
+import LanChatTransport
+import NIOCore
+import Testing
+
+/// PROTOCOL.md §7.1–§7.2 against a real listener: each attack closes the connection, never
+/// yields a session or a message, and the listener goes on serving honest peers.
+@Suite("Transport under attack (PROTOCOL.md §7)", .timeLimit(.minutes(1)))
+struct TransportAttackTests {
+    /// §7.1 8: the responder closes without writing a byte.
+    @Test func badMagicIsClosedWithoutAnswering() async throws {
+        let server = try await RunningListener.start()
+        defer { Task { await server.stop() } }
+        let answer = try await RawConnection.connect(to: server.endpoint).run { _, outbound in
+            try await outbound.write(bytes: Array("XXXX".utf8) + [1, 1, 0, 0, 0, 32])
+        }
+        #expect(answer.isEmpty)
+        #expect(server.delegate.events.isEmpty)
+    }
+
+    /// §7.1 13 and the acceptance's "oversized length": closed before the body is read.
+    @Test(arguments: [0, 31, 33, 65_535])
+    func anOutOfBoundsFirstMessageLengthIsClosed(length: Int) async throws {
+        let server = try await RunningListener.start()
+        defer { Task { await server.stop() } }
+        let answer = try await RawConnection.connect(to: server.endpoint).run { _, outbound in
+            try await outbound.write(
+                bytes: [
+                    0x4C, 0x43, 0x48, 0x54, 1, 1, 0, 0, UInt8(length >> 8), UInt8(length & 0xFF),
+                ])
+        }
+        #expect(answer.isEmpty)
+        #expect(server.delegate.events.isEmpty)
+    }
+
+    /// §7.1 4 and 15: a replayed first flight gets a fresh msg2, but without msg3 the
+    /// deadline closes the connection; a silent connection is closed by the read timeout.
+    @Test func aReplayedFirstFlightAndASilentConnectionNeverBecomeSessions() async throws {
+        let server = try await RunningListener.start()
+        defer { Task { await server.stop() } }
+        var handshake = ChannelHandshake(role: .initiator, identity: try IdentityKeyPair.generate())
+        let start = handshake.start()
+        guard case .needMore(let firstFlight) = consume start else {
+            Issue.record("no first flight")
+            return
+        }
+        let started = ContinuousClock.now
+        var replies: [[UInt8]] = []
+        for _ in 0..<2 {
+            replies.append(
+                try await RawConnection.connect(to: server.endpoint).run { _, outbound in
+                    try await outbound.write(bytes: firstFlight)
+                })
+        }
+        #expect(replies.allSatisfy { $0.count == 2 + 108 })
+        #expect(replies[0] != replies[1])  // a fresh ephemeral each time
+        let silent = try await RawConnection.connect(to: server.endpoint).run { _, _ in }
+        #expect(silent.isEmpty)
+        #expect(started.duration(to: .now) < .seconds(5))
+        #expect(server.delegate.events.isEmpty)
+    }
+
+    /// §7.1 5: msg3 recorded from an honest handshake is useless against a new responder
+    /// ephemeral.
+    @Test func aReplayedMsg3IsRejected() async throws {
+        let server = try await RunningListener.start()
+        defer { Task { await server.stop() } }
+        let identity = try IdentityKeyPair.generate()
+        var recorded: [[UInt8]] = []
+        _ = try await RawConnection.connect(to: server.endpoint).run { iterator, outbound in
+            _ = try await handshakeAsInitiator(
+                identity: identity, iterator: &iterator, outbound: outbound, written: &recorded)
+        }
+        #expect(server.delegate.openedSessions == 1)
+        // recorded[0] is the first flight; recorded[1] is msg3 followed by our stream header.
+        let replayed = try await RawConnection.connect(to: server.endpoint).run {
+            iterator, outbound in
+            try await outbound.write(bytes: recorded[0])
+            var buffer: [UInt8] = []
+            _ = try await read(110, from: &iterator, buffer: &buffer)
+            try await outbound.write(bytes: recorded[1])
+        }
+        #expect(replayed.isEmpty)
+        #expect(server.delegate.openedSessions == 1)
+    }
+
+    /// §7.2 21: one flipped bit in a DATA frame closes the session; nothing of it arrives.
+    @Test func aFlippedBitInATransportFrameClosesTheSession() async throws {
+        let server = try await RunningListener.start()
+        defer { Task { await server.stop() } }
+        let identity = try IdentityKeyPair.generate()
+        var written: [[UInt8]] = []
+        _ = try await RawConnection.connect(to: server.endpoint).run { iterator, outbound in
+            guard
+                var halves = try await handshakeAsInitiator(
+                    identity: identity, iterator: &iterator, outbound: outbound,
+                    written: &written)
+            else {
+                Issue.record("handshake failed")
+                return
+            }
+            var frame: [UInt8] = []
+            try halves.sealer.sealMessage(
+                AppMessage.typing(true).encoded(), now: .now, into: &frame)
+            frame[frame.count / 2] ^= 0x10
+            try await outbound.write(bytes: frame)
+        }
+        let end = await server.delegate.next { event in
+            if case .closed(_, let end) = event { end } else { nil }
+        }
+        guard case .failed(let error) = end else {
+            Issue.record("the session did not fail: \(String(describing: end))")
+            return
+        }
+        #expect(error.kind == .channelFailed)
+        #expect(!server.delegate.events.contains { if case .received = $0 { true } else { false } })
+    }
+
+    /// §7.2 28: EOF without CLOSE is "connection lost, possibly truncated".
+    @Test func endOfStreamWithoutCloseIsReportedAsPossiblyTruncated() async throws {
+        let server = try await RunningListener.start()
+        defer { Task { await server.stop() } }
+        var written: [[UInt8]] = []
+        _ = try await RawConnection.connect(to: server.endpoint).run(readToEnd: false) {
+            iterator, outbound in
+            _ = try await handshakeAsInitiator(
+                identity: try IdentityKeyPair.generate(), iterator: &iterator,
+                outbound: outbound, written: &written)
+        }
+        let end = await server.delegate.next { event in
+            if case .closed(_, let end) = event { end } else { nil }
+        }
+        guard case .failed(let error) = end else {
+            Issue.record("expected a failure, got \(String(describing: end))")
+            return
+        }
+        #expect(error.kind == .connectionLost)
+        #expect(error.description == "connection lost, possibly truncated")
+    }
+
+    /// §7.2 30: a frame whose tag does not match its type (DATA with FINAL).
+    @Test func aTagTypeMismatchClosesTheSession() async throws {
+        let server = try await RunningListener.start()
+        defer { Task { await server.stop() } }
+        var written: [[UInt8]] = []
+        _ = try await RawConnection.connect(to: server.endpoint).run { iterator, outbound in
+            guard
+                var halves = try await handshakeAsInitiator(
+                    identity: try IdentityKeyPair.generate(), iterator: &iterator,
+                    outbound: outbound, written: &written)
+            else { return }
+            var frame: [UInt8] = []
+            try halves.sealer.sealRawFrameForTesting(
+                type: 0x01, flags: 0x01, body: AppMessage.typing(true).encoded(),
+                tag: StreamTag.final.rawValue, into: &frame)
+            try await outbound.write(bytes: frame)
+        }
+        let end = await server.delegate.next { event in
+            if case .closed(_, let end) = event { end } else { nil }
+        }
+        guard case .failed(let error) = end else {
+            Issue.record("expected a failure, got \(String(describing: end))")
+            return
+        }
+        #expect(error.kind == .channelFailed)
+    }
+}
