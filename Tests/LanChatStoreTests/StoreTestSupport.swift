@@ -22,12 +22,13 @@ struct TemporaryDirectory {
     var storePath: String { path + "/lanchat.sqlite3" }
 }
 
+/// A distinct canonical key per fill value (bit 255 stays clear below 0x80).
 func testKey(_ fill: UInt8) -> PeerKey {
-    // Small fill values keep bit 255 clear, so these are canonical.
-    PeerKey(bytes: [UInt8](repeating: fill & 0x7F, count: 32)) ?? testKeyFallback
+    guard let key = PeerKey(bytes: [UInt8](repeating: fill & 0x7F, count: 32)) else {
+        preconditionFailure("a key of small repeated bytes is canonical")
+    }
+    return key
 }
-
-private let testKeyFallback = PeerKey(bytes: [UInt8](repeating: 1, count: 32))!
 
 func openStoreWithPeer(_ directory: TemporaryDirectory, peer: PeerKey) async throws -> MessageStore
 {
