@@ -1,6 +1,7 @@
 import LanChatCore
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// A bound TCP listener. `run` accepts until its task is cancelled; every connection runs
 /// in its own child task and is authenticated before the delegate hears of it.
@@ -9,6 +10,7 @@ public final class Listener: Sendable {
     public let localAddress: Endpoint?
     private let server: NIOAsyncChannel<AcceptedConnection, Never>
     private let transport: Transport
+    private let closedOnPurpose = Mutex(false)
 
     init(server: NIOAsyncChannel<AcceptedConnection, Never>, transport: Transport) {
         self.server = server
@@ -18,7 +20,17 @@ public final class Listener: Sendable {
 
     public var port: UInt16 { localAddress?.port ?? 0 }
 
+    /// Accepts until cancelled or `close()`d (both end it normally); running connections
+    /// end with it.
     public func run(delegate: any SessionDelegate) async throws {
+        do {
+            try await accept(delegate: delegate)
+        } catch  where closedOnPurpose.withLock({ $0 }) {
+            // The socket was closed under the accept loop by `close()`: a normal end.
+        }
+    }
+
+    private func accept(delegate: any SessionDelegate) async throws {
         let transport = self.transport
         try await server.executeThenClose { inbound in
             try await withThrowingDiscardingTaskGroup { group in
@@ -37,8 +49,10 @@ public final class Listener: Sendable {
         }
     }
 
-    /// Closes the listening socket (running connections are not affected).
+    /// Closes the listening socket so no new connection is accepted (running connections
+    /// are not affected).
     public func close() async {
+        closedOnPurpose.withLock { $0 = true }
         try? await server.channel.close()
     }
 }

@@ -135,7 +135,7 @@ public final class Transport: Sendable {
             let error =
                 state.error
                 ?? TransportError(.handshakeFailed, "connection closed during the handshake")
-            logger.info("handshake failed: \(error)")
+            if !Task.isCancelled { logger.info("handshake failed: \(error)") }
             return .handshakeFailed(error)
         }
         let end: SessionEnd =

@@ -40,6 +40,18 @@ struct LanchatdCommand: AsyncParsableCommand {
             valueName: "[ID@]HOST:PORT"))
     var peers: [String] = []
 
+    @Flag(
+        name: .customLong("no-mdns"),
+        help: "Neither publish nor browse over mDNS (Avahi); only --peer peers are dialled.")
+    var noMDNS = false
+
+    @Option(
+        name: .customLong("interface"),
+        help: ArgumentHelp(
+            "Publish and browse only on this network interface; repeatable (default: every interface Avahi uses except loopback).",
+            valueName: "IF"))
+    var interfaces: [String] = []
+
     @Option(
         name: .customLong("log-level"),
         help: "trace, debug, info, notice, warning, error or critical.")
@@ -83,6 +95,8 @@ struct LanchatdCommand: AsyncParsableCommand {
             try StaticPeer(parsing: text)
         }
         configuration.resetIdentity = resetIdentity
+        configuration.mdns = !noMDNS
+        configuration.interfaces = interfaces
         return configuration
     }
 

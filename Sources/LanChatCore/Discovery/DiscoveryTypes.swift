@@ -117,3 +117,29 @@ public struct Advertisement: Hashable, Sendable {
         self.statusText = statusText
     }
 }
+
+extension Advertisement {
+    /// The longest DNS-SD instance name: one DNS label (RFC 6763 §4.1.1).
+    public static let maxInstanceNameBytes = 63
+
+    /// `NAME (KEYTAG)`, the display name shortened on a character boundary so the whole
+    /// instance name fits in one DNS label (PROTOCOL.md §10).
+    public static func instanceName(displayName: String, keyTag: String) -> String {
+        let suffix = " (\(keyTag))"
+        var name = displayName
+        while !name.isEmpty, name.utf8.count + suffix.utf8.count > maxInstanceNameBytes {
+            name.removeLast()
+        }
+        return name + suffix
+    }
+
+    /// The display name inside an instance name made by `instanceName` (for peers seen only
+    /// through discovery so far); the whole instance name when it has no key tag suffix.
+    public static func displayName(fromInstanceName instance: String) -> String {
+        guard instance.hasSuffix(")"), let open = instance.lastIndex(of: "("),
+            open > instance.startIndex,
+            instance[instance.index(before: open)] == " "
+        else { return instance }
+        return String(instance[..<instance.index(before: open)])
+    }
+}

@@ -18,6 +18,8 @@ actor ConnectionManager {
     private var targets: [ServiceInstance: DialTarget] = [:]
     private let wakeup = Wakeup()
     private(set) var discoveryState: DiscoveryState
+    /// Set when the daemon begins to stop: no new dials.
+    private var stopping = false
 
     static let badAddressPenalty: Duration = .seconds(3600)
 
@@ -88,7 +90,9 @@ actor ConnectionManager {
         }
         targets[peer.instance] = target
         if let key {
-            directory.announcement(peer.instance, of: key, present: true, hostName: peer.hostName)
+            directory.announcement(
+                peer.instance, of: key, present: true, hostName: peer.hostName,
+                endpoints: peer.endpoints, now: LinkServices.wallClock())
         }
         wakeup.signal()
     }
@@ -114,9 +118,23 @@ actor ConnectionManager {
         }
     }
 
-    /// A session with `key` ended: targets skipped while it was online may dial now.
-    func sessionEnded(with key: PeerKey) {
+    /// A session with `key` ended: targets skipped while it was online may dial now, unless
+    /// the peer said it is shutting down: then wait (mDNS tells us when it is back).
+    func sessionEnded(with key: PeerKey, end: SessionEnd) {
+        if case .closedByPeer(.shutdown) = end {
+            let now = ContinuousClock.now
+            for instance in targets.keys where targets[instance]?.key == key {
+                guard var target = targets[instance] else { continue }
+                target.nextAttempt = now + target.backoff.nextDelay()
+                targets[instance] = target
+            }
+        }
         wakeup.signal()
+    }
+
+    /// The daemon is stopping: start no more dials.
+    func stopDialling() {
+        stopping = true
     }
 
     var targetCount: Int { targets.count }
@@ -124,6 +142,7 @@ actor ConnectionManager {
     // MARK: Dialling
 
     private func startDueDials(in group: inout DiscardingTaskGroup) -> ContinuousClock.Instant? {
+        guard !stopping else { return nil }
         let now = ContinuousClock.now
         var nextDue: ContinuousClock.Instant?
         for (instance, target) in targets where !target.dialling && target.wanted {
@@ -161,7 +180,7 @@ actor ConnectionManager {
 
     private func expectation(for target: DialTarget) -> IdentityPolicy.Expectation? {
         guard let key = target.key else { return nil }
-        return directory.entry(key) != nil ? .pinned(key) : .announced(key)
+        return directory.isPinned(key) ? .pinned(key) : .announced(key)
     }
 
     private func finished(

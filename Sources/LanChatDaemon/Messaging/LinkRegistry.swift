@@ -12,6 +12,10 @@ import Synchronization
 final class LinkRegistry: SessionDelegate {
     let services: LinkServices
     private let links = Mutex<[PeerKey: PeerLink]>([:])
+    /// Set when the daemon begins to stop.
+    private let refusing = Mutex(false)
+    /// Sessions counted in the directory's presence, so each is uncounted exactly once.
+    private let counted = Mutex<Set<SessionHandle>>([])
     private let policy: IdentityPolicy
     /// Told when a session with a key ends, so the dialler can plan a redial.
     let sessionEnded: @Sendable (PeerKey, SessionEnd) async -> Void
@@ -85,10 +89,19 @@ final class LinkRegistry: SessionDelegate {
         }
     }
 
+    /// The daemon is stopping: a session that completes now is closed at once.
+    func refuseNewSessions() {
+        refusing.withLock { $0 = true }
+    }
+
     func sessionOpened(_ session: SessionHandle) async {
         let key = session.remoteKey
+        if refusing.withLock({ $0 }) {
+            await session.close(.shutdown)
+            return
+        }
         let now = services.now()
-        if services.directory.entry(key) == nil {
+        if !services.directory.isPinned(key) {
             // Trust on first use (§3.8 row 6): pin the proven key as unverified.
             let keyTag = Fingerprint.keyTag(key)
             let endpoint = session.info.role == .initiator ? session.info.remoteAddress : nil
@@ -107,6 +120,7 @@ final class LinkRegistry: SessionDelegate {
                 return
             }
         }
+        counted.withLock { _ = $0.insert(session) }
         if let change = services.directory.sessionCountChanged(key, by: 1, at: now),
             change.before != change.after
         {
@@ -129,7 +143,8 @@ final class LinkRegistry: SessionDelegate {
         let key = session.remoteKey
         await link(for: key).detach(session)
         let now = services.now()
-        if let change = services.directory.sessionCountChanged(key, by: -1, at: now),
+        let wasCounted = counted.withLock { $0.remove(session) != nil }
+        if wasCounted, let change = services.directory.sessionCountChanged(key, by: -1, at: now),
             change.before != change.after
         {
             services.events.publish(.presenceChanged(peer: key, change.after))

@@ -31,8 +31,10 @@ final class PeerDirectory: Sendable {
         entries.withLock { Array($0.values) }
     }
 
+    /// Resolves a PEER argument among pinned peers (a key seen only in an mDNS record is not
+    /// a send target until its handshake proved it).
     func resolve(_ query: String) throws(ControlError) -> PeerEntry {
-        try PeerResolver.resolve(query, among: all)
+        try PeerResolver.resolve(query, among: all.filter(\.pinned))
     }
 
     func isBlocked(_ key: PeerKey) -> Bool {
@@ -43,11 +45,17 @@ final class PeerDirectory: Sendable {
         entries.withLock { $0.values.filter { $0.sessions > 0 }.count }
     }
 
-    /// Inserts or replaces the record (after the store was written).
+    /// Inserts or replaces the record (after the store was written): the key is pinned.
     func update(_ record: PeerRecord) {
         entries.withLock { map in
             map[record.key, default: PeerEntry(record: record)].record = record
+            map[record.key]?.pinned = true
         }
+    }
+
+    /// Whether the pin store knows this key.
+    func isPinned(_ key: PeerKey) -> Bool {
+        entries.withLock { $0[key]?.pinned ?? false }
     }
 
     /// Applies `change` to the record of `key` if it is known. Returns the new entry.
@@ -69,21 +77,36 @@ final class PeerDirectory: Sendable {
             guard var entry = map[key] else { return nil }
             let before = entry.presence
             entry.sessions = max(0, entry.sessions + delta)
+            if delta > 0 { entry.awaitingHandshake = false }
             entry.record.lastSeen = now
             map[key] = entry
             return (before, entry.presence)
         }
     }
 
-    /// A discovery record announcing `key` appeared or went away.
+    /// A discovery record announcing `key` appeared or went away. An unknown key gets a
+    /// transient entry (not pinned: TXT is never trusted) so `who --all` can show it as
+    /// discovering until the handshake proves it.
     func announcement(
-        _ instance: ServiceInstance, of key: PeerKey, present: Bool, hostName: String?
+        _ instance: ServiceInstance, of key: PeerKey, present: Bool, hostName: String?,
+        endpoints: [Endpoint] = [], now: Int64
     ) {
         entries.withLock { map in
+            if map[key] == nil, present, key != ownKey {
+                var entry = PeerEntry(
+                    record: PeerRecord(
+                        key: key, keyTag: Self.keyTag(key),
+                        name: Advertisement.displayName(fromInstanceName: instance.name),
+                        firstSeen: now))
+                entry.pinned = false
+                map[key] = entry
+            }
             guard var entry = map[key] else { return }
             if present {
                 entry.announcements.insert(instance)
                 entry.hostName = hostName ?? entry.hostName
+                entry.announcedEndpoints = endpoints
+                if entry.sessions == 0 { entry.awaitingHandshake = true }
             } else {
                 entry.announcements.remove(instance)
             }
@@ -91,11 +114,15 @@ final class PeerDirectory: Sendable {
         }
     }
 
-    /// Forgets `instance` for whichever key it announced.
+    /// Forgets `instance` for whichever key it announced; a transient entry with no record
+    /// left disappears.
     func withdraw(_ instance: ServiceInstance) {
         entries.withLock { map in
             for (key, entry) in map where entry.announcements.contains(instance) {
                 map[key]?.announcements.remove(instance)
+                if !entry.pinned, map[key]?.announcements.isEmpty == true, entry.sessions == 0 {
+                    map[key] = nil
+                }
             }
         }
     }

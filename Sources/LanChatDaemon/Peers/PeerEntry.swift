@@ -6,19 +6,28 @@ import LanChatStore
 /// presence, which is never stored (PROTOCOL.md §10).
 struct PeerEntry: Sendable, Equatable {
     var record: PeerRecord
+    /// False for a key seen only in a discovery record and not yet proven in a handshake:
+    /// shown as `discovering` by `who --all`, never pinned, never a send target.
+    var pinned = true
     /// Number of authenticated sessions with this key right now (normally 0 or 1; briefly 2
     /// during a simultaneous dial).
     var sessions = 0
     /// Discovery records currently announcing this key (mDNS instances or static peers).
     var announcements: Set<ServiceInstance> = []
+    /// A record was (re)resolved and no session has been up since: `discovering`. A closed
+    /// session makes the peer offline at once even while its record lingers in the mDNS
+    /// cache (PROTOCOL.md §10), so session starts clear this.
+    var awaitingHandshake = false
     /// The host name the peer's service last resolved to (a label, for `who QUERY`).
     var hostName: String?
+    /// Addresses the discovery records resolved to, best first (shown, not stored).
+    var announcedEndpoints: [Endpoint] = []
 
     var key: PeerKey { record.key }
 
     var presence: Presence {
         if sessions > 0 { return .online }
-        return announcements.isEmpty ? .offline : .discovering
+        return !announcements.isEmpty && awaitingHandshake ? .discovering : .offline
     }
 
     /// The name to show: alias, else display name, else the key tag.
@@ -36,7 +45,12 @@ struct PeerEntry: Sendable, Equatable {
             contact: record.contact,
             lastSeen: presence == .online
                 ? nil : record.lastSeen.map(Timestamp.init(millisecondsSince1970:)),
-            addresses: record.addresses.map(\.description))
+            addresses: Self.unique(announcedEndpoints + record.addresses).map(\.description))
+    }
+
+    private static func unique(_ endpoints: [Endpoint]) -> [Endpoint] {
+        var seen = Set<Endpoint>()
+        return endpoints.filter { seen.insert($0).inserted }
     }
 
     var candidate: PeerCandidate {

@@ -94,7 +94,9 @@ public final class Daemon: Sendable {
         let registry = LinkRegistry(
             services: services,
             sessionStarted: { key in await connectionsBox.manager?.sessionStarted(with: key) },
-            sessionEnded: { key, _ in await connectionsBox.manager?.sessionEnded(with: key) })
+            sessionEnded: { key, end in
+                await connectionsBox.manager?.sessionEnded(with: key, end: end)
+            })
         let transport = Transport(
             identity: identity, configuration: configuration.transport, logger: logger)
         let listener: Listener
@@ -108,12 +110,24 @@ public final class Daemon: Sendable {
         let control = try await ControlServer.bind(
             path: configuration.socketPath, group: MultiThreadedEventLoopGroup.singleton,
             logger: logger)
-        let discoveries: [any PeerDiscovery] = [
+        var discoveries: [any PeerDiscovery] = [
             StaticDiscovery(
                 peers: configuration.staticPeers.map {
                     StaticDiscovery.Peer(endpoint: $0.endpoint, key: $0.key)
                 })
         ]
+        let announcer = Announcer(
+            key: identity.publicKey, port: listener.port, name: configuration.name)
+        if configuration.mdns {
+            let mdns = AvahiDiscovery(
+                configuration: .init(
+                    ownKey: identity.publicKey, interfaces: configuration.interfaces),
+                logger: logger)
+            // Announced before READY: publication starts as soon as the client connects.
+            mdns.announce(announcer.advertisement(for: profile.snapshot))
+            announcer.discovery = mdns
+            discoveries.append(mdns)
+        }
         let connections = ConnectionManager(
             transport: transport, registry: registry, directory: directory, logger: logger,
             discoveryState: configuration.mdns ? .connecting : .disabled)
@@ -124,15 +138,17 @@ public final class Daemon: Sendable {
             startedAt: Timestamp(millisecondsSince1970: LinkServices.wallClock()),
             startInstant: .now, listening: listening, dataDirectory: configuration.dataDirectory,
             socketPath: configuration.socketPath, mdnsEnabled: configuration.mdns,
-            presenceChanged: { _ in })
+            presenceChanged: { snapshot in announcer.announce(snapshot) })
         let messenger = Messenger(
             services: services, registry: registry, connections: connections, runtime: runtime)
         let dispatcher = ControlDispatcher.routes(to: messenger)
+        // Graceful shutdown stops services in reverse order: the listener (last) stops
+        // accepting first, then every session gets CLOSE, then the rest; the control socket
+        // (first) answers until the very end.
         var serviceList: [any Service] = [
             TaskService(description: "control socket") {
                 try await control.run(dispatcher: dispatcher)
-            },
-            TaskService(description: "listener") { try await listener.run(delegate: registry) },
+            }
         ]
         for discovery in discoveries {
             serviceList.append(TaskService(description: "discovery") { try await discovery.run() })
@@ -154,13 +170,23 @@ public final class Daemon: Sendable {
         }
         serviceList.append(
             ShutdownService(description: "sessions") {
+                // Peers must see us go, not come back: no new dials or sessions, then
+                // CLOSE(shutdown) on every session.
                 notifier.notify("STOPPING=1")
+                await connections.stopDialling()
+                registry.refuseNewSessions()
                 await registry.closeAll(.shutdown)
             })
+        serviceList.append(
+            TaskService(description: "listener") { try await listener.run(delegate: registry) })
         let group = ServiceGroup(
             configuration: .init(
+                // A service that returns early is not an error by itself; one that fails
+                // stops the daemon cleanly.
                 services: serviceList.map {
-                    ServiceGroupConfiguration.ServiceConfiguration(service: $0)
+                    ServiceGroupConfiguration.ServiceConfiguration(
+                        service: $0, successTerminationBehavior: .ignore,
+                        failureTerminationBehavior: .gracefullyShutdownGroup)
                 },
                 gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
                 cancellationSignals: [],
@@ -234,6 +260,35 @@ public final class Daemon: Sendable {
                 throw .dataDirectory("\(error)")
             }
         }
+    }
+}
+
+/// Turns our profile into the mDNS advertisement (PROTOCOL.md §10) and hands it to the mDNS
+/// backend, if there is one.
+final class Announcer: Sendable {
+    let key: PeerKey
+    let port: UInt16
+    private let mdns = Mutex<(any PeerDiscovery)?>(nil)
+
+    init(key: PeerKey, port: UInt16, name: String) {
+        self.key = key
+        self.port = port
+    }
+
+    var discovery: (any PeerDiscovery)? {
+        get { mdns.withLock { $0 } }
+        set { mdns.withLock { $0 = newValue } }
+    }
+
+    func advertisement(for profile: OwnProfile.Snapshot) -> Advertisement {
+        Advertisement(
+            instanceName: Advertisement.instanceName(
+                displayName: profile.name, keyTag: Fingerprint.keyTag(key)),
+            port: port, key: key, status: profile.status, statusText: profile.statusText)
+    }
+
+    func announce(_ profile: OwnProfile.Snapshot) {
+        discovery?.announce(advertisement(for: profile))
     }
 }
 

@@ -34,11 +34,20 @@ public struct DaemonConfiguration: Sendable {
         let dataHome =
             environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? home + "/.local/share"
-        return DaemonConfiguration(
+        var configuration = DaemonConfiguration(
             name: defaultName(environment: environment),
             dataDirectory: dataHome + "/lanchat",
             socketPath: ControlSocketPath.resolve(
                 explicit: nil, environment: environment, uid: getuid()))
+        if let text = environment["LANCHAT_DEAD_TIMEOUT"], let seconds = Double(text),
+            seconds >= 1, seconds <= 3600
+        {
+            // Networks (and tests) that must notice a pulled cable sooner than 60 s. The
+            // keepalive PING keeps the protocol's 1:4 ratio to the dead timeout.
+            configuration.transport.deadTimeout = .milliseconds(Int64(seconds * 1000))
+            configuration.transport.keepaliveInterval = .milliseconds(Int64(seconds * 250))
+        }
+        return configuration
     }
 
     /// `$USER@$(hostname -s)`, cut to 64 bytes on a character boundary.

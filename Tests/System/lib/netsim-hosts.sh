@@ -99,6 +99,10 @@ _netsim_command() {
   if [[ -n ${TERM:-} ]]; then
     environment+=("TERM=$TERM")
   fi
+  # A scenario may add variables for every host command, e.g. NETSIM_ENV=(LANCHAT_DEAD_TIMEOUT=4).
+  if [[ -n ${NETSIM_ENV+set} ]]; then
+    environment+=("${NETSIM_ENV[@]}")
+  fi
   _NETSIM_CMD=(nsenter -t "$holder" -m -u -n --)
   if [[ -s $dir/state/cgroup ]]; then
     local procs
