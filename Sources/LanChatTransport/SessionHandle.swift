@@ -77,12 +77,15 @@ public enum SessionEnd: Sendable, CustomStringConvertible {
     /// We sent CLOSE (`SessionHandle.close`).
     case closedLocally(CloseReason)
     case failed(TransportError)
+    /// Our side stopped (task cancelled at shutdown) before a CLOSE could be sent.
+    case abandoned
 
     public var description: String {
         switch self {
         case .closedByPeer(let reason): "closed by the peer (\(reason))"
         case .closedLocally(let reason): "closed (\(reason))"
         case .failed(let error): error.description
+        case .abandoned: "dropped as the daemon stopped"
         }
     }
 }

@@ -143,6 +143,8 @@ public final class Transport: Sendable {
                 .closedLocally(local)
             } else if let byPeer = state.end {
                 byPeer
+            } else if Task.isCancelled {
+                .abandoned
             } else {
                 .failed(
                     state.error

@@ -166,11 +166,16 @@ final class LinkRegistry: SessionDelegate {
         await sessionEnded(key, end)
     }
 
-    /// Sends CLOSE(reason) on every session (clean shutdown: peers see us offline at once).
+    /// Sends CLOSE(reason) on every open session, current or not (clean shutdown: peers
+    /// see us offline at once), and forgets them in the links.
     func closeAll(_ reason: CloseReason) async {
+        let sessions = counted.withLock { Array($0) }
         await withTaskGroup(of: Void.self) { group in
             for link in allLinks {
                 group.addTask { await link.closeSession(reason) }
+            }
+            for session in sessions {
+                group.addTask { await session.close(reason) }
             }
         }
     }
