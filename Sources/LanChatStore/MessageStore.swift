@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Glibc
 import LanChatCore
 
 /// The durable message store: one SQLite file in WAL mode with `synchronous=FULL`, so a
@@ -58,11 +59,17 @@ public final class MessageStore: Sendable {
     private static func createPrivateFileIfAbsent(_ path: String) throws(StoreError) {
         let descriptor = Foundation.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if descriptor >= 0 {
-            close(descriptor)
+            Glibc.close(descriptor)
         } else if errno != EEXIST {
             let reason = String(cString: strerror(errno))
             throw StoreError(.unavailable, "cannot create \(path): \(reason)")
         }
+    }
+
+    /// Closes the database (a checkpoint, then the connections). Later calls fail with
+    /// `unavailable`.
+    public func close() {
+        try? pool.close()
     }
 
     /// Runs a write transaction, mapping SQLite failures to `StoreError`.

@@ -23,7 +23,8 @@ public final class Daemon: Sendable {
     private let group: ServiceGroup
     private let logger: Logger
     private let notifier: SystemdNotifier
-    private let lock: DataDirectoryLockHolder
+    private let lock: DataDirectoryLock
+    private let store: MessageStore
 
     /// Prepares everything that can fail with a clear error (data directory, lock, key,
     /// store, sockets) without running anything yet.
@@ -67,7 +68,7 @@ public final class Daemon: Sendable {
     private init(
         configuration: DaemonConfiguration, identityKey: PeerKey, port: UInt16,
         messenger: Messenger, registry: LinkRegistry, group: ServiceGroup, logger: Logger,
-        notifier: SystemdNotifier, lock: DataDirectoryLockHolder
+        notifier: SystemdNotifier, lock: DataDirectoryLock, store: MessageStore
     ) {
         self.configuration = configuration
         self.identityKey = identityKey
@@ -78,6 +79,7 @@ public final class Daemon: Sendable {
         self.logger = logger
         self.notifier = notifier
         self.lock = lock
+        self.store = store
     }
 
     private static func assemble(
@@ -194,7 +196,7 @@ public final class Daemon: Sendable {
         return Daemon(
             configuration: configuration, identityKey: identity.publicKey,
             port: listener.port, messenger: messenger, registry: registry, group: group,
-            logger: logger, notifier: notifier, lock: DataDirectoryLockHolder(lock))
+            logger: logger, notifier: notifier, lock: lock, store: store)
     }
 
     /// Runs until SIGTERM/SIGINT or `stop()`.
@@ -206,9 +208,13 @@ public final class Daemon: Sendable {
                 "name": "\(configuration.name)", "key": "\(Fingerprint.keyTag(identityKey))",
                 "port": "\(port)", "socket": "\(configuration.socketPath)",
             ])
+        defer {
+            // The directory is free for the next daemon once this one has stopped.
+            store.close()
+            lock.release()
+        }
         try await group.run()
         logger.notice("lanchatd stopped")
-        _ = lock
     }
 
     /// Begins the same clean stop as SIGTERM.
@@ -299,10 +305,4 @@ final class ConnectionsBox: Sendable {
     func set(_ connections: ConnectionManager) { stored.withLock { $0 = connections } }
 
     var manager: ConnectionManager? { stored.withLock { $0 } }
-}
-
-/// Keeps the data directory lock for the daemon's lifetime (it is released on deinit).
-final class DataDirectoryLockHolder: @unchecked Sendable {
-    let lock: DataDirectoryLock
-    init(_ lock: DataDirectoryLock) { self.lock = lock }
 }

@@ -1,13 +1,22 @@
 import Glibc
+import Synchronization
 
 /// One daemon per data directory (PRODUCT.md §2): an exclusive `flock` on
 /// `<data dir>/lanchatd.lock`, holding the owner's PID for the error message. The kernel
 /// releases the lock when the process dies, so a crash never leaves it stale.
-final class DataDirectoryLock {
-    private let descriptor: Int32
+final class DataDirectoryLock: Sendable {
+    private let descriptor = Mutex<Int32?>(nil)
 
     private init(descriptor: Int32) {
-        self.descriptor = descriptor
+        self.descriptor.withLock { $0 = descriptor }
+    }
+
+    /// Releases the lock (idempotent): the daemon has stopped using the directory.
+    func release() {
+        descriptor.withLock { current in
+            if let open = current { close(open) }
+            current = nil
+        }
     }
 
     static func acquire(in directory: String) throws(DaemonError) -> DataDirectoryLock {
@@ -38,7 +47,7 @@ final class DataDirectoryLock {
     }
 
     deinit {
-        close(descriptor)
+        release()
     }
 }
 

@@ -1,0 +1,135 @@
+import Foundation
+import LanChatClient
+import LanChatControl
+import LanChatCore
+import Logging
+import Testing
+
+@testable import LanChatDaemon
+
+/// A whole daemon in this process, on 127.0.0.1 with its own data directory and socket,
+/// driven through the real control client. Restartable on the same data directory.
+final class TestNode: @unchecked Sendable {
+    let name: String
+    let dataDirectory: String
+    let socketPath: String
+    private(set) var daemon: Daemon
+    private var task: Task<Void, any Error>
+    private(set) var client: ControlClient
+    private let peers: [StaticPeer]
+
+    private init(
+        name: String, dataDirectory: String, socketPath: String, daemon: Daemon,
+        task: Task<Void, any Error>, peers: [StaticPeer]
+    ) {
+        self.name = name
+        self.dataDirectory = dataDirectory
+        self.socketPath = socketPath
+        self.daemon = daemon
+        self.task = task
+        self.client = ControlClient(socketPath: socketPath)
+        self.peers = peers
+    }
+
+    static func start(_ name: String, peers: [TestNode] = [], in root: TestRoot) async throws
+        -> TestNode
+    {
+        let dataDirectory = root.path + "/" + name
+        let socketPath = root.path + "/" + name + ".sock"
+        let staticPeers = peers.map {
+            StaticPeer(endpoint: Endpoint(host: "127.0.0.1", port: $0.daemon.port))
+        }
+        let (daemon, task) = try await launch(
+            name: name, dataDirectory: dataDirectory, socketPath: socketPath, peers: staticPeers)
+        return TestNode(
+            name: name, dataDirectory: dataDirectory, socketPath: socketPath, daemon: daemon,
+            task: task, peers: staticPeers)
+    }
+
+    private static func launch(
+        name: String, dataDirectory: String, socketPath: String, peers: [StaticPeer],
+        port: UInt16 = 0
+    ) async throws -> (Daemon, Task<Void, any Error>) {
+        var configuration = DaemonConfiguration(
+            name: name, dataDirectory: dataDirectory, socketPath: socketPath)
+        configuration.listenHost = "127.0.0.1"
+        configuration.port = Int(port)
+        configuration.mdns = false
+        configuration.staticPeers = peers
+        let daemon = try await Daemon.start(
+            configuration, logger: quietLogger, environment: [:], handleSignals: false)
+        let task = Task { try await daemon.run() }
+        return (daemon, task)
+    }
+
+    /// Stops the daemon cleanly (CLOSE to its peers) and waits until it has stopped.
+    func stop() async {
+        await daemon.stop()
+        _ = try? await task.value
+        client.close()
+    }
+
+    /// Starts the daemon again on the same data directory (same key, same store) and port,
+    /// so peers that dial it find it again.
+    func restart() async throws {
+        (daemon, task) = try await Self.launch(
+            name: name, dataDirectory: dataDirectory, socketPath: socketPath, peers: peers,
+            port: daemon.port)
+        client = ControlClient(socketPath: socketPath)
+    }
+
+    var id: String { daemon.identityKey.id }
+
+    func history(with peer: TestNode, limit: Int = 1000) async throws -> [MessageInfo] {
+        try await client.history(HistoryParams(peer: peer.id, limit: limit)).messages
+    }
+
+    func isOnline(_ peer: TestNode) async -> Bool {
+        let peers = (try? await client.who(WhoParams(all: true)).peers) ?? []
+        return peers.contains { $0.id == peer.id && $0.presence == .online }
+    }
+}
+
+let quietLogger = Logger(label: "daemon-test") { _ in SwiftLogNoOpLogHandler() }
+
+/// A temporary directory for one test's nodes.
+struct TestRoot {
+    let path: String
+
+    init() throws {
+        path = "/tmp/lanchat-daemon-test-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(
+            atPath: path, withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o700])
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Polls `condition` until it holds or `timeout` passes (then records an issue). For
+/// conditions that are observed through the API, which has no push notifications yet.
+func eventually(
+    _ description: String, timeout: Duration = .seconds(10),
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () async throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    Issue.record("timed out waiting for: \(description)", sourceLocation: sourceLocation)
+    throw CancellationError()
+}
+
+/// Two nodes, bob dialling alice, online to each other.
+func connectedPair(in root: TestRoot) async throws -> (alice: TestNode, bob: TestNode) {
+    let alice = try await TestNode.start("alice", in: root)
+    let bob = try await TestNode.start("bob", peers: [alice], in: root)
+    try await eventually("alice and bob online") {
+        let aliceSees = await alice.isOnline(bob)
+        let bobSees = await bob.isOnline(alice)
+        return aliceSees && bobSees
+    }
+    return (alice, bob)
+}
