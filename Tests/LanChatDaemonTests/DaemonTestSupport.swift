@@ -84,9 +84,10 @@ final class TestNode: @unchecked Sendable {
         try await client.history(HistoryParams(peer: peer.id, limit: limit)).messages
     }
 
+    /// Online, and known by name (the name arrives in HELLO, just after the session is up).
     func isOnline(_ peer: TestNode) async -> Bool {
         let peers = (try? await client.who(WhoParams(all: true)).peers) ?? []
-        return peers.contains { $0.id == peer.id && $0.presence == .online }
+        return peers.contains { $0.id == peer.id && $0.presence == .online && $0.name == peer.name }
     }
 }
 
