@@ -138,4 +138,15 @@ public struct PeerCandidate: Codable, Sendable, Hashable {
         self.name = name
         self.alias = alias
     }
+
+    enum CodingKeys: String, CodingKey { case id, keyTag, name, alias }
+
+    /// `alias` is written as `null` when unset, like every other shape.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(keyTag, forKey: .keyTag)
+        try container.encode(name, forKey: .name)
+        try container.encode(alias, forKey: .alias)
+    }
 }

@@ -45,7 +45,7 @@ import Testing
         let error = ControlError.peerAmbiguous("bo", candidates: Self.candidates)
         let golden =
             #"{"code":-32003,"data":{"candidates":[{"alias":"Bob","id":"\#(Fixtures.bobID)","#
-            + #""keyTag":"BOBB-2345","name":"bob@laptop"},{"id":"\#(Fixtures.aliceID)","#
+            + #""keyTag":"BOBB-2345","name":"bob@laptop"},{"alias":null,"id":"\#(Fixtures.aliceID)","#
             + #""keyTag":"ALIC-EAAA","name":"bobby"}]},"message":"'bo' matches 2 peers"}"#
         try GoldenJSON.expectRoundTrip(RPCErrorObject(error), golden)
         #expect(error.isPeerLookupFailure)
