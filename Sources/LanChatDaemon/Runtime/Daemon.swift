@@ -34,7 +34,9 @@ public final class Daemon: Sendable {
         handleSignals: Bool = true
     ) async throws(DaemonError) -> Daemon {
         try configuration.validate()
-        ProcessHardening.apply()
+        if !ProcessHardening.apply() {
+            logger.warning("cannot disable core dumps: the key could end up in a core file")
+        }
         try PrivateDirectory.ensure(configuration.dataDirectory, purpose: "data directory")
         let lock = try DataDirectoryLock.acquire(in: configuration.dataDirectory)
         let identity = try Self.loadIdentity(configuration, logger: logger)

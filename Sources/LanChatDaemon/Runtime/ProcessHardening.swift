@@ -1,11 +1,13 @@
 import Glibc
+import LanChatCrypto
 
 /// Process-wide protections for a program that holds a private key (PROTOCOL.md §5): files
-/// created private by default, no core dumps.
+/// created private by default, no core dumps, not dumpable.
 enum ProcessHardening {
-    static func apply() {
+    /// Returns false when the kernel refused to make the process non-dumpable.
+    @discardableResult
+    static func apply() -> Bool {
         umask(0o077)
-        var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
-        _ = setrlimit(Int32(RLIMIT_CORE.rawValue), &noCore)
+        return ProcessProtection.disableCoreDumps()
     }
 }
