@@ -1,0 +1,100 @@
+import Testing
+
+extension EndToEnd {
+    /// Scenario 3: malformed handshakes against a running daemon's TCP port (PROTOCOL.md
+    /// §7.1 8, 13 and §4.5). Each attack must end with the daemon closing that connection,
+    /// one "handshake failed" log line naming it, and the daemon still serving its client
+    /// and its legitimate peer.
+    @Suite struct HandshakeAttacks {
+        enum Attack: String, CaseIterable, Sendable, CustomTestStringConvertible {
+            /// The preamble, then text where msg1's length should be (0x0D0A = 3338).
+            case garbageAfterPreamble
+            /// One bit of the magic flipped ("MCHT"), then an honest-looking msg1.
+            case flippedMagicBit
+            /// An honest preamble and msg1, then 76 random bytes as msg3: the AEAD fails.
+            case forgedMessage3
+            /// The preamble, then msg1 length 0xFFFF: refused before any body is read.
+            case oversizedLength
+
+            var testDescription: String { rawValue }
+
+            /// A distinct loopback source per attack, so the daemon's per-address
+            /// handshake limit never charges an attack to the legitimate peers (127.0.0.1).
+            var source: String { "127.0.0.\(11 + (Self.allCases.firstIndex(of: self) ?? 0))" }
+
+            /// What the daemon's log line says about the failure.
+            var logFragment: String {
+                switch self {
+                case .garbageAfterPreamble: "out of bounds"
+                case .flippedMagicBit: "bad magic"
+                case .forgedMessage3: "authentication failed"
+                case .oversizedLength: "out of bounds"
+                }
+            }
+        }
+
+        @Test(arguments: Attack.allCases)
+        func daemonClosesLogsAndKeepsServing(_ attack: Attack) async throws {
+            let sandbox = try Sandbox()
+            defer { sandbox.tearDown() }
+            let pair = try await DaemonPair.start(in: sandbox)
+            let (alice, bob) = (pair.alice, pair.bob)
+
+            let client = try await TCPClient.connect(to: try bob.port, from: attack.source)
+            defer { client.close() }
+            switch attack {
+            case .garbageAfterPreamble:
+                try await client.send(
+                    WireBytes.preamble + Array("\r\nGET / HTTP/1.1\r\nHost: bob\r\n\r\n".utf8))
+            case .flippedMagicBit:
+                var preamble = WireBytes.preamble
+                preamble[0] ^= 0x01
+                try await client.send(
+                    preamble + WireBytes.length(32) + WireBytes.randomPublicKey())
+            case .forgedMessage3:
+                try await client.send(
+                    WireBytes.preamble + WireBytes.length(32) + WireBytes.randomPublicKey())
+                let msg2 = await client.receive(
+                    exactly: WireBytes.msg2FrameLength, timeout: .seconds(3))
+                #expect(msg2.count == WireBytes.msg2FrameLength, "msg2: \(msg2.count) B")
+                #expect(Array(msg2.prefix(2)) == WireBytes.length(108))
+                try await client.send(WireBytes.length(76) + WireBytes.random(76))
+            case .oversizedLength:
+                try await client.send(WireBytes.preamble + WireBytes.length(0xFFFF))
+            }
+
+            // The daemon closes the connection at once and sends nothing (more).
+            let (closed, extra) = await client.awaitClose(timeout: .seconds(3))
+            #expect(closed, "\(attack): bob kept the connection open\n\(bob.log)")
+            #expect(extra.isEmpty, "\(attack): bob answered \(extra.count) B before closing")
+            let line = await bob.awaitLogLine(
+                "handshake failed", attack.logFragment, attack.source, ":\(client.localPort)")
+            #expect(line != nil, "\(attack): no log line for \(client.localAddress)\n\(bob.log)")
+
+            try await Self.expectStillServing(alice: alice, bob: bob)
+        }
+
+        /// bob answers its client, keeps its session with alice, and both still exchange
+        /// messages.
+        static func expectStillServing(
+            alice: DaemonProcess, bob: DaemonProcess,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) async throws {
+            let status = try await bob.lanchat(["status"])
+            #expect(status.status == 0, "\(status)", sourceLocation: sourceLocation)
+            #expect(bob.child.termination == nil, sourceLocation: sourceLocation)
+            let toBob = try await alice.sendDelivered(
+                "still there?", to: bob.id, sourceLocation: sourceLocation)
+            let toAlice = try await bob.sendDelivered(
+                "yes", to: alice.id, sourceLocation: sourceLocation)
+            let bobHistory = try await bob.json(HistoryResult.self, ["history", alice.id])
+            #expect(
+                bobHistory.messages.suffix(2).map(\.id) == [toBob.id, toAlice.id],
+                sourceLocation: sourceLocation)
+            let peers = try await bob.json(WhoResult.self, ["who", "--all"]).peers
+            #expect(
+                peers.map(\.id) == [alice.id], "the attack must not have added a peer",
+                sourceLocation: sourceLocation)
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Synchronization
+
+/// Everything one test creates: a private scratch directory under /tmp (short enough for
+/// Unix socket paths) and every process it starts. `tearDown()` kills each process that
+/// still runs, by its PID, and removes the directory; tests call it in `defer`, so it also
+/// runs when an expectation fails or an error is thrown.
+///
+/// Tests never share a sandbox, so they may run in parallel: every daemon has its own
+/// data directory, socket and port.
+final class Sandbox: Sendable {
+    let path: String
+    private let children = Mutex<[ChildProcess]>([])
+
+    init() throws {
+        var template = Array("/tmp/lce2e-XXXXXX".utf8CString)
+        let created = template.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.flatMap { mkdtemp($0) }
+        }
+        guard let created else {
+            throw SandboxError(description: "mkdtemp failed: \(String(cString: strerror(errno)))")
+        }
+        path = String(cString: created)
+    }
+
+    /// A path inside the sandbox (not created).
+    func file(_ name: String) -> String { path + "/" + name }
+
+    /// Remembers a process for `tearDown()`.
+    func adopt(_ child: ChildProcess) { children.withLock { $0.append(child) } }
+
+    /// Kills what still runs (SIGKILL, by PID) and deletes the scratch directory.
+    func tearDown() {
+        let running = children.withLock { $0 }
+        for child in running { child.send(SIGKILL) }
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// The environment of every child: the caller's, without anything that would make a
+    /// child reach the developer's real daemon or systemd (socket, notify and journal
+    /// variables), with `HOME` and the XDG directories inside the sandbox and no colour.
+    var childEnvironment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        for name in [
+            "LANCHAT_SOCKET", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID",
+            "JOURNAL_STREAM", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES",
+        ] {
+            environment[name] = nil
+        }
+        environment["HOME"] = path
+        environment["XDG_DATA_HOME"] = path + "/xdg-data"
+        environment["XDG_CONFIG_HOME"] = path + "/xdg-config"
+        environment["XDG_RUNTIME_DIR"] = path + "/xdg-runtime"
+        environment["NO_COLOR"] = "1"
+        return environment
+    }
+}
+
+struct SandboxError: Error, CustomStringConvertible {
+    let description: String
+}
