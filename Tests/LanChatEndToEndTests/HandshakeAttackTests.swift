@@ -35,65 +35,66 @@ extension EndToEnd {
 
         @Test(arguments: Attack.allCases)
         func daemonClosesLogsAndKeepsServing(_ attack: Attack) async throws {
-            let sandbox = try Sandbox()
-            defer { sandbox.tearDown() }
-            let pair = try await DaemonPair.start(in: sandbox)
-            let (alice, bob) = (pair.alice, pair.bob)
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
 
-            let client = try await TCPClient.connect(to: try bob.port, from: attack.source)
-            defer { client.close() }
-            switch attack {
-            case .garbageAfterPreamble:
-                try await client.send(
-                    WireBytes.preamble + Array("\r\nGET / HTTP/1.1\r\nHost: bob\r\n\r\n".utf8))
-            case .flippedMagicBit:
-                var preamble = WireBytes.preamble
-                preamble[0] ^= 0x01
-                try await client.send(
-                    preamble + WireBytes.length(32) + WireBytes.randomPublicKey())
-            case .forgedMessage3:
-                try await client.send(
-                    WireBytes.preamble + WireBytes.length(32) + WireBytes.randomPublicKey())
-                let msg2 = await client.receive(
-                    exactly: WireBytes.msg2FrameLength, timeout: .seconds(3))
-                #expect(msg2.count == WireBytes.msg2FrameLength, "msg2: \(msg2.count) B")
-                #expect(Array(msg2.prefix(2)) == WireBytes.length(108))
-                try await client.send(WireBytes.length(76) + WireBytes.random(76))
-            case .oversizedLength:
-                try await client.send(WireBytes.preamble + WireBytes.length(0xFFFF))
+                let client = try await TCPClient.connect(to: try bob.port, from: attack.source)
+                defer { client.close() }
+                switch attack {
+                case .garbageAfterPreamble:
+                    try await client.send(
+                        WireBytes.preamble + Array("\r\nGET / HTTP/1.1\r\nHost: bob\r\n\r\n".utf8))
+                case .flippedMagicBit:
+                    var preamble = WireBytes.preamble
+                    preamble[0] ^= 0x01
+                    try await client.send(
+                        preamble + WireBytes.length(32) + WireBytes.randomPublicKey())
+                case .forgedMessage3:
+                    try await client.send(
+                        WireBytes.preamble + WireBytes.length(32) + WireBytes.randomPublicKey())
+                    let msg2 = await client.receive(
+                        exactly: WireBytes.msg2FrameLength, timeout: .seconds(3))
+                    #expect(msg2.count == WireBytes.msg2FrameLength, "msg2: \(msg2.count) B")
+                    #expect(Array(msg2.prefix(2)) == WireBytes.length(108))
+                    try await client.send(WireBytes.length(76) + WireBytes.random(76))
+                case .oversizedLength:
+                    try await client.send(WireBytes.preamble + WireBytes.length(0xFFFF))
+                }
+
+                // The daemon closes the connection at once and sends nothing (more).
+                let (closed, extra) = await client.awaitClose(timeout: .seconds(3))
+                #expect(closed, "\(attack): bob kept the connection open\n\(bob.log)")
+                #expect(extra.isEmpty, "\(attack): bob answered \(extra.count) B before closing")
+                let line = await bob.awaitLogLine(
+                    "handshake failed", attack.logFragment, attack.source, ":\(client.localPort)")
+                #expect(
+                    line != nil, "\(attack): no log line for \(client.localAddress)\n\(bob.log)")
+
+                try await Self.expectStillServing(bob, peer: alice)
             }
-
-            // The daemon closes the connection at once and sends nothing (more).
-            let (closed, extra) = await client.awaitClose(timeout: .seconds(3))
-            #expect(closed, "\(attack): bob kept the connection open\n\(bob.log)")
-            #expect(extra.isEmpty, "\(attack): bob answered \(extra.count) B before closing")
-            let line = await bob.awaitLogLine(
-                "handshake failed", attack.logFragment, attack.source, ":\(client.localPort)")
-            #expect(line != nil, "\(attack): no log line for \(client.localAddress)\n\(bob.log)")
-
-            try await Self.expectStillServing(alice: alice, bob: bob)
         }
 
-        /// bob answers its client, keeps its session with alice, and both still exchange
-        /// messages.
+        /// `target` (the daemon under attack) still answers its client, keeps its session
+        /// with `peer`, exchanges messages with it both ways, and knows no other peer.
         static func expectStillServing(
-            alice: DaemonProcess, bob: DaemonProcess,
+            _ target: DaemonProcess, peer: DaemonProcess,
             sourceLocation: SourceLocation = #_sourceLocation
         ) async throws {
-            let status = try await bob.lanchat(["status"])
+            let status = try await target.lanchat(["status"])
             #expect(status.status == 0, "\(status)", sourceLocation: sourceLocation)
-            #expect(bob.child.termination == nil, sourceLocation: sourceLocation)
-            let toBob = try await alice.sendDelivered(
-                "still there?", to: bob.id, sourceLocation: sourceLocation)
-            let toAlice = try await bob.sendDelivered(
-                "yes", to: alice.id, sourceLocation: sourceLocation)
-            let bobHistory = try await bob.json(HistoryResult.self, ["history", alice.id])
+            #expect(target.child.termination == nil, sourceLocation: sourceLocation)
+            let toTarget = try await peer.sendDelivered(
+                "still there?", to: target.id, sourceLocation: sourceLocation)
+            let toPeer = try await target.sendDelivered(
+                "yes", to: peer.id, sourceLocation: sourceLocation)
+            let history = try await target.json(HistoryResult.self, ["history", peer.id])
             #expect(
-                bobHistory.messages.suffix(2).map(\.id) == [toBob.id, toAlice.id],
+                history.messages.suffix(2).map(\.id) == [toTarget.id, toPeer.id],
                 sourceLocation: sourceLocation)
-            let peers = try await bob.json(WhoResult.self, ["who", "--all"]).peers
+            let peers = try await target.json(WhoResult.self, ["who", "--all"]).peers
             #expect(
-                peers.map(\.id) == [alice.id], "the attack must not have added a peer",
+                peers.map(\.id) == [peer.id], "no other peer may have been added",
                 sourceLocation: sourceLocation)
         }
     }

@@ -27,12 +27,13 @@ final class ChildProcess: @unchecked Sendable {
     let pid: Int32
     let commandLine: String
     private let process: Process
-    private let latch = ExitLatch()
+    private let latch: ExitLatch
 
-    private init(process: Process, commandLine: String) {
+    private init(process: Process, commandLine: String, latch: ExitLatch) {
         self.process = process
         self.commandLine = commandLine
         self.pid = process.processIdentifier
+        self.latch = latch
     }
 
     /// Starts `executable` with exactly `environment`, its streams on the given handles
@@ -49,26 +50,17 @@ final class ChildProcess: @unchecked Sendable {
         process.standardInput = standardInput ?? FileHandle.nullDevice
         process.standardOutput = standardOutput ?? FileHandle.nullDevice
         process.standardError = standardError ?? FileHandle.nullDevice
-        let latch = ExitLatchBox()
+        let latch = ExitLatch()
         process.terminationHandler = { finished in
-            let termination: Termination =
+            latch.fire(
                 finished.terminationReason == .uncaughtSignal
-                ? .signalled(finished.terminationStatus) : .exited(finished.terminationStatus)
-            latch.latch?.fire(termination)
+                    ? .signalled(finished.terminationStatus)
+                    : .exited(finished.terminationStatus))
         }
         try process.run()
-        let child = ChildProcess(
-            process: process,
-            commandLine: ([executable] + arguments).joined(separator: " "))
-        latch.latch = child.latch
-        // The process may have ended before the latch was attached.
-        if !process.isRunning, child.latch.value == nil {
-            let termination: Termination =
-                process.terminationReason == .uncaughtSignal
-                ? .signalled(process.terminationStatus) : .exited(process.terminationStatus)
-            child.latch.fire(termination)
-        }
-        return child
+        return ChildProcess(
+            process: process, commandLine: ([executable] + arguments).joined(separator: " "),
+            latch: latch)
     }
 
     /// How it ended, or nil while it runs.
@@ -83,17 +75,6 @@ final class ChildProcess: @unchecked Sendable {
     func send(_ signal: Int32) {
         guard latch.value == nil, process.isRunning else { return }
         kill(pid, signal)
-    }
-}
-
-/// Lets the termination handler, set before `run()`, reach the latch of the `ChildProcess`
-/// created after it.
-private final class ExitLatchBox: Sendable {
-    private let stored = Mutex<ExitLatch?>(nil)
-
-    var latch: ExitLatch? {
-        get { stored.withLock { $0 } }
-        set { stored.withLock { $0 = newValue } }
     }
 }
 

@@ -82,7 +82,7 @@ final class DaemonProcess: Sendable {
         defer { try? log.close() }
         let child = try ChildProcess.launch(
             binary, arguments, environment: sandbox.childEnvironment, standardError: log)
-        sandbox.adopt(child)
+        sandbox.adopt(child, daemonLog: logPath)
         return child
     }
 

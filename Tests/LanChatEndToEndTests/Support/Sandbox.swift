@@ -1,16 +1,37 @@
 import Foundation
 import Synchronization
+import Testing
+
+/// Runs `body` in a fresh sandbox. When `body` returns, every daemon still running is
+/// stopped the way a user stops it (SIGTERM) and must exit 0 within 2 s; whatever happens,
+/// the sandbox is then torn down (SIGKILL by PID for what still runs, the directory
+/// removed), also when `body` throws or an expectation failed.
+func inSandbox(
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: (Sandbox) async throws -> Void
+) async throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.tearDown() }
+    try await body(sandbox)
+    await sandbox.stopDaemons(sourceLocation: sourceLocation)
+}
 
 /// Everything one test creates: a private scratch directory under /tmp (short enough for
 /// Unix socket paths) and every process it starts. `tearDown()` kills each process that
-/// still runs, by its PID, and removes the directory; tests call it in `defer`, so it also
-/// runs when an expectation fails or an error is thrown.
+/// still runs, by its PID, and removes the directory; `inSandbox` calls it in `defer`, so
+/// it also runs when an expectation fails or an error is thrown.
 ///
 /// Tests never share a sandbox, so they may run in parallel: every daemon has its own
 /// data directory, socket and port.
 final class Sandbox: Sendable {
     let path: String
-    private let children = Mutex<[ChildProcess]>([])
+    private let children = Mutex<[Adopted]>([])
+
+    private struct Adopted {
+        var child: ChildProcess
+        /// Set for daemons: their log, shown when they do not stop cleanly.
+        var daemonLog: String?
+    }
 
     init() throws {
         var template = Array("/tmp/lce2e-XXXXXX".utf8CString)
@@ -26,13 +47,31 @@ final class Sandbox: Sendable {
     /// A path inside the sandbox (not created).
     func file(_ name: String) -> String { path + "/" + name }
 
-    /// Remembers a process for `tearDown()`.
-    func adopt(_ child: ChildProcess) { children.withLock { $0.append(child) } }
+    /// Remembers a process for `stopDaemons()` (when `daemonLog` is set) and `tearDown()`.
+    func adopt(_ child: ChildProcess, daemonLog: String? = nil) {
+        children.withLock { $0.append(Adopted(child: child, daemonLog: daemonLog)) }
+    }
+
+    /// SIGTERM to every daemon still running; each must exit 0 within 2 s (lanchatd(8)).
+    func stopDaemons(sourceLocation: SourceLocation = #_sourceLocation) async {
+        let daemons = children.withLock { $0.filter { $0.daemonLog != nil } }
+        for daemon in daemons where daemon.child.termination == nil {
+            daemon.child.send(SIGTERM)
+            let termination = await daemon.child.waitForExit(within: DaemonProcess.stopTimeout)
+            #expect(
+                termination == .exited(0),
+                """
+                SIGTERM must stop lanchatd with exit 0 within 2 s; got \
+                \(termination?.description ?? "still running"): \(daemon.child.commandLine)
+                \(DaemonProcess.readLog(daemon.daemonLog ?? ""))
+                """, sourceLocation: sourceLocation)
+        }
+    }
 
     /// Kills what still runs (SIGKILL, by PID) and deletes the scratch directory.
     func tearDown() {
         let running = children.withLock { $0 }
-        for child in running { child.send(SIGKILL) }
+        for adopted in running { adopted.child.send(SIGKILL) }
         try? FileManager.default.removeItem(atPath: path)
     }
 
