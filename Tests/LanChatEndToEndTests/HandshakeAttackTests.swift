@@ -76,9 +76,10 @@ extension EndToEnd {
         }
 
         /// `target` (the daemon under attack) still answers its client, keeps its session
-        /// with `peer`, exchanges messages with it both ways, and knows no other peer.
+        /// with `peer`, exchanges messages with it both ways, and knows no peer but `peer`
+        /// and `otherPeers` (an attack must not add one).
         static func expectStillServing(
-            _ target: DaemonProcess, peer: DaemonProcess,
+            _ target: DaemonProcess, peer: DaemonProcess, otherPeers: [DaemonProcess] = [],
             sourceLocation: SourceLocation = #_sourceLocation
         ) async throws {
             let status = try await target.lanchat(["status"])
@@ -94,7 +95,8 @@ extension EndToEnd {
                 sourceLocation: sourceLocation)
             let peers = try await target.json(WhoResult.self, ["who", "--all"]).peers
             #expect(
-                peers.map(\.id) == [peer.id], "no other peer may have been added",
+                Set(peers.map(\.id)) == Set(([peer] + otherPeers).map(\.id)),
+                "no other peer may have been added",
                 sourceLocation: sourceLocation)
         }
     }

@@ -172,6 +172,12 @@ final class DaemonProcess: Sendable {
         }
     }
 
+    /// How many file descriptors the daemon holds open now (`/proc/PID/fd`).
+    var openFileDescriptors: Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(child.pid)/fd").count)
+            ?? -1
+    }
+
     // MARK: Stopping it
 
     /// Sends `signal` (SIGTERM by default) and waits up to `within` for the end; nil if it

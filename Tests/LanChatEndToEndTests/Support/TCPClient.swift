@@ -96,6 +96,37 @@ final class TCPClient: Sendable {
     }
 
     func close() { Glibc.close(descriptor) }
+
+    /// Waits until the other side has closed each of `clients` (EOF or reset), at most
+    /// `timeout`; returns the indexes of those it closed. One thread polls them all.
+    static func awaitClosed(_ clients: [TCPClient], timeout: Duration) async -> Set<Int> {
+        let descriptors = clients.map(\.descriptor)
+        return await offload {
+            let clock = ContinuousClock()
+            let deadline = clock.now + timeout
+            var closed: Set<Int> = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while closed.count < descriptors.count {
+                let left = deadline - clock.now
+                guard left > .zero else { break }
+                let open = descriptors.indices.filter { !closed.contains($0) }
+                var waiting = open.map {
+                    pollfd(fd: descriptors[$0], events: Int16(POLLIN), revents: 0)
+                }
+                let millis = Int32(clamping: left.components.seconds * 1000 + 1)
+                guard poll(&waiting, nfds_t(waiting.count), min(millis, 100)) >= 0 else { continue }
+                for (slot, index) in open.enumerated() where waiting[slot].revents != 0 {
+                    let count = buffer.withUnsafeMutableBytes {
+                        recv(descriptors[index], $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+                    }
+                    if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) {
+                        closed.insert(index)
+                    }
+                }
+            }
+            return closed
+        }
+    }
 }
 
 /// A TCP port that was free a moment ago: bound on `::` (dual stack, like lanchatd) with
