@@ -57,5 +57,43 @@ extension EndToEnd {
                 try await HandshakeAttacks.expectStillServing(alice, peer: realBob)
             }
         }
+
+        /// PROTOCOL.md §3.8 row 7, PRODUCT.md §6: bob reinstalls (a new key, the same name and
+        /// address). He appears as a second, unverified "bob"; what was queued for the old key
+        /// never goes to the new one; the name is now ambiguous (exit 67, both key tags).
+        @Test func reinstalledPeerIsANewPeerAndOldMessagesWait() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, oldBob) = (pair.alice, pair.bob)
+                let bobPort = try oldBob.port
+                try await alice.sendDelivered("before the reinstall", to: "bob")
+                #expect(await oldBob.stop() == .exited(0))
+                let waiting = try await alice.send("for the old key only", to: "bob")
+
+                let newBob = try await DaemonProcess.start(
+                    "bob", in: sandbox, port: bobPort, peers: ["127.0.0.1:\(try alice.port)"],
+                    dataDirectory: sandbox.file("bob-reinstalled"))
+                try #require(newBob.id != oldBob.id)
+                try #require(try await alice.awaitOnline(newBob.id), "\(alice.log)")
+
+                let peers = try await alice.json(WhoResult.self, ["who", "--all"]).peers
+                #expect(Set(peers.map(\.id)) == [oldBob.id, newBob.id], "two distinct peers")
+                #expect(peers.allSatisfy { $0.name == "bob" && $0.trust == "unverified" })
+                let warning = await alice.awaitLogLine("different key", newBob.keyTag)
+                #expect(warning != nil, "no warning about bob's new key\n\(alice.log)")
+
+                let old = try await alice.json(HistoryResult.self, ["history", oldBob.id])
+                #expect(old.messages.last?.id == waiting)
+                #expect(old.messages.last?.status == "queued", "held for the old key")
+                let seenByNewBob = try await newBob.json(HistoryResult.self, ["history", alice.id])
+                #expect(seenByNewBob.messages.isEmpty, "the new key got the old key's messages")
+
+                let ambiguous = try await alice.lanchat(["send", "bob", "which one?"])
+                #expect(ambiguous.status == 67, "\(ambiguous)")
+                #expect(ambiguous.standardError.contains(oldBob.keyTag), "\(ambiguous)")
+                #expect(ambiguous.standardError.contains(newBob.keyTag), "\(ambiguous)")
+                try await alice.sendDelivered("hello new bob", to: newBob.keyTag)
+            }
+        }
     }
 }
