@@ -44,7 +44,7 @@ extension EndToEnd {
                     #"{"jsonrpc":"2.0","id":6,"method":"who","params":{"all":"yes"}}"#,
                     #"{"jsonrpc":"2.0","id":7,"method":"history","params":{"peer":42}}"#,
                     #"{"jsonrpc":"2.0","id":8,"method":"send","params":{"peer":"bob","text":7}}"#,
-                    #"{"jsonrpc":"2.0","id":9,"method":"history","params":{"peer":"bob","limit":"all"}}"#,
+                    #"{"jsonrpc":"2.0","id":9,"method":"history","params":{"peer":"x","limit":"9"}}"#,
                 ]
                 for (offset, request) in wrongTypes.enumerated() {
                     try await client.sendLine(request)
