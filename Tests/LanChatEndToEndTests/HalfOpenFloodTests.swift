@@ -10,6 +10,9 @@ extension EndToEnd {
         static let floodSource = "127.0.0.50"
         static let connections = 100
         static let admittedPerAddress = 4
+        /// Descriptors the daemon may legitimately hold beyond its count before the flood:
+        /// carol's session and a few transient ones (store files, a control connection).
+        static let descriptorSlack = 5
 
         @Test func overTheLimitIsClosedAndNothingLeaks() async throws {
             try await inSandbox { sandbox in
@@ -57,7 +60,7 @@ extension EndToEnd {
                 for client in flood { client.close() }
                 flood = []
                 let settled = await pollUntil(timeout: .seconds(3)) {
-                    bob.openFileDescriptors <= baseline + 1
+                    bob.openFileDescriptors <= baseline + Self.descriptorSlack
                 }
                 #expect(
                     settled,
