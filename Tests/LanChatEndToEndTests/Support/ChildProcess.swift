@@ -21,9 +21,7 @@ enum Termination: Equatable, Sendable, CustomStringConvertible {
 ///
 /// Signals go to this one PID, and only while it has not been reaped, so a test never
 /// signals a process it did not start (and never a recycled PID).
-final class ChildProcess: @unchecked Sendable {
-    // @unchecked: `Process` is not declared Sendable; after `run()` only its thread-safe
-    // `processIdentifier` and `isRunning` are read, and the outcome travels through `latch`.
+final class ChildProcess: Sendable {
     let pid: Int32
     let commandLine: String
     private let process: Process
