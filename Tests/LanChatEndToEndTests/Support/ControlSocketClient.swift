@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One connection to a daemon's control socket, spoken directly as newline-delimited JSON
 /// (lanchat-api(7)) rather than through `lanchat`, to send what `lanchat` never would.
@@ -70,18 +71,18 @@ final class ControlSocketClient: Sendable {
     func close() { Glibc.close(descriptor) }
 }
 
-/// Bytes read past the end of the last line; touched by one blocking call at a time.
-private final class PendingBytes: @unchecked Sendable {
-    // @unchecked: used only by the one `receiveObject` call in flight on a connection,
-    // whose thread hands it back before the next call starts (the `offload` continuation).
-    private var buffer: [UInt8] = []
+/// Bytes read past the end of the last line, kept for the next `receiveObject`.
+private final class PendingBytes: Sendable {
+    private let buffer = Mutex<[UInt8]>([])
 
-    func append(_ bytes: [UInt8]) { buffer += bytes }
+    func append(_ bytes: [UInt8]) { buffer.withLock { $0 += bytes } }
 
     func takeLine() -> [UInt8]? {
-        guard let end = buffer.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-        let line = Array(buffer[..<end])
-        buffer.removeSubrange(...end)
-        return line
+        buffer.withLock { buffer in
+            guard let end = buffer.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+            let line = Array(buffer[..<end])
+            buffer.removeSubrange(...end)
+            return line
+        }
     }
 }
