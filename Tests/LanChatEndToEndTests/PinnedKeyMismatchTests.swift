@@ -58,6 +58,34 @@ extension EndToEnd {
             }
         }
 
+        /// PROTOCOL.md §3.5 initiator step 4, §7.1 1: alice aborts before msg3, so a wire
+        /// capture between her and the impostor shows her first flight and nothing more.
+        @Test func initiatorRevealsNothingAfterMsg2ToAnImpostor() async throws {
+            try await inSandbox { sandbox in
+                let bob = try await DaemonProcess.start("bob", in: sandbox)
+                let impostor = try await DaemonProcess.start(
+                    "bob", in: sandbox, dataDirectory: sandbox.file("impostor-data"),
+                    socket: sandbox.file("imp.sock"))
+                let relay = try RecordingRelay(forwardingTo: try impostor.port)
+                defer { relay.stop() }
+                let alice = try await DaemonProcess.start(
+                    "alice", in: sandbox, peers: ["\(bob.id)@127.0.0.1:\(relay.port)"])
+                let warning = await alice.awaitLogLine("Could not confirm", impostor.keyTag)
+                #expect(warning != nil, "\(alice.log)")
+
+                let recordings = relay.recordings
+                try #require(!recordings.isEmpty)
+                for recording in recordings {
+                    #expect(
+                        recording.clientToServer.count == WireBytes.firstFlightLength,
+                        "alice sent \(recording.clientToServer.count) B; msg3 must never go out")
+                    #expect(recording.serverToClient.count == WireBytes.msg2FrameLength)
+                }
+                let impostorKnows = try await impostor.json(WhoResult.self, ["who", "--all"])
+                #expect(impostorKnows.peers.isEmpty)
+            }
+        }
+
         /// PROTOCOL.md §3.8 row 7, PRODUCT.md §6: bob reinstalls (a new key, the same name and
         /// address). He appears as a second, unverified "bob"; what was queued for the old key
         /// never goes to the new one; the name is now ambiguous (exit 67, both key tags).
