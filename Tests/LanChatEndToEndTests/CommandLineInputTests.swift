@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+
+extension EndToEnd {
+    /// Scenario 4: what `lanchat` tells its user about bad input, with the sysexits(3)
+    /// codes of PRODUCT.md §4, against real daemons.
+    @Suite struct CommandLineInput {
+        /// Input `lanchat send bob …` must refuse with exit 65, sending nothing.
+        struct BadText: Sendable, CustomTestStringConvertible {
+            var testDescription: String
+            var arguments: [String]
+            var input: Data?
+
+            static let all: [BadText] = [
+                BadText(testDescription: "empty argument", arguments: [""]),
+                BadText(testDescription: "only white space", arguments: [" \t "]),
+                BadText(
+                    testDescription: "65 537-byte argument",
+                    arguments: [String(repeating: "x", count: 65537)]),
+                BadText(
+                    testDescription: "65 537 bytes on stdin", arguments: [],
+                    input: Data(repeating: UInt8(ascii: "y"), count: 65537)),
+                BadText(
+                    testDescription: "invalid UTF-8 on stdin", arguments: [],
+                    input: Data([0x68, 0x69, 0x20, 0xFF, 0xFE, 0x21])),
+                BadText(testDescription: "empty stdin", arguments: ["-"], input: Data()),
+            ]
+        }
+
+        @Test func badTextExits65AndSendsNothing() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                for bad in BadText.all {
+                    let result = try await pair.alice.lanchat(
+                        ["send", "bob"] + bad.arguments, input: bad.input)
+                    #expect(result.status == 65, "\(bad.testDescription): \(result)")
+                    #expect(result.output.isEmpty, "\(bad.testDescription): \(result)")
+                    #expect(
+                        result.standardError.hasPrefix("lanchat: "),
+                        "\(bad.testDescription): \(result)")
+                }
+                let history = try await pair.alice.json(HistoryResult.self, ["history", "bob"])
+                #expect(history.messages.isEmpty, "nothing may have been stored")
+                let received = try await pair.bob.json(HistoryResult.self, ["history", "alice"])
+                #expect(received.messages.isEmpty, "nothing may have been sent")
+
+                // The limits are inclusive: exactly 65 536 bytes is a message.
+                let largest = String(repeating: "z", count: 65536)
+                let accepted = try await pair.alice.sendDelivered(largest, to: "bob")
+                #expect(accepted.text.utf8.count == 65536)
+            }
+        }
+
+        @Test func textOnStandardInputIsSent() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                var ids: [String] = []
+                for arguments in [["send", "bob"], ["send", "bob", "-"]] {
+                    let text = "from stdin via `\(arguments.joined(separator: " "))`\nsecond line"
+                    let result = try await pair.alice.lanchat(
+                        arguments, input: Data((text + "\n\n").utf8))
+                    #expect(result.status == 0, "\(result)")
+                    let id = result.output.trimmingCharacters(in: .newlines)
+                    #expect(id.isLowercaseUUID, "\(result)")
+                    let received = try await pair.bob.awaitReceived(id, from: "alice")
+                    #expect(received?.text == text, "trailing line ends dropped, the rest kept")
+                    ids.append(id)
+                }
+                #expect(Set(ids).count == 2)
+            }
+        }
+
+        @Test func unknownPeerExits67WithAMessage() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let result = try await pair.alice.lanchat(["send", "carol", "hello?"])
+                #expect(result.status == 67, "\(result)")
+                #expect(result.output.isEmpty, "\(result)")
+                #expect(result.standardError.hasPrefix("lanchat: "), "\(result)")
+                #expect(result.standardError.contains("carol"), "the message names the peer")
+                let history = try await pair.alice.lanchat(["history", "carol"])
+                #expect(history.status == 67, "\(history)")
+            }
+        }
+
+        @Test func noDaemonExits69WithTheHint() async throws {
+            try await inSandbox { sandbox in
+                for command in [["status"], ["send", "bob", "hi"], ["who"]] {
+                    let result = try await sandbox.lanchat(
+                        ["--socket", sandbox.file("nobody-listens.sock")] + command)
+                    #expect(result.status == 69, "\(command): \(result)")
+                    #expect(
+                        result.standardError.contains(
+                            "start it with: systemctl --user start lanchatd"),
+                        "\(command): \(result)")
+                }
+                // A socket file nobody listens on (a crashed daemon's) says the same.
+                let stale = sandbox.file("stale.sock")
+                try await Self.leaveStaleSocket(at: stale)
+                let result = try await sandbox.lanchat(["--socket", stale, "status"])
+                #expect(result.status == 69, "\(result)")
+                #expect(result.standardError.contains("systemctl --user start lanchatd"))
+            }
+        }
+
+        @Test func unknownOptionExits64() async throws {
+            try await inSandbox { sandbox in
+                let daemon = try await DaemonProcess.start("alice", in: sandbox)
+                for arguments in [["send", "bob", "hi", "--bogus"], ["--frobnicate", "status"]] {
+                    let result = try await daemon.lanchat(arguments)
+                    #expect(result.status == 64, "\(arguments): \(result)")
+                    #expect(!result.standardError.isEmpty, "\(arguments): \(result)")
+                }
+                let unknownCommand = try await daemon.lanchat(["teleport"])
+                #expect(unknownCommand.status == 64, "\(unknownCommand)")
+            }
+        }
+
+        /// Binds a Unix socket at `path` and closes it without unlinking: a file that
+        /// refuses connections (ECONNREFUSED).
+        static func leaveStaleSocket(at path: String) async throws {
+            let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            guard descriptor >= 0 else { throw SocketError("socket") }
+            defer { close(descriptor) }
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+            guard withSocketAddress(address, { bind(descriptor, $0, $1) }) == 0 else {
+                throw SocketError("bind \(path)")
+            }
+        }
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+
+extension EndToEnd {
+    /// Scenario 5: how `lanchatd` starts, refuses to start and stops (lanchatd(8), PRODUCT.md
+    /// §2–§3): exit codes, messages, files left behind.
+    @Suite struct DaemonLifecycle {
+        /// How long a daemon that must refuse to start may take to exit.
+        static let refusalTimeout: Duration = .seconds(5)
+
+        @Test(arguments: [SIGTERM, SIGINT])
+        func signalStopsCleanlyWithinTwoSeconds(_ signal: Int32) async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let bob = pair.bob
+                #expect(FileManager.default.fileExists(atPath: bob.socket))
+
+                let clock = ContinuousClock()
+                let started = clock.now
+                let termination = await bob.stop(signal)
+                let took = clock.now - started
+                print("[e2e] signal \(signal) → lanchatd exit took \(milliseconds(took))")
+                #expect(termination == .exited(0), "after signal \(signal): \(bob.log)")
+                #expect(!FileManager.default.fileExists(atPath: bob.socket), "socket left behind")
+                #expect(bob.logLines(containing: "lanchatd stopped").count == 1, "\(bob.log)")
+
+                // A clean stop closes the session, so alice sees bob offline at once.
+                let offline = try await pollUntil(timeout: .seconds(1)) {
+                    try await pair.alice.peer(bob.id)?.presence == "offline"
+                }
+                #expect(offline, "alice still lists bob online after his clean stop")
+                let status = try await sandbox.lanchat(["--socket", bob.socket, "status"])
+                #expect(status.status == 69, "\(status)")
+            }
+        }
+
+        @Test func secondDaemonOnTheSameDataDirectoryExits75NamingThePID() async throws {
+            try await inSandbox { sandbox in
+                let first = try await DaemonProcess.start("alice", in: sandbox)
+                let logPath = sandbox.file("second.log")
+                let second = try DaemonProcess.launchRaw(
+                    [
+                        "--name", "alice2", "--data-dir", first.dataDirectory, "--socket",
+                        sandbox.file("second.sock"), "--port", "0",
+                    ], in: sandbox, logPath: logPath)
+                let ended = await second.waitForExit(within: Self.refusalTimeout)
+                let message = DaemonProcess.readLog(logPath)
+                #expect(ended == .exited(75), "\(message)")
+                #expect(message.contains("\(first.child.pid)"), "must name the PID: \(message)")
+                #expect(!FileManager.default.fileExists(atPath: sandbox.file("second.sock")))
+                let status = try await first.lanchat(["status"])
+                #expect(status.status == 0, "the first daemon keeps running: \(status)")
+            }
+        }
+
+        @Test func corruptIdentityKeyExits78AndIsLeftUntouched() async throws {
+            try await inSandbox { sandbox in
+                let daemon = try await DaemonProcess.start("alice", in: sandbox)
+                #expect(await daemon.stop() == .exited(0))
+                let keyPath = daemon.dataDirectory + "/identity.key"
+                var key = try #require(FileManager.default.contents(atPath: keyPath))
+                #expect(key.count == 108)
+                key[20] ^= 0x01  // one bit of the secret key: the checksum no longer matches
+                try key.write(to: URL(fileURLWithPath: keyPath))
+                let before = try Self.fileFacts(keyPath)
+
+                let logPath = sandbox.file("corrupt.log")
+                let restarted = try DaemonProcess.launchRaw(
+                    [
+                        "--name", "alice", "--data-dir", daemon.dataDirectory, "--socket",
+                        daemon.socket, "--port", "0",
+                    ], in: sandbox, logPath: logPath)
+                let ended = await restarted.waitForExit(within: Self.refusalTimeout)
+                let message = DaemonProcess.readLog(logPath)
+                #expect(ended == .exited(78), "\(message)")
+                #expect(message.contains("identity.key"), "the message names the file: \(message)")
+                #expect(
+                    message.contains("--reset-identity"), "the message names the fix: \(message)")
+                #expect(try Self.fileFacts(keyPath) == before, "the key file must stay as it was")
+                let leftovers = try FileManager.default.contentsOfDirectory(
+                    atPath: daemon.dataDirectory)
+                #expect(
+                    !leftovers.contains { $0.hasPrefix("identity.key.") || $0.contains(".tmp-") },
+                    "no new or moved key: \(leftovers)")
+                #expect(!FileManager.default.fileExists(atPath: daemon.socket))
+            }
+        }
+
+        @Test func fileInPlaceOfTheDataDirectoryExits73() async throws {
+            try await inSandbox { sandbox in
+                let blocker = sandbox.file("not-a-directory")
+                try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
+                let logPath = sandbox.file("blocked.log")
+                let daemon = try DaemonProcess.launchRaw(
+                    [
+                        "--name", "alice", "--data-dir", blocker, "--socket",
+                        sandbox.file("a.sock"), "--port", "0",
+                    ], in: sandbox, logPath: logPath)
+                let ended = await daemon.waitForExit(within: Self.refusalTimeout)
+                let message = DaemonProcess.readLog(logPath)
+                #expect(ended == .exited(73), "\(message)")
+                #expect(message.contains(blocker), "the message names the path: \(message)")
+                #expect(try Data(contentsOf: URL(fileURLWithPath: blocker)) == Data("x".utf8))
+            }
+        }
+
+        @Test func restartAfterACrashKeepsTheIdentityAndReplacesTheStaleSocket() async throws {
+            try await inSandbox { sandbox in
+                let first = try await DaemonProcess.start("alice", in: sandbox)
+                first.child.send(SIGKILL)
+                #expect(await first.child.waitForExit(within: .seconds(2)) == .signalled(SIGKILL))
+                #expect(
+                    FileManager.default.fileExists(atPath: first.socket),
+                    "a killed daemon leaves its socket file behind")
+                let status = try await sandbox.lanchat(["--socket", first.socket, "status"])
+                #expect(status.status == 69, "a stale socket means no daemon: \(status)")
+
+                let again = try await DaemonProcess.start(
+                    "alice", in: sandbox, dataDirectory: first.dataDirectory,
+                    socket: first.socket)
+                #expect(again.id == first.id, "the identity survives a crash")
+            }
+        }
+
+        @Test func portOrSocketInUseExits73() async throws {
+            try await inSandbox { sandbox in
+                let first = try await DaemonProcess.start("alice", in: sandbox)
+                let cases: [(String, [String])] = [
+                    (
+                        "port in use",
+                        ["--socket", sandbox.file("b.sock"), "--port", "\(try first.port)"]
+                    ),
+                    ("socket in use", ["--socket", first.socket, "--port", "0"]),
+                ]
+                for (label, arguments) in cases {
+                    let logPath = sandbox.file("\(label.prefix(4)).log")
+                    let second = try DaemonProcess.launchRaw(
+                        ["--name", "bob", "--data-dir", sandbox.file("bob-data")] + arguments,
+                        in: sandbox, logPath: logPath)
+                    let ended = await second.waitForExit(within: Self.refusalTimeout)
+                    let message = DaemonProcess.readLog(logPath)
+                    #expect(ended == .exited(73), "\(label): \(message)")
+                    #expect(!message.isEmpty, "\(label): a message says why")
+                }
+                let status = try await first.lanchat(["status"])
+                #expect(status.status == 0, "the first daemon keeps its socket: \(status)")
+            }
+        }
+
+        @Test func badUsageExits64() async throws {
+            try await inSandbox { sandbox in
+                let cases = [
+                    ["--bogus"], ["--port", "70000"], ["--log-level", "loud"],
+                    ["--peer", "not-an-address"], ["--name", ""],
+                ]
+                for arguments in cases {
+                    let logPath = sandbox.file("usage.log")
+                    let daemon = try DaemonProcess.launchRaw(
+                        ["--data-dir", sandbox.file("data"), "--socket", sandbox.file("s.sock")]
+                            + arguments, in: sandbox, logPath: logPath)
+                    let ended = await daemon.waitForExit(within: Self.refusalTimeout)
+                    let message = DaemonProcess.readLog(logPath)
+                    #expect(ended == .exited(64), "\(arguments): \(message)")
+                    #expect(!message.isEmpty, "\(arguments): a message says why")
+                }
+            }
+        }
+
+        /// Content, inode and modification time: "unchanged" in every sense a user checks.
+        struct FileFacts: Equatable {
+            var content: Data
+            var inode: UInt64
+            var modified: Date?
+            var permissions: Int?
+        }
+
+        static func fileFacts(_ path: String) throws -> FileFacts {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            return FileFacts(
+                content: try Data(contentsOf: URL(fileURLWithPath: path)),
+                inode: (attributes[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0,
+                modified: attributes[.modificationDate] as? Date,
+                permissions: (attributes[.posixPermissions] as? NSNumber)?.intValue)
+        }
+    }
+}
