@@ -83,9 +83,17 @@ extension Transport {
                 let remote = Endpoint(channel.remoteAddress)
                 let admissionKey = remote?.host ?? "unknown"
                 guard admission.admit(admissionKey) else {
-                    logger.notice(
-                        "refusing connection: too many handshakes in progress",
-                        metadata: ["remote": "\(remote?.description ?? "?")"])
+                    if let suppressed = refusalLog.shouldLog() {
+                        logger.notice(
+                            "refusing connections: too many handshakes in progress",
+                            metadata: [
+                                "remote": "\(remote?.description ?? "?")",
+                                "alsoRefused": "\(suppressed)",
+                            ])
+                    }
+                    // NIO drops a failed child initializer's channel without closing it:
+                    // close it here, or every refused connection keeps a descriptor.
+                    channel.close(promise: nil)
                     return channel.eventLoop.makeFailedFuture(
                         TransportError(.admissionRefused, "too many handshakes in progress"))
                 }
@@ -100,6 +108,7 @@ extension Transport {
                             remote: remote, admissionKey: admissionKey)
                     } catch {
                         admission.release(admissionKey)
+                        channel.close(promise: nil)
                         throw error
                     }
                 }

@@ -14,6 +14,8 @@ public final class Transport: Sendable {
     let group: any EventLoopGroup
     let logger: Logger
     let admission: AdmissionControl
+    /// A flood of refused connections logs one line a second, not one line each.
+    let refusalLog = LogThrottle(interval: .seconds(1))
 
     public init(
         identity: IdentityKeyPair, configuration: TransportConfiguration = .init(),
@@ -135,7 +137,13 @@ public final class Transport: Sendable {
             let error =
                 state.error
                 ?? TransportError(.handshakeFailed, "connection closed during the handshake")
-            if !Task.isCancelled { logger.info("handshake failed: \(error)") }
+            if !Task.isCancelled {
+                // One line per failure, always starting "handshake failed" (some
+                // descriptions already do).
+                let text = error.description
+                logger.info(
+                    "\(text.hasPrefix("handshake failed") ? text : "handshake failed: " + text)")
+            }
             return .handshakeFailed(error)
         }
         let end: SessionEnd =

@@ -94,6 +94,9 @@ struct ControlDispatcher: Sendable {
         case .typeMismatch(let type, let context): return "\(path(context)) should be \(type)"
         case .valueNotFound(let type, let context):
             return "\(path(context)) should be \(type), not null"
+        case .dataCorrupted(let context) where !context.codingPath.isEmpty:
+            // Foundation says "not valid JSON" for a number out of range; the JSON was fine.
+            return "\(path(context)) has a value out of range or of the wrong form"
         case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
         @unknown default: return "\(error)"
         }

@@ -39,6 +39,7 @@ final class ControlServer: Sendable {
             server = try await ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 64)
                 .bind(unixDomainSocketPath: path) { channel -> EventLoopFuture<ControlConnection> in
+                    // A failed initializer's channel is not closed by NIO: close it here.
                     peerUID(of: channel).flatMapThrowing { uid in
                         try channel.pipeline.syncOperations.addHandler(
                             ByteToMessageHandler(
@@ -46,6 +47,9 @@ final class ControlServer: Sendable {
                         return ControlConnection(
                             channel: try NIOAsyncChannel(wrappingChannelSynchronously: channel),
                             peerUID: uid)
+                    }.flatMapErrorThrowing { error in
+                        channel.close(promise: nil)
+                        throw error
                     }
                 }
         } catch {

@@ -79,6 +79,7 @@ extension PeerLink {
                 entry.record.addresses.insert(endpoint, at: 0)
             }
         }
+        warnIfNameBelongsToAnotherKey(hello.name)
         let outgoing: OutgoingStreamState?
         do {
             outgoing = try await services.store.outgoingState(for: key)
@@ -118,6 +119,24 @@ extension PeerLink {
             }
         }
         schedulePump()
+    }
+
+    /// PROTOCOL.md §3.8 row 7: a key presenting the display name of another pinned peer is
+    /// a new, separate peer (never merged); the user is told, once.
+    private func warnIfNameBelongsToAnotherKey(_ name: String) {
+        guard !warnedNameClash, !name.isEmpty else { return }
+        let folded = name.lowercased()
+        let others = services.directory.all.filter {
+            $0.pinned && $0.key != key && $0.record.name.lowercased() == folded
+        }
+        guard let other = others.first else { return }
+        warnedNameClash = true
+        logger.warning(
+            """
+            \(name) is now using a different key (key tag \(keyTag)); the earlier key \
+            \(other.record.keyTag) stays pinned and the two are kept apart. Verify the safety \
+            number before trusting the new one.
+            """)
     }
 
     // MARK: MSG

@@ -34,6 +34,8 @@ actor PeerLink {
     var pumpRunning = false
     var pumpRequested = false
     var inboundBusy = false
+    /// The name-clash warning of §3.8 row 7 was logged for this key (once per run).
+    var warnedNameClash = false
     var inboundWaiters: [CheckedContinuation<Void, Never>] = []
 
     static let maxBatch = Limits.maxAckBatch
