@@ -11,7 +11,7 @@ SYSTEM_TEST_PACKAGES := avahi-daemon avahi-utils dbus iproute2 nftables systemd 
 # Documentation lint.
 DOC_PACKAGES := mandoc
 
-.PHONY: all deps test-deps build run test unit-test system-test lint format bench clean
+.PHONY: all deps test-deps build run test unit-test system-test lint format install clean
 
 all: build
 
@@ -47,6 +47,19 @@ lint:
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+
+# Release binaries in $(PREFIX)/bin, man pages, and the systemd user unit.
+PREFIX ?= $(HOME)/.local
+UNIT_DIR ?= $(HOME)/.config/systemd/user
+install: deps
+	$(SWIFT) build -c release
+	install -D -m 0755 .build/release/lanchatd $(PREFIX)/bin/lanchatd
+	install -D -m 0755 .build/release/lanchat $(PREFIX)/bin/lanchat
+	install -D -m 0644 man/lanchat.1 $(PREFIX)/share/man/man1/lanchat.1
+	install -D -m 0644 man/lanchatd.8 $(PREFIX)/share/man/man8/lanchatd.8
+	install -D -m 0644 man/lanchat-api.7 $(PREFIX)/share/man/man7/lanchat-api.7
+	install -D -m 0644 systemd/lanchatd.service $(UNIT_DIR)/lanchatd.service
+	@echo "then: systemctl --user daemon-reload && systemctl --user enable --now lanchatd"
 
 clean:
 	rm -rf .build

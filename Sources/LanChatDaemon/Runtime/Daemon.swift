@@ -172,6 +172,23 @@ public final class Daemon: Sendable {
                     }
                 })
         }
+        if notifier.isActive {
+            serviceList.append(
+                TaskService(description: "systemd status") {
+                    // STATUS= as systemctl shows it: what a user wants at a glance.
+                    var last = ""
+                    while !Task.isCancelled {
+                        let queued = (try? await store.counts().queued) ?? 0
+                        let line =
+                            "\(directory.onlineCount) peers online, \(queued) messages queued"
+                        if line != last {
+                            notifier.notify("STATUS=" + line)
+                            last = line
+                        }
+                        try await Task.sleep(for: .seconds(2))
+                    }
+                })
+        }
         serviceList.append(
             ShutdownService(description: "sessions") {
                 // Peers must see us go, not come back: no new dials or sessions, then
@@ -203,7 +220,7 @@ public final class Daemon: Sendable {
 
     /// Runs until SIGTERM/SIGINT or `stop()`.
     public func run() async throws {
-        notifier.notify("READY=1\nSTATUS=listening on port \(port)")
+        notifier.notify("READY=1\nSTATUS=listening on port \(port), 0 peers online")
         logger.notice(
             "lanchatd \(LanChatVersion.current) ready",
             metadata: [
