@@ -34,9 +34,10 @@ let package = Package(
             dependencies: ["LanChatCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
 
+        // No pkgConfig: avahi-client.pc adds -D_REENTRANT, which SwiftPM rejects with a
+        // warning on every build; the headers are in /usr/include and the module map links.
         .systemLibrary(
             name: "CAvahi",
-            pkgConfig: "avahi-client",
             providers: [.apt(["libavahi-client-dev"])]
         ),
         .target(

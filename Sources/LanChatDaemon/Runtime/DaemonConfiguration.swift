@@ -52,7 +52,9 @@ public struct DaemonConfiguration: Sendable {
 
     /// `$USER@$(hostname -s)`, cut to 64 bytes on a character boundary.
     static func defaultName(environment: [String: String]) -> String {
-        let user = environment["USER"] ?? environment["LOGNAME"] ?? "user\(getuid())"
+        let user =
+            environment["USER"] ?? environment["LOGNAME"]
+            ?? getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? "user\(getuid())"
         var buffer = [CChar](repeating: 0, count: 256)
         let host: String =
             gethostname(&buffer, buffer.count) == 0
