@@ -49,17 +49,18 @@ mdns_txt_is() {
 # mdns_unescape NAME — an instance name as avahi-browse -p prints it, back to its bytes
 # (`h1\032\040LDIE-WCYV\041` → `h1 (LDIE-WCYV)`).
 mdns_unescape() {
-  local rest=$1 out='' code
+  local rest=$1 out='' escaped code
   while [[ $rest =~ ^([^\\]*)\\(.)(.*)$ ]]; do
     out+=${BASH_REMATCH[1]}
+    escaped=${BASH_REMATCH[2]}
     rest=${BASH_REMATCH[3]}
-    if [[ ${BASH_REMATCH[2]} =~ [0-9] && $rest =~ ^[0-9][0-9] ]]; then
-      code=$((10#${BASH_REMATCH[2]}${rest:0:2}))
+    if [[ $escaped == [0-9] && ${rest:0:2} == [0-9][0-9] ]]; then
+      code=$((10#$escaped${rest:0:2}))
       rest=${rest:2}
       # shellcheck disable=SC2059 # the format is the escape itself
       out+=$(printf "\\$(printf '%03o' "$code")")
     else
-      out+=${BASH_REMATCH[2]}
+      out+=$escaped
     fi
   done
   printf '%s\n' "$out$rest"
@@ -174,6 +175,11 @@ conversation_part() {
   all=$(json_history_all "$1" "$2") || return 1
   jq -c --arg direction "$3" '[.[] | select(.direction == $direction) | [.id, .seq, .text]]' \
     <<<"$all"
+}
+
+# conversation_has_id H PEER ID — true when H's conversation with PEER has the message ID.
+conversation_has_id() {
+  json_history_field "$1" "$2" id | grep -qFx -- "$3"
 }
 
 # conversation_sent_all_delivered H PEER — true when every message H sent to PEER is
