@@ -66,10 +66,11 @@ mdns_unescape() {
   printf '%s\n' "$out$rest"
 }
 
-# mdns_instance_of H ID — the instance name (unescaped) of the service H resolves with `id=ID`.
+# mdns_instance_of H ID [HOSTNAME] — the instance name (unescaped) of the service H resolves
+# with `id=ID` (and, if given, on HOSTNAME, e.g. h2.local).
 mdns_instance_of() {
   local row
-  row=$(mdns_rows_for_id "$1" "$2" | head -n 1)
+  row=$(mdns_rows_for_id "$1" "$2" | grep -F ";${3:-.local};" | head -n 1)
   [[ -n $row ]] || return 1
   mdns_unescape "$(cut -d ';' -f 4 <<<"$row")"
 }
@@ -153,6 +154,17 @@ json_peer_by_id() {
   local json
   json=$(json_who "$1") || return 1
   jq -ce --arg id "$2" 'first(.peers[] | select(.id == $id))' <<<"$json" 2>/dev/null
+}
+
+# json_peer_id_is H ID PRESENCE — true when H lists the key ID with PRESENCE (`online`,
+# `offline`, `discovering`) in `who --all`, or PRESENCE is `absent` and H does not list it.
+json_peer_id_is() {
+  local peer
+  if peer=$(json_peer_by_id "$1" "$2"); then
+    [[ $(jq -r .presence <<<"$peer") == "$3" ]]
+  else
+    [[ $3 == absent ]]
+  fi
 }
 
 # json_online_peer_field_is H ID FIELD VALUE — true when H's `who --json` (online peers only)
