@@ -49,11 +49,11 @@ set_presence() {
   [[ $text == - ]] || args+=(--text "$text")
   host_run h1 lanchat "${args[@]}" >/dev/null || fail "lanchat ${args[*]} failed on h1"
   set_at=$(now_ms)
-  h1_says "$status" "$expected_text" || fail "h1's own status does not show $label"
   wait_until 5000 "h2 sees h1 $label" h2_sees "$status" "$expected_text" >/dev/null
   elapsed=$(($(now_ms) - set_at))
   netsim_log "figure: presence $label set on h1 -> in h2's who after $elapsed ms"
   ((elapsed <= 1000)) || fail "h2 saw h1's new presence only $elapsed ms after it was set"
+  h1_says "$status" "$expected_text" || fail "h1's own status does not show $label"
   wait_until 10000 "h2's avahi-daemon resolves h1's TXT with status=$txt_status and that msg" \
     mdns_txt_is h2 "$h1_id" "status=$txt_status" "msg=$expected_text" >/dev/null
   netsim_log "figure: h1's TXT record updated on h2 within $(($(now_ms) - set_at)) ms"
