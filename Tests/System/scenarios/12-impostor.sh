@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 #
-# 12-impostor — TESTING.md scenario 9, PROTOCOL.md §3.8 and §7.3 items 42–43: h1 and h2 have
-# pinned each other. h3 runs a lanchatd of its own (own key, named "h2", --no-mdns, fixed port)
-# and announces it with avahi-publish under h2's instance name carrying h2's `id` (and, while h2
-# is away, takes h2's exact name so that h2 is renamed when it comes back). h1 reports
-# the mismatch (the HIGH "Could not confirm h2's identity" line naming h3's address) once the
-# record is worth dialling, does not redial it in a loop, never gives h3 a session or a message,
-# keeps h2's pin as it was, and delivers every message for h2 to h2 exactly once. Variant: the
-# record with h2's name but h3's own id is a separate peer with another key tag, and messages to
-# h2 never go to it.
+# 12-impostor — TESTING.md scenario 9, PROTOCOL.md §3.8, §4.6 and §7.3 items 42–43. h1 and h2
+# have pinned each other. h3 runs a lanchatd of its own (own key, named "h2", --no-mdns, fixed
+# port) and announces it with avahi-publish under h2's instance name carrying h2's `id`.
+#  * While h2 is online nothing changes. While h2 is away, h1 dials the record, logs the HIGH
+#    "Could not confirm h2's identity" line naming h3's address and key tag, and does not
+#    redial it: not in a loop, and not when the impostor republishes the same address and port
+#    under h2's exact name. h3 never gets a session, h1's pin for h2 stays as it was, and the
+#    messages for h2 wait.
+#  * Variant, h2 still away: the record with h2's name but h3's own id is a separate peer (its
+#    own key tag, the name h2 becomes ambiguous), and messages to h2 by id never go to it.
+#  * h2 back (renamed if the look-alike holds its name): every message for h2 arrives at h2
+#    exactly once, in order, and none at h3.
+# Some expectations are collected in later_failures and reported at the end, so that one
+# product bug does not hide the rest of the scenario.
 
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../lib/netsim.sh
@@ -136,32 +141,37 @@ h3_history=$(host_run h3 lanchat history "$h1_id" --json 2>/dev/null) || status=
   fail "h1's pin for h2 changed: $(json_peer_by_id h1 "$h2_id")"
 ! json_peer_by_id h1 "$h3_id" >/dev/null || fail "h1 knows h3's key after the mismatch"
 
-# ---- h2 back: everything arrives, once, in order -----------------------------------------------
-host_daemon_start h2 --name h2 >/dev/null
-wait_until 10000 "h1 sees h2 online again" json_peer_is h1 h2 online >/dev/null
-wait_until 10000 "h1 sees the 20 messages delivered" \
-  conversation_sent_all_delivered h1 "$h2_id" >/dev/null
-expect_same_conversation h1 h2 "$h1_id" "$h2_id" "$(printf '%s\n' "${ids[@]}")"
-netsim_log "h2 got all 30 messages exactly once"
-wait_until 10000 "h1 resolves h2's record again" mdns_instance_of h1 "$h2_id" h2.local >/dev/null
-netsim_log "h2 is published as '$(mdns_instance_of h1 "$h2_id" h2.local)', the impostor as" \
-  "'$(mdns_instance_of h1 "$h2_id" h3.local || true)'"
-[[ $(json_peer_by_id h1 "$h2_id" | jq -c '{id, keyTag, trust}') == "$h2_pin" ]] ||
-  fail "h1's pin for h2 changed after h2 came back"
-
-# ---- variant: h2's name, h3's own id ------------------------------------------------------------
-host_bg_stop h3 impostor >/dev/null
+# ---- variant, h2 still away: h2's name, h3's own id ---------------------------------------------
+# h3's avahi-daemon crashes and comes back with a record of the impostor's name, address and
+# port, but h3's own id. No goodbye was sent, so h1's avahi-daemon updates the TXT of the record
+# it has instead of removing it first. The 1-h penalty on that address was for h2's key; another
+# key there is another peer and must be dialled (PROTOCOL.md §4.6: "for that expected key").
+host_avahi_kill h3
+host_bg_wait h3 impostor 5000 >/dev/null
+host_avahi_start h3
 host_bg h3 lookalike avahi-publish -s "$h2_instance" _lanchat._tcp "$IMPOSTOR_PORT" \
   txtvers=1 v=1 "id=$h3_id" status=avail msg=
-wait_until 10000 "h1 lists h3's key online" json_peer_id_is h1 "$h3_id" online >/dev/null
-netsim_log "look-alike record on h3: $(grep -m 1 'Established' "$(host_log h3 lookalike)" || true)"
+wait_until 5000 "the look-alike holds h2's exact instance name" \
+  log_has_since h3 lookalike 0 "Established under name '$h2_instance'" >/dev/null
+wait_until 10000 "h1 resolves the look-alike's record" impostor_resolved_on_h1 "$h3_id" >/dev/null
+if ! wait_until 5000 "h1 lists h3's key online" json_peer_id_is h1 "$h3_id" online >/dev/null; then
+  later_failures+=("h1 never dialled h3's own key at the address penalised for h2's key")
+  # So that the rest runs: withdraw the record, wait until h1 forgot it, and publish it again,
+  # which makes it a new service for h1.
+  host_bg_stop h3 lookalike >/dev/null
+  lookalike_gone() { ! impostor_resolved_on_h1 "$h3_id"; }
+  wait_until 10000 "h1 no longer resolves the look-alike's record" lookalike_gone >/dev/null
+  host_bg h3 lookalike avahi-publish -s "$h2_instance" _lanchat._tcp "$IMPOSTOR_PORT" \
+    txtvers=1 v=1 "id=$h3_id" status=avail msg=
+  wait_until 10000 "h1 lists h3's key online" json_peer_id_is h1 "$h3_id" online >/dev/null
+fi
 lookalike=$(json_peer_by_id h1 "$h3_id")
-netsim_log "h1 lists the look-alike as $(jq -c '{name, keyTag, trust}' <<<"$lookalike")"
+netsim_log "h1 lists the look-alike as $(jq -c '{name, keyTag, trust, presence}' <<<"$lookalike")"
 [[ $(jq -r .keyTag <<<"$lookalike") == "$h3_tag" ]] || fail "the look-alike does not show h3's key tag"
 [[ $h3_tag != "$(jq -r .keyTag <<<"$h2_pin")" ]] || fail "h2 and h3 have the same key tag"
 [[ $(json_peer_by_id h1 "$h2_id" | jq -c '{id, keyTag, trust}') == "$h2_pin" ]] ||
   fail "h1's pin for h2 changed when the look-alike appeared"
-json_peer_id_is h1 "$h2_id" online || fail "h2 is no longer online on h1"
+json_peer_id_is h1 "$h2_id" offline || fail "h1 does not list h2 offline while h2 is away"
 
 # Two peers are called h2 now: the name alone is ambiguous (exit 67, both key tags listed).
 status=0
@@ -171,15 +181,30 @@ netsim_log "lanchat send h2 on h1: exit $status: $output"
 [[ $output == *"$h3_tag"* && $output == *"$(jq -r .keyTag <<<"$h2_pin")"* ]] ||
   fail "the ambiguity message does not list both key tags"
 
-# Messages to h2 by id go to h2 only.
+# Messages to h2 by id wait for h2, though a peer called h2 is online.
 mapfile -t texts < <(printf 'h2 by id %02d\n' {1..10})
-mapfile -t ids < <(send_lines h1 "$h2_id" "${texts[@]}")
-wait_until 10000 "h1 sees the 10 messages delivered" \
+mapfile -t more_ids < <(send_lines h1 "$h2_id" "${texts[@]}")
+ids+=("${more_ids[@]}")
+queued=$(json_status h1 | jq -r .queued)
+((queued == 30)) || fail "h1 has $queued messages queued for the absent h2, not 30"
+h3_got=$(json_history_all h3 "$h1_id")
+[[ $h3_got == '[]' ]] || fail "the look-alike h3 got messages from h1: $h3_got"
+netsim_log "30 messages wait for h2 while the look-alike called h2 is online; it got none"
+
+# ---- h2 back: everything arrives, once, in order -----------------------------------------------
+host_daemon_start h2 --name h2 >/dev/null
+wait_until 10000 "h1 sees h2 online again" json_peer_id_is h1 "$h2_id" online >/dev/null
+wait_until 10000 "h1 sees the 30 messages delivered" \
   conversation_sent_all_delivered h1 "$h2_id" >/dev/null
 expect_same_conversation h1 h2 "$h1_id" "$h2_id" "$(printf '%s\n' "${ids[@]}")"
 h3_got=$(json_history_all h3 "$h1_id")
 [[ $h3_got == '[]' ]] || fail "the look-alike h3 got messages from h1: $h3_got"
-netsim_log "h2 got 40 messages, the look-alike none"
+[[ $(json_peer_by_id h1 "$h2_id" | jq -c '{id, keyTag, trust}') == "$h2_pin" ]] ||
+  fail "h1's pin for h2 changed after h2 came back"
+netsim_log "h2 got all 40 messages exactly once, the look-alike none"
+wait_until 10000 "h1 resolves h2's record again" mdns_instance_of h1 "$h2_id" h2.local >/dev/null
+netsim_log "h2 is published as '$(mdns_instance_of h1 "$h2_id" h2.local)', the look-alike as" \
+  "'$(mdns_instance_of h1 "$h3_id" h3.local || true)'"
 
 for failure in "${later_failures[@]}"; do netsim_log "FAIL: $failure"; done
 ((${#later_failures[@]} == 0)) || fail "${#later_failures[@]} expectation(s) failed (above)"
