@@ -6,7 +6,7 @@
 # source it themselves, after netsim.sh.
 #
 # Rows are `avahi-browse -p` rows, e.g.
-#   =;eth0;IPv4;h1\032\040LDIE-WCYV\041;_lanchat._tcp;local;h1.local;169.254.0.1;40769;"txtvers=1" …
+#   =;eth0;IPv4;h1\032\040LDIE-WCYV\041;_lanchat._tcp;local;h1.local;169.254.0.1;40769;"v=1" …
 # fields: event, interface, protocol, instance name (escaped: \DDD is a decimal byte, \X is X),
 # type, domain, then for resolved (`=`) rows host, address, port and the TXT strings, each in
 # double quotes.

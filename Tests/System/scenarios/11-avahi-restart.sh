@@ -97,7 +97,8 @@ restarted=$(now_ms)
 host_avahi_start h1
 wait_until 15000 "h3 resolves h1's record" mdns_watch_resolved_since h3 "$mark" "$h1_id" >/dev/null
 elapsed=$(($(now_ms) - restarted))
-netsim_log "figure: avahi-daemon crash and start on h1 -> h1 resolved on a fresh h3 after $elapsed ms"
+netsim_log "figure: avahi-daemon crash and start on h1 -> h1 resolved on a fresh h3" \
+  "after $elapsed ms"
 ((elapsed <= REPUBLISH_TARGET_MS)) ||
   fail "h1 was published again only $elapsed ms after avahi-daemon started after the crash"
 mdns_has_id h2 "$h1_id" || fail "h2 does not resolve h1 after h1's avahi-daemon crash"
@@ -117,7 +118,8 @@ address=$(json_peer h3 h1 | jq -r '.addresses[0] // empty')
 h3_id=$(json_status h3 | jq -r .id)
 id=$(host_run h3 lanchat send h1 "found you after the restart")
 wait_until 5000 "h1 has h3's message" conversation_has_id h1 "$h3_id" "$id" >/dev/null
-wait_until 5000 "h3 sees its message delivered" conversation_sent_all_delivered h3 "$h1_id" >/dev/null
+wait_until 5000 "h3 sees its message delivered" \
+  conversation_sent_all_delivered h3 "$h1_id" >/dev/null
 expect_same_conversation h3 h1 "$h3_id" "$h1_id" "$id"
 netsim_log "h3 -> h1 delivered once: $(conversation_part h1 "$h3_id" in)"
 
@@ -125,8 +127,9 @@ netsim_log "h3 -> h1 delivered once: $(conversation_part h1 "$h3_id" in)"
 # h4's lanchatd has run without avahi-daemon for the whole scenario so far.
 status_field_is h4 avahi connecting || fail "h4 no longer reports avahi connecting"
 warnings=$(avahi_warnings h4 "$h4_log_start")
-netsim_log "h4 ran $(($(now_ms) - $(host_daemon_ready_ms h4))) ms without avahi-daemon and logged" \
-  "$warnings warning(s) about it: $(log_since h4 lanchatd "$h4_log_start" | grep -m 1 'avahi' || true)"
+netsim_log "h4 ran $(($(now_ms) - $(host_daemon_ready_ms h4))) ms without avahi-daemon and" \
+  "logged $warnings warning(s) about it:" \
+  "$(log_since h4 lanchatd "$h4_log_start" | grep -m 1 'avahi' || true)"
 ((warnings == 1)) || fail "h4 logged $warnings warnings about the missing avahi-daemon, not 1"
 h4_id=$(json_status h4 | jq -r .id)
 started=$(now_ms)
@@ -134,7 +137,8 @@ host_avahi_start h4
 wait_until 5000 "h4 reports avahi running" status_field_is h4 avahi running >/dev/null
 wait_until 10000 "h1 resolves h4's record" mdns_has_id h1 "$h4_id" >/dev/null
 wait_until 10000 "h1 lists h4 online" json_peer_is h1 h4 online >/dev/null
-netsim_log "figure: avahi-daemon started on h4 -> h4 listed online on h1 after $(($(now_ms) - started)) ms"
+netsim_log "figure: avahi-daemon started on h4 -> h4 listed online on h1 after" \
+  "$(($(now_ms) - started)) ms"
 
 h1_still_fine
 [[ ! -e $(host_dir h1)/state/lanchatd.exit ]] || fail "h1's lanchatd exited during the scenario"

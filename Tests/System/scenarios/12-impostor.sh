@@ -97,7 +97,8 @@ mapfile -t ids < <(send_lines h1 "$h2_id" "${texts[@]}")
 # No redial loop: let 5 s pass (the point is time passing), then count the reports.
 while (($(now_ms) < first_report + 5000)); do sleep 0.2; done
 reports=$(log_count_since h1 lanchatd "$h1_log" "Could not confirm")
-netsim_log "figure: h1 reported the mismatch $reports time(s) in the 5 s after the first report, at" \
+netsim_log "figure: h1 reported the mismatch $reports time(s) in the 5 s after the first" \
+  "report, at" \
   "$(log_since h1 lanchatd "$h1_log" | grep -F "Could not confirm" | grep -oE 'A device at [^ ]+' |
     cut -d ' ' -f 4 | paste -sd ' ')"
 ((reports <= 2)) || fail "h1 redials the impostor: $reports mismatch reports in 5 s"
@@ -167,7 +168,8 @@ if ! wait_until 5000 "h1 lists h3's key online" json_peer_id_is h1 "$h3_id" onli
 fi
 lookalike=$(json_peer_by_id h1 "$h3_id")
 netsim_log "h1 lists the look-alike as $(jq -c '{name, keyTag, trust, presence}' <<<"$lookalike")"
-[[ $(jq -r .keyTag <<<"$lookalike") == "$h3_tag" ]] || fail "the look-alike does not show h3's key tag"
+[[ $(jq -r .keyTag <<<"$lookalike") == "$h3_tag" ]] ||
+  fail "the look-alike does not show h3's key tag"
 [[ $h3_tag != "$(jq -r .keyTag <<<"$h2_pin")" ]] || fail "h2 and h3 have the same key tag"
 [[ $(json_peer_by_id h1 "$h2_id" | jq -c '{id, keyTag, trust}') == "$h2_pin" ]] ||
   fail "h1's pin for h2 changed when the look-alike appeared"

@@ -115,8 +115,8 @@ netsim_log "figure: presence over the session alone reached h2 after $elapsed ms
 request=$(jq -cn --arg text "$(printf 'z%.0s' {1..129})" \
   '{jsonrpc: "2.0", id: 1, method: "presence", params: {status: "away", text: $text}}')
 # shellcheck disable=SC2016 # expanded by the host's shell
-reply=$(host_run h1 sh -c 'echo "$1" | socat - "UNIX-CONNECT:$XDG_RUNTIME_DIR/lanchat/lanchatd.sock"' \
-  sh "$request")
+reply=$(host_run h1 sh -c \
+  'echo "$1" | socat - "UNIX-CONNECT:$XDG_RUNTIME_DIR/lanchat/lanchatd.sock"' sh "$request")
 netsim_log "API presence with a 129-byte text, as lanchat-api(7) shows it: '$reply'"
 [[ $(jq -r '.error.code' <<<"${reply:-null}") == -32001 ]] ||
   fail "the daemon did not answer a 129-byte status text with a bad-input error: '$reply'"

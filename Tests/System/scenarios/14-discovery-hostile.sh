@@ -127,7 +127,8 @@ host_bg h3 publish-300 avahi-publish -s "hostile 300-byte value" _lanchat._tcp "
   txtvers=1 v=1 "id=$fresh_id" "msg=$long_value"
 status=$(host_bg_wait h3 publish-300 5000)
 if grep -q 'Failed to add service' "$(host_log h3 publish-300)"; then
-  netsim_log "avahi-publish refuses a 304-byte TXT string: $(grep -m 1 Failed "$(host_log h3 publish-300)")"
+  netsim_log "avahi-publish refuses a 304-byte TXT string:" \
+    "$(grep -m 1 Failed "$(host_log h3 publish-300)")"
 else
   netsim_log "avahi-publish accepted a 304-byte TXT string (exit $status); h1 must drop it too"
   published+=("hostile 300-byte value")
