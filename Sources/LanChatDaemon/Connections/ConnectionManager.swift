@@ -16,12 +16,11 @@ actor ConnectionManager {
     private let directory: PeerDirectory
     private let logger: Logger
     private var targets: [ServiceInstance: DialTarget] = [:]
+    private var badAddresses = BadAddresses()
     private let wakeup = Wakeup()
     private(set) var discoveryState: DiscoveryState
     /// Set when the daemon begins to stop: no new dials.
     private var stopping = false
-
-    static let badAddressPenalty: Duration = .seconds(3600)
 
     init(
         transport: Transport, registry: LinkRegistry, directory: PeerDirectory, logger: Logger,
@@ -75,6 +74,12 @@ actor ConnectionManager {
             ?? DialTarget(
                 instance: peer.instance, kind: .announced, endpoints: peer.endpoints,
                 hostName: peer.hostName)
+        if let previous = target.announcedKey, previous != key {
+            // Same instance, another key now: it no longer announces the previous one.
+            directory.announcement(
+                peer.instance, of: previous, present: false, hostName: nil,
+                now: LinkServices.wallClock())
+        }
         let changed =
             target.endpoints != peer.endpoints || target.announcedKey != key
             || target.kind != .announced || !target.wanted
@@ -89,7 +94,11 @@ actor ConnectionManager {
             target.nextAttempt = .now
         }
         targets[peer.instance] = target
-        if let key {
+        // A record whose every address already presented another key is not evidence that
+        // the key is around: it must not show the peer as discovering.
+        if let key,
+            !badAddresses.usable(peer.endpoints, expecting: key, at: .now).usable.isEmpty
+        {
             directory.announcement(
                 peer.instance, of: key, present: true, hostName: peer.hostName,
                 endpoints: peer.endpoints, now: LinkServices.wallClock())
@@ -147,10 +156,10 @@ actor ConnectionManager {
         var nextDue: ContinuousClock.Instant?
         for (instance, target) in targets where !target.dialling && target.wanted {
             if let key = target.key, directory.entry(key)?.sessions ?? 0 > 0 { continue }
-            let endpoints = target.usableEndpoints(at: now)
-            let soonestRelease = target.badUntil.values.filter { $0 > now }.min()
+            let (endpoints, release) = badAddresses.usable(
+                target.endpoints, expecting: target.key, at: now)
             guard !endpoints.isEmpty else {
-                if let soonestRelease { nextDue = min(nextDue ?? soonestRelease, soonestRelease) }
+                if let release { nextDue = min(nextDue ?? release, release) }
                 continue
             }
             guard target.nextAttempt <= now else {
@@ -196,8 +205,12 @@ actor ConnectionManager {
             if target.kind == .outbox { target.wanted = false }
         case .identityRejected(let rejection):
             switch rejection {
-            case .pinnedKeyMismatch, .announcedKeyMismatch:
-                target.badUntil[endpoint] = now + Self.badAddressPenalty
+            case .pinnedKeyMismatch(let expected, _), .announcedKeyMismatch(let expected, _):
+                badAddresses.mark(endpoint, expecting: expected, at: now)
+                // The record is not what it claims: it must not make `expected` look present.
+                directory.announcement(
+                    instance, of: expected, present: false, hostName: nil,
+                    now: LinkServices.wallClock())
             case .ownKey, .blocked:
                 target.wanted = false
             }

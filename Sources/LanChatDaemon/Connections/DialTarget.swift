@@ -23,16 +23,46 @@ struct DialTarget: Sendable {
     var backoff = RedialBackoff()
     var nextAttempt = ContinuousClock.now
     var dialling = false
-    /// (address, expected key) pairs that presented another key: not redialled for 1 h
-    /// (PROTOCOL.md §4.6, §3.8 rows 4 and 5).
-    var badUntil: [Endpoint: ContinuousClock.Instant] = [:]
     /// Still wanted: a target whose record was lost while dialling is removed when done.
     var wanted = true
 
     var key: PeerKey? { announcedKey ?? learnedKey }
+}
 
-    /// The endpoints worth trying now, in order.
-    func usableEndpoints(at now: ContinuousClock.Instant) -> [Endpoint] {
-        endpoints.filter { endpoint in badUntil[endpoint].map { $0 <= now } ?? true }
+/// (address, port) pairs that presented another key than the one expected there: not
+/// redialled for that expected key for an hour (PROTOCOL.md §4.6, §3.8 rows 4 and 5). Kept by
+/// the connection manager, not by a discovery record, so a re-published record does not
+/// escape it and a record announcing another key is not held back by it.
+struct BadAddresses: Sendable {
+    static let penalty: Duration = .seconds(3600)
+
+    private struct Entry: Hashable {
+        let endpoint: Endpoint
+        let expected: PeerKey?
+    }
+
+    private var until: [Entry: ContinuousClock.Instant] = [:]
+
+    mutating func mark(
+        _ endpoint: Endpoint, expecting key: PeerKey?, at now: ContinuousClock.Instant
+    ) {
+        until = until.filter { $0.value > now }
+        until[Entry(endpoint: endpoint, expected: key)] = now + Self.penalty
+    }
+
+    /// The endpoints not held back for `key`, in order, and when the next one is released.
+    func usable(_ endpoints: [Endpoint], expecting key: PeerKey?, at now: ContinuousClock.Instant)
+        -> (usable: [Endpoint], nextRelease: ContinuousClock.Instant?)
+    {
+        var usable: [Endpoint] = []
+        var nextRelease: ContinuousClock.Instant?
+        for endpoint in endpoints {
+            if let release = until[Entry(endpoint: endpoint, expected: key)], release > now {
+                nextRelease = min(nextRelease ?? release, release)
+            } else {
+                usable.append(endpoint)
+            }
+        }
+        return (usable, nextRelease)
     }
 }

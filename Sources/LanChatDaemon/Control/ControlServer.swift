@@ -38,6 +38,9 @@ final class ControlServer: Sendable {
         do {
             server = try await ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 64)
+                // `echo REQUEST | socat - UNIX-CONNECT:…` closes its side after writing: the
+                // answer must still be written before the connection closes.
+                .childChannelOption(.allowRemoteHalfClosure, value: true)
                 .bind(unixDomainSocketPath: path) { channel -> EventLoopFuture<ControlConnection> in
                     // A failed initializer's channel is not closed by NIO: close it here.
                     peerUID(of: channel).flatMapThrowing { uid in
