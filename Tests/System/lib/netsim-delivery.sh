@@ -6,22 +6,27 @@
 #
 # Message texts are "msg 000001", "msg 000002", … (delivery_text N), so a history also shows
 # whether the messages kept the order in which they were written to `lanchat send --lines`.
+# DELIVERY_PAD (default empty; letters only) is appended to every text, for scenarios that need
+# bigger messages.
 # Every check compares the two sides' whole histories (json_history_all): counting alone would
 # miss a lost message hidden by a doubled one.
 
+DELIVERY_PAD=${DELIVERY_PAD:-}
+
 # delivery_text N — the text of message number N of a stream.
 delivery_text() {
-  printf 'msg %06d\n' "$1"
+  printf 'msg %06d%s\n' "$1" "$DELIVERY_PAD"
 }
 
-# _delivery_stream_script — the shell script delivery_stream_start runs inside the sender:
-# prints lines FIRST…LAST (a pause of PAUSE seconds after every BURST lines, BURST 0 = no pause)
-# into `lanchat send PEER --lines`, which prints the id of every message it stored.
+# _DELIVERY_STREAM_SCRIPT — the shell script delivery_stream_start runs inside the sender:
+# prints texts FIRST…LAST (with PAD appended; a pause of PAUSE seconds after every BURST lines,
+# BURST 0 = no pause) into `lanchat send PEER --lines`, which prints the id of every message it
+# stored.
 # shellcheck disable=SC2016 # expanded by the inner shell
 _DELIVERY_STREAM_SCRIPT='
-first=$1 last=$2 burst=$3 pause=$4 peer=$5
+first=$1 last=$2 burst=$3 pause=$4 peer=$5 pad=$6
 for ((i = first; i <= last; i++)); do
-  printf "msg %06d\n" "$i"
+  printf "msg %06d%s\n" "$i" "$pad"
   if ((burst > 0 && (i - first + 1) % burst == 0)); then sleep "$pause"; fi
 done | lanchat send "$peer" --lines
 '
@@ -33,7 +38,7 @@ done | lanchat send "$peer" --lines
 delivery_stream_start() {
   local host=$1 peer=$2 name=$3 first=$4 last=$5 burst=${6:-0} pause=${7:-0}
   host_bg "$host" "$name" bash -c "$_DELIVERY_STREAM_SCRIPT" stream \
-    "$first" "$last" "$burst" "$pause" "$peer"
+    "$first" "$last" "$burst" "$pause" "$peer" "$DELIVERY_PAD"
 }
 
 # delivery_printed_ids H NAME — the message ids a `lanchat send` run in the background as NAME
@@ -165,7 +170,7 @@ delivery_texts_in_order() {
     return 0
   }
   if ! cmp -s <(jq -r '.[] | select(.direction == "out") | .text' "$file") \
-    <(seq -f 'msg %06g' "$first" $((first + count - 1))); then
+    <(seq -f "msg %06g$DELIVERY_PAD" "$first" $((first + count - 1))); then
     netsim_log "$1's outgoing texts are not msg $first… in input order"
     return 1
   fi
