@@ -94,6 +94,8 @@ _DELIVERY_VERIFY_JQ='
 def dups: group_by(.id) | map(select(length > 1)) | length;
 def gaps: . as $m | [range(1; $m | length) | select($m[.].seq != $m[. - 1].seq + 1)];
 def only($side): map(select(all(.[]; .side == $side)) | .[0].message);
+def report(broken; message): if broken then message else empty end;
+def brief: [.seq, .text] | @json;
 ($out | map(select(.direction == "out"))) as $out
 | ($in | map(select(.direction == "in"))) as $in
 | ([($out[] | {side: "out", id, message: .}), ($in[] | {side: "in", id, message: .})]
@@ -109,29 +111,30 @@ def only($side): map(select(all(.[]; .side == $side)) | .[0].message);
 | ($in | dups) as $inDups
 | ($out | gaps) as $outGaps
 | ($in | gaps) as $inGaps
-| (if $expected != "" and ($out | length) != ($expected | tonumber)
-   then "sender stored \($out | length) messages, expected \($expected)" else empty end),
-  (if ($out | length) != ($in | length)
-   then "sender has \($out | length) messages, receiver \($in | length)" else empty end),
-  (if $outDups > 0 then "sender history has \($outDups) doubled ids" else empty end),
-  (if $inDups > 0 then "receiver history has \($inDups) doubled ids (delivered twice)"
-   else empty end),
-  (if ($missing | length) > 0 then "\($missing | length) messages never reached the receiver, first seq \($missing[0].seq) \($missing[0].text | @json)"
-   else empty end),
-  (if ($extra | length) > 0 then "receiver has \($extra | length) messages the sender does not, first seq \($extra[0].seq) \($extra[0].text | @json)"
-   else empty end),
-  (if ($outGaps | length) > 0
-   then "sender seq not consecutive at \($outGaps | length) places, first after seq \($out[$outGaps[0] - 1].seq): \($out[$outGaps[0]].seq)"
-   else empty end),
-  (if ($inGaps | length) > 0
-   then "receiver seq not consecutive at \($inGaps | length) places, first after seq \($in[$inGaps[0] - 1].seq): \($in[$inGaps[0]].seq)"
-   else empty end),
-  (if ($mismatch | length) > 0 then "\($mismatch | length) positions differ (id, seq or text), first at #\($mismatch[0] + 1): sender \($out[$mismatch[0]] | [.seq, .text] | @json), receiver \($in[$mismatch[0]] | [.seq, .text] | @json)"
-   else empty end),
-  (if ($undelivered | length) > 0 then "\($undelivered | length) sender messages are not delivered, first seq \($undelivered[0].seq) is \($undelivered[0].status)"
-   else empty end),
-  (if ($noDeliveredAt | length) > 0 then "\($noDeliveredAt | length) sender messages have no deliveredAt"
-   else empty end)
+| report($expected != "" and ($out | length) != ($expected | tonumber);
+    "sender stored \($out | length) messages, expected \($expected)"),
+  report(($out | length) != ($in | length);
+    "sender has \($out | length) messages, receiver \($in | length)"),
+  report($outDups > 0; "sender history has \($outDups) doubled ids"),
+  report($inDups > 0; "receiver history has \($inDups) doubled ids (delivered twice)"),
+  report($missing != [];
+    "\($missing | length) messages never reached the receiver, first \($missing[0] | brief)"),
+  report($extra != [];
+    "receiver has \($extra | length) messages the sender does not, first \($extra[0] | brief)"),
+  report($outGaps != [];
+    "sender seq not consecutive at \($outGaps | length) places, first"
+    + " \($out[$outGaps[0] - 1].seq) then \($out[$outGaps[0]].seq)"),
+  report($inGaps != [];
+    "receiver seq not consecutive at \($inGaps | length) places, first"
+    + " \($in[$inGaps[0] - 1].seq) then \($in[$inGaps[0]].seq)"),
+  report($mismatch != [];
+    "\($mismatch | length) positions differ (id, seq or text), first at #\($mismatch[0] + 1):"
+    + " sender \($out[$mismatch[0]] | brief), receiver \($in[$mismatch[0]] | brief)"),
+  report($undelivered != [];
+    "\($undelivered | length) sender messages are not delivered, first seq"
+    + " \($undelivered[0].seq) is \($undelivered[0].status)"),
+  report($noDeliveredAt != [];
+    "\($noDeliveredAt | length) sender messages have no deliveredAt")
 '
 
 # delivery_verify SENDER RECEIVER [EXPECTED] — the promise of PROTOCOL.md §9, checked on both
@@ -155,7 +158,8 @@ delivery_verify() {
     return 1
   fi
   count=$(jq '[.[] | select(.direction == "out")] | length' "$out_file")
-  netsim_log "exactly-once: $receiver holds all $count messages $sender stored, once each, same ids, seq and texts, in order; all delivered"
+  netsim_log "exactly-once: $receiver holds all $count messages $sender stored, once each," \
+    "with the same ids, seqs and texts, in order; all delivered"
   echo "$count"
 }
 
@@ -175,6 +179,18 @@ delivery_texts_in_order() {
     return 1
   fi
   echo "$count"
+}
+
+# delivery_verify_stream SENDER RECEIVER COUNT — delivery_verify with COUNT messages expected,
+# and the sender's texts are msg 1…COUNT in input order. Fails with the reason.
+delivery_verify_stream() {
+  local stored
+  delivery_verify "$1" "$2" "$3" >/dev/null || return 1
+  stored=$(delivery_texts_in_order "$1" 1) || return 1
+  if [[ $stored != "$3" ]]; then
+    netsim_log "$1 stored $stored texts, expected $3"
+    return 1
+  fi
 }
 
 # delivery_last_ms HOST SIDE FIELD — after delivery_verify: the latest FIELD (an RFC 3339 time

@@ -28,14 +28,17 @@ queue_while_down() {
   started=$(now_ms)
   delivery_stream_start h1 h2 send "$first" "$last"
   status=$(host_bg_wait h1 send 60000)
-  [[ $status == 0 ]] || fail "lanchat send --lines exited $status (log: $(tail -3 "$(host_log h1 send)"))"
-  netsim_log "figure: $count messages stored by lanchat send --lines in $(($(now_ms) - started)) ms"
+  [[ $status == 0 ]] ||
+    fail "lanchat send --lines exited $status: $(tail -3 "$(host_log h1 send)")"
+  netsim_log "figure: $count messages stored by lanchat send --lines" \
+    "in $(($(now_ms) - started)) ms"
   (($(delivery_printed_ids h1 send | sort -u | wc -l) == count)) ||
     fail "lanchat send did not print $count distinct ids"
   [[ $(delivery_queued h1) == "$count" ]] ||
     fail "h1's status --json shows queued $(delivery_queued h1), expected $count"
   status=$(host_run h1 lanchat status)
-  grep -Eq "^queued +$count\$" <<<"$status" || fail "lanchat status does not show 'queued $count': $status"
+  grep -Eq "^queued +$count\$" <<<"$status" ||
+    fail "lanchat status does not show 'queued $count': $status"
   netsim_log "h2 down: h1 shows $count messages queued"
 }
 
@@ -44,22 +47,26 @@ queue_while_down 1 "$FIRST_BATCH"
 ready=$(host_daemon_start h2 --name h2)
 wait_until 30000 "all $FIRST_BATCH messages delivered" \
   delivery_all_delivered h1 h2 "$FIRST_BATCH" >/dev/null
-netsim_log "figure: $FIRST_BATCH queued messages delivered $(($(now_ms) - ready)) ms after h2 was ready"
-delivery_verify h1 h2 "$FIRST_BATCH" >/dev/null || fail "the first $FIRST_BATCH messages were not delivered exactly once in order"
-[[ $(delivery_texts_in_order h1 1) == "$FIRST_BATCH" ]] || fail "h1 did not store the lines in input order"
+netsim_log "figure: $FIRST_BATCH queued messages delivered" \
+  "$(($(now_ms) - ready)) ms after h2 was ready"
+delivery_verify_stream h1 h2 "$FIRST_BATCH" ||
+  fail "the first $FIRST_BATCH messages were not delivered exactly once, in order"
 
 # ---- the figure: 10 000 queued messages delivered within 1 s of h2's readiness ------------------
 total=$((FIRST_BATCH + BIG_BATCH))
 queue_while_down $((FIRST_BATCH + 1)) "$total"
 ready=$(host_daemon_start h2 --name h2)
-wait_until 60000 "all $BIG_BATCH messages delivered" delivery_all_delivered h1 h2 "$total" >/dev/null
-delivery_verify h1 h2 "$total" >/dev/null || fail "the $BIG_BATCH queued messages were not delivered exactly once in order"
-[[ $(delivery_texts_in_order h1 1) == "$total" ]] || fail "h1 did not store the lines in input order"
+wait_until 60000 "all $BIG_BATCH messages delivered" \
+  delivery_all_delivered h1 h2 "$total" >/dev/null
+delivery_verify_stream h1 h2 "$total" ||
+  fail "the $BIG_BATCH queued messages were not delivered exactly once, in order"
 # The daemons' own stamps time both ends without polling delay: h1 recording the last ACK (its
 # queued count reaching 0) and h2 storing the last message.
 emptied_ms=$(($(delivery_last_ms h1 out deliveredAt) - ready))
 received_ms=$(($(delivery_last_ms h2 in receivedAt) - ready))
 bound=$(delivery_bound_ms "$TARGET_MS")
-netsim_log "figure: $BIG_BATCH queued messages: h2 stored the last $received_ms ms and h1 had it delivered (queued 0) $emptied_ms ms after h2's READY (target ≤ $TARGET_MS ms in a release build; this is a $(delivery_build) build, held to $bound ms)"
+netsim_log "figure: $BIG_BATCH queued messages: h2 stored the last $received_ms ms and h1" \
+  "had it delivered (queued 0) $emptied_ms ms after h2's READY (target ≤ $TARGET_MS ms in a" \
+  "release build; this is a $(delivery_build) build, held to $bound ms)"
 ((emptied_ms <= bound)) ||
   fail "$BIG_BATCH queued messages took $emptied_ms ms after h2 was ready (bound $bound ms)"
