@@ -79,7 +79,32 @@ public final class MessageStore: Sendable {
         do {
             return try await pool.write(body)
         } catch {
-            throw StoreError.wrapping(error, while: action)
+            throw explained(StoreError.wrapping(error, while: action), while: action)
+        }
+    }
+
+    /// SQLite reports a write refused by a read-only or full file system as a generic I/O
+    /// error. Asking the file system directly (creating a file beside the store) tells which,
+    /// also when the kernel made it read-only after an error without changing the mount
+    /// flags (ext4 "emergency_ro"), and the user should hear that.
+    func explained(_ error: StoreError, while action: String) -> StoreError {
+        guard error.kind == .unavailable, !error.description.contains("read-only"),
+            !error.description.contains("disk is full")
+        else { return error }
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        let probe = (directory.isEmpty ? "." : directory) + "/.lanchat-write-probe-\(getpid())"
+        let descriptor = Glibc.open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            Glibc.close(descriptor)
+            unlink(probe)
+            return error
+        }
+        switch errno {
+        case EROFS:
+            return StoreError(.unavailable, "\(action): the store's file system is read-only")
+        case ENOSPC, EDQUOT: return StoreError(.unavailable, "\(action): the disk is full")
+        case EACCES, EPERM: return StoreError(.unavailable, "\(action): the store is not writable")
+        default: return error
         }
     }
 

@@ -118,11 +118,11 @@ actor ConnectionManager {
         wakeup.signal()
     }
 
-    /// A session with `key` came up (inbound or outbound): the peer is reachable, so its
-    /// targets' backoff starts over.
+    /// A session with `key` came up (inbound or outbound): an outbox target for it has done
+    /// its job. Backoff is not reset here: only a session that lived 60 s resets it (§4.6),
+    /// or short sessions that keep failing (a peer whose disk is full) would redial in a loop.
     func sessionStarted(with key: PeerKey) {
         for (instance, target) in targets where target.key == key {
-            targets[instance]?.backoff.reset()
             if target.kind == .outbox && !target.dialling { targets[instance] = nil }
         }
     }
