@@ -7,7 +7,7 @@ BIN := .build/debug
 # Libraries the build links (PROTOCOL.md §8, ARCHITECTURE.md).
 BUILD_PACKAGES := pkg-config libsodium-dev libavahi-client-dev libsqlite3-dev
 # What the system tests drive: real avahi-daemon, D-Bus, systemd, nftables (TESTING.md).
-SYSTEM_TEST_PACKAGES := avahi-daemon avahi-utils dbus iproute2 nftables systemd tcpdump jq socat procps
+SYSTEM_TEST_PACKAGES := avahi-daemon avahi-utils dbus iproute2 nftables systemd tcpdump jq socat procps e2fsprogs
 # Documentation lint.
 DOC_PACKAGES := mandoc
 
