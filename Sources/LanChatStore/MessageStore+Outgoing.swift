@@ -96,15 +96,7 @@ extension MessageStore {
         async throws(StoreError) -> [StoredMessage]
     {
         try await write("recording delivery") { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    UPDATE messages SET status = 2, delivered_at = ?
-                    WHERE pk = ? AND direction = 1 AND stream = ? AND seq <= ? AND status = 0
-                    RETURNING \(StoredMessage.columns)
-                    """,
-                arguments: [now, peer.blob, stream.storedValue, seq.storedValue]
-            ).map { row throws in try StoredMessage(row: row) }
+            try Self.setDelivered(db, peer: peer, stream: stream, upTo: seq, at: now)
         }
     }
 
@@ -113,16 +105,36 @@ extension MessageStore {
         async throws(StoreError) -> [StoredMessage]
     {
         try await write("recording a read receipt") { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    UPDATE messages SET status = 3, read_at = ?, delivered_at = coalesce(delivered_at, ?)
-                    WHERE pk = ? AND direction = 1 AND stream = ? AND seq <= ? AND status IN (0, 2)
-                    RETURNING \(StoredMessage.columns)
-                    """,
-                arguments: [now, now, peer.blob, stream.storedValue, seq.storedValue]
-            ).map { row throws in try StoredMessage(row: row) }
+            try Self.setReadByPeer(db, peer: peer, stream: stream, upTo: seq, at: now)
         }
+    }
+
+    static func setDelivered(
+        _ db: Database, peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64
+    ) throws -> [StoredMessage] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                UPDATE messages SET status = 2, delivered_at = ?
+                WHERE pk = ? AND direction = 1 AND stream = ? AND seq <= ? AND status = 0
+                RETURNING \(StoredMessage.columns)
+                """,
+            arguments: [now, peer.blob, stream.storedValue, seq.storedValue]
+        ).map { row throws in try StoredMessage(row: row) }
+    }
+
+    static func setReadByPeer(
+        _ db: Database, peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64
+    ) throws -> [StoredMessage] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                UPDATE messages SET status = 3, read_at = ?, delivered_at = coalesce(delivered_at, ?)
+                WHERE pk = ? AND direction = 1 AND stream = ? AND seq <= ? AND status IN (0, 2)
+                RETURNING \(StoredMessage.columns)
+                """,
+            arguments: [now, now, peer.blob, stream.storedValue, seq.storedValue]
+        ).map { row throws in try StoredMessage(row: row) }
     }
 
     /// The peer REJECTed the message: `failed` with the reason (PROTOCOL.md §9.5).
@@ -232,28 +244,12 @@ extension MessageStore {
         try await write("applying the peer's resume point") { db in
             var changed: [StoredMessage] = []
             if let delivered {
-                changed += try Row.fetchAll(
-                    db,
-                    sql: """
-                        UPDATE messages SET status = 2, delivered_at = ?
-                        WHERE pk = ? AND direction = 1 AND stream = ? AND seq <= ? AND status = 0
-                        RETURNING \(StoredMessage.columns)
-                        """,
-                    arguments: [now, peer.blob, stream.storedValue, delivered.storedValue]
-                ).map { row throws in try StoredMessage(row: row) }
+                changed += try Self.setDelivered(
+                    db, peer: peer, stream: stream, upTo: delivered, at: now)
             }
             if let read {
-                let readRows = try Row.fetchAll(
-                    db,
-                    sql: """
-                        UPDATE messages SET status = 3, read_at = ?,
-                            delivered_at = coalesce(delivered_at, ?)
-                        WHERE pk = ? AND direction = 1 AND stream = ? AND seq <= ?
-                            AND status IN (0, 2)
-                        RETURNING \(StoredMessage.columns)
-                        """,
-                    arguments: [now, now, peer.blob, stream.storedValue, read.storedValue]
-                ).map { row throws in try StoredMessage(row: row) }
+                let readRows = try Self.setReadByPeer(
+                    db, peer: peer, stream: stream, upTo: read, at: now)
                 let readIDs = Set(readRows.map(\.id))
                 changed = changed.filter { !readIDs.contains($0.id) } + readRows
             }

@@ -123,6 +123,14 @@ func eventually(
     throw CancellationError()
 }
 
+extension TestNode {
+    /// Stops this node and waits until `observer` lists it offline.
+    func stopAndWaitOffline(seenBy observer: TestNode) async throws {
+        await stop()
+        try await eventually("\(name) offline") { await !observer.isOnline(self) }
+    }
+}
+
 /// Two nodes, bob dialling alice, online to each other.
 func connectedPair(in root: TestRoot) async throws -> (alice: TestNode, bob: TestNode) {
     let alice = try await TestNode.start("alice", in: root)

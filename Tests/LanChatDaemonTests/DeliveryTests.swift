@@ -45,8 +45,7 @@ struct DeliveryTests {
                 await bob.stop()
             }
         }
-        await bob.stop()
-        try await eventually("bob offline") { await !alice.isOnline(bob) }
+        try await bob.stopAndWaitOffline(seenBy: alice)
         let texts = (1...300).map { "queued \($0)" }
         let sent = try await alice.client.send(SendParams(peer: bob.id, texts: texts)).messages
         #expect(sent.allSatisfy { $0.status == .queued })
@@ -70,8 +69,7 @@ struct DeliveryTests {
                 await bob.stop()
             }
         }
-        await bob.stop()
-        try await eventually("bob offline") { await !alice.isOnline(bob) }
+        try await bob.stopAndWaitOffline(seenBy: alice)
         do {
             _ = try await alice.client.send(
                 SendParams(peer: "bob", text: "are you there?", wait: true, timeout: 0.3))
@@ -132,8 +130,7 @@ struct DeliveryTests {
             }
         }
         _ = try await alice.client.send(SendParams(peer: "bob", text: "before", wait: true))
-        await bob.stop()
-        try await eventually("bob offline") { await !alice.isOnline(bob) }
+        try await bob.stopAndWaitOffline(seenBy: alice)
         _ = try await alice.client.send(SendParams(peer: "bob", texts: ["one", "two"]))
         for suffix in ["", "-wal", "-shm"] {
             try? FileManager.default.removeItem(
