@@ -37,7 +37,12 @@ struct CommandTimer {
     private struct HyperfineExport: Decodable {
         struct Result: Decodable {
             let times: [Double]
-            let exit_codes: [Int?]?
+            let exitCodes: [Int?]?
+
+            enum CodingKeys: String, CodingKey {
+                case times
+                case exitCodes = "exit_codes"
+            }
         }
         let results: [Result]
     }
@@ -61,7 +66,7 @@ struct CommandTimer {
         guard let result = decoded.results.first else {
             throw BenchError.failed("hyperfine exported no result for \(command)")
         }
-        if let codes = result.exit_codes, codes.contains(where: { $0 != 0 }) {
+        if let codes = result.exitCodes, codes.contains(where: { $0 != 0 }) {
             throw BenchError.failed("\(command) failed in some hyperfine runs")
         }
         return Samples(result.times.map { $0 * 1_000 })
