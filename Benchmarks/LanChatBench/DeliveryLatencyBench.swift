@@ -8,7 +8,7 @@ import LanChatControl
 /// alice, the MSG, bob's commit, bob's ACK, alice recording `delivered`, and the answer.
 /// The daemon's own view (`deliveredAt − createdAt`, millisecond stamps) is reported
 /// beside it, and so is a plain `send` without waiting (the latency a user sees at the
-/// prompt: one commit and the API).
+/// prompt: one commit and the API), and a call that touches no store (the API's floor).
 struct DeliveryLatencyBench {
     let scale: BenchScale
     let directory: String
@@ -16,8 +16,13 @@ struct DeliveryLatencyBench {
     func run() async throws -> [Figure] {
         let pair = try await InProcessPair.start(in: directory)
         do {
-            let figures = try await measure(pair)
+            var figures = try await measure(pair)
             await pair.stop()
+            figures.append(
+                try await StoreCommitProbe(
+                    directory: directory + "/probe", count: scale.latencySends
+                )
+                .run())
             return figures
         } catch {
             await pair.stop()
@@ -50,6 +55,12 @@ struct DeliveryLatencyBench {
             _ = try await client.send(SendParams(peer: peer, text: Payload.text(index)))
             stored.append(start.duration(to: .now).milliseconds)
         }
+        var apiFloor = Samples()
+        for _ in 0..<scale.latencySends {
+            let start = ContinuousClock.now
+            _ = try await client.who()
+            apiFloor.append(start.duration(to: .now).milliseconds)
+        }
         let note =
             "\(roundTrips.count) sends, `send` + `wait: true` via the API, after \(scale.latencyWarmup) warm-up"
         return [
@@ -73,6 +84,11 @@ struct DeliveryLatencyBench {
                 title: "↳ `send` without wait (stored, answer back): p50 (p99 in JSON)",
                 value: stored.median, unit: "ms", target: nil,
                 note: "\(stored.count) sends through the API", details: stored.summary),
+            Figure(
+                key: "api_who_p50_ms", group: 1,
+                title: "↳ API round trip that touches no store (`who`): p50 (p99 in JSON)",
+                value: apiFloor.median, unit: "ms", target: nil,
+                note: "\(apiFloor.count) calls on the same connection", details: apiFloor.summary),
         ]
     }
 

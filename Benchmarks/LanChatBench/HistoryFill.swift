@@ -11,6 +11,8 @@ import LanChatStore
 struct HistoryFill {
     let dataDirectory: String
     let count: Int
+    /// The peer's display name in the store.
+    let peerName: String
 
     static let chunk = 10_000
 
@@ -28,7 +30,7 @@ struct HistoryFill {
         let peer = try IdentityKeyPair.generate().publicKey
         let start = ContinuousClock.now
         let now = wallClockMilliseconds()
-        try await store.addPeer(peer, keyTag: Fingerprint.keyTag(peer), name: "carol", at: now)
+        try await store.addPeer(peer, keyTag: Fingerprint.keyTag(peer), name: peerName, at: now)
         let stream = UInt64.random(in: 1...UInt64.max)
         let anchorEvery = max(1, count / 200)
         var anchors: [MessageID] = []

@@ -11,13 +11,21 @@ struct HistoryPageBench {
     let scale: BenchScale
     let directory: String
 
+    /// The small conversation beside the big one: the same page there shows what a page
+    /// costs whatever the conversation's size.
+    static let smallConversation = 1_000
+
     func run() async throws -> [Figure] {
         let dataDirectory = directory + "/dave"
-        let fill = try await HistoryFill(dataDirectory: dataDirectory, count: scale.historyMessages)
-            .run()
+        let big = try await HistoryFill(
+            dataDirectory: dataDirectory, count: scale.historyMessages, peerName: "carol"
+        ).run()
+        let small = try await HistoryFill(
+            dataDirectory: dataDirectory, count: Self.smallConversation, peerName: "erin"
+        ).run()
         let node = try await InProcessNode.start("dave", in: directory)
         do {
-            let figures = try await measure(node, fill: fill)
+            let figures = try await measure(node, big: big, small: small)
             await node.stop()
             return figures
         } catch {
@@ -26,32 +34,13 @@ struct HistoryPageBench {
         }
     }
 
-    private func measure(_ node: InProcessNode, fill: HistoryFill.Outcome) async throws
-        -> [Figure]
-    {
-        let peer = fill.peer.id
-        let first = try await node.client.history(HistoryParams(peer: peer, limit: 50))
-        guard first.messages.count == 50, first.hasOlder else {
-            throw BenchError.failed("the newest page has \(first.messages.count) messages")
-        }
-        var newest = Samples()
-        for _ in 0..<scale.historyCalls {
-            let start = ContinuousClock.now
-            let page = try await node.client.history(HistoryParams(peer: peer, limit: 50))
-            newest.append(start.duration(to: .now).milliseconds)
-            guard page.messages.count == 50 else { throw BenchError.failed("short page") }
-        }
-        var deep = Samples()
-        guard !fill.anchors.isEmpty else { throw BenchError.failed("no anchors for deep pages") }
-        for call in 0..<scale.historyCalls {
-            let anchor = fill.anchors[call % fill.anchors.count].description
-            let start = ContinuousClock.now
-            let page = try await node.client.history(
-                HistoryParams(peer: peer, limit: 50, before: anchor))
-            deep.append(start.duration(to: .now).milliseconds)
-            guard page.messages.count == 50 else { throw BenchError.failed("short deep page") }
-        }
-        let size = "\(scale.historyMessages) messages"
+    private func measure(
+        _ node: InProcessNode, big: HistoryFill.Outcome, small: HistoryFill.Outcome
+    ) async throws -> [Figure] {
+        let newest = try await timePages(node, peer: big.peer, anchors: [])
+        let deep = try await timePages(node, peer: big.peer, anchors: big.anchors)
+        let smallNewest = try await timePages(node, peer: small.peer, anchors: [])
+        let size = "\(Figure.format(Double(scale.historyMessages))) messages"
         return [
             Figure(
                 key: "history_page_newest_ms", group: 6,
@@ -63,14 +52,38 @@ struct HistoryPageBench {
                 key: "history_page_deep_ms", group: 6,
                 title: "history page of 50, `before` an id deep in the same conversation",
                 value: deep.median, unit: "ms", target: .atMost(2),
-                note:
-                    "\(deep.count) calls over \(fill.anchors.count) anchors; median (p99 in JSON)",
+                note: "\(deep.count) calls over \(big.anchors.count) anchors; median (p99 in JSON)",
                 details: deep.summary),
+            Figure(
+                key: "history_page_small_ms", group: 6,
+                title:
+                    "↳ the same newest page in a \(Figure.format(Double(Self.smallConversation)))-message conversation",
+                value: smallNewest.median, unit: "ms", target: nil,
+                note: "same daemon and store; the page's fixed cost", details: smallNewest.summary),
             Figure(
                 key: "history_fill_msg_per_s", group: 6,
                 title: "↳ filling the store for it (`commitIncoming`, 10 000 per transaction)",
-                value: Double(scale.historyMessages) / fill.seconds, unit: "msg/s", target: nil,
+                value: Double(scale.historyMessages) / big.seconds, unit: "msg/s", target: nil,
                 note: "setup of this figure, through LanChatStore's API"),
         ]
+    }
+
+    /// Times `historyCalls` pages of 50 with `peer`: the newest page when `anchors` is
+    /// empty, else pages `before` each anchor in turn.
+    private func timePages(_ node: InProcessNode, peer: PeerKey, anchors: [MessageID])
+        async throws -> Samples
+    {
+        var samples = Samples()
+        for call in 0..<scale.historyCalls {
+            let before = anchors.isEmpty ? nil : anchors[call % anchors.count].description
+            let start = ContinuousClock.now
+            let page = try await node.client.history(
+                HistoryParams(peer: peer.id, limit: 50, before: before))
+            samples.append(start.duration(to: .now).milliseconds)
+            guard page.messages.count == 50, page.hasOlder else {
+                throw BenchError.failed("a history page had \(page.messages.count) messages")
+            }
+        }
+        return samples
     }
 }
