@@ -43,7 +43,7 @@ struct CLIWallTimeBench {
         let who = try await timer.time([lanchat, "--socket", alice.socketPath, "who"])
         let rss = ProcessSample.read(pid: alice.pid)?.residentKilobytes
         let note =
-            "\(timer.toolName), \(scale.cliRuns) runs after \(scale.cliWarmup) warm-up; median (mean, p90 in JSON)"
+            "\(timer.toolName), \(scale.cliRuns.grouped) runs after \(scale.cliWarmup) warm-up; median (mean, p90 in JSON)"
         var figures = [
             Figure(
                 key: "cli_send_ms", group: 5, title: "`lanchat send bob TEXT` wall time",

@@ -62,7 +62,7 @@ struct DeliveryLatencyBench {
             apiFloor.append(start.duration(to: .now).milliseconds)
         }
         let note =
-            "\(roundTrips.count) sends, `send` + `wait: true` via the API, after \(scale.latencyWarmup) warm-up"
+            "\(roundTrips.count.grouped) sends, `send` + `wait: true` via the API, after \(scale.latencyWarmup) warm-up"
         return [
             Figure(
                 key: "send_delivered_p50_ms", group: 1,
@@ -85,12 +85,13 @@ struct DeliveryLatencyBench {
                 key: "send_stored_p50_ms", group: 1,
                 title: "↳ `send` without wait (stored, answer back): p50 (p99 in JSON)",
                 value: stored.median, unit: "ms", target: nil,
-                note: "\(stored.count) sends through the API", details: stored.summary),
+                note: "\(stored.count.grouped) sends through the API", details: stored.summary),
             Figure(
                 key: "api_who_p50_ms", group: 1,
                 title: "↳ API round trip that touches no store (`who`): p50 (p99 in JSON)",
                 value: apiFloor.median, unit: "ms", target: nil,
-                note: "\(apiFloor.count) calls on the same connection", details: apiFloor.summary),
+                note: "\(apiFloor.count.grouped) calls on the same connection",
+                details: apiFloor.summary),
         ]
     }
 

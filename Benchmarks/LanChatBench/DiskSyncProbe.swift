@@ -31,7 +31,8 @@ struct DiskSyncProbe {
             key: "disk_fdatasync_ms", group: 0,
             title: "context: one 100-byte append + fdatasync on the stores' disk",
             value: samples.median, unit: "ms", target: nil,
-            note: "\(count) times; median (p99 in JSON). Each durable commit pays at least this",
+            note:
+                "\(count.grouped) times; median (p99 in JSON). Each durable commit pays at least this",
             details: samples.summary)
     }
 }

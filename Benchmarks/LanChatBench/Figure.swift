@@ -91,3 +91,8 @@ struct Figure: Sendable {
         return (value < 0 ? "-" : "") + out
     }
 }
+
+extension Int {
+    /// `100000` → `100 000`, for counts in titles and notes.
+    var grouped: String { Figure.format(Double(self)) }
+}

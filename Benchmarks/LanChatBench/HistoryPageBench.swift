@@ -40,24 +40,25 @@ struct HistoryPageBench {
         let newest = try await timePages(node, peer: big.peer, anchors: [])
         let deep = try await timePages(node, peer: big.peer, anchors: big.anchors)
         let smallNewest = try await timePages(node, peer: small.peer, anchors: [])
-        let size = "\(Figure.format(Double(scale.historyMessages))) messages"
+        let size = "\(scale.historyMessages.grouped)-message"
         return [
             Figure(
                 key: "history_page_newest_ms", group: 6,
                 title: "history page of 50, newest, in a \(size) conversation",
                 value: newest.median, unit: "ms", target: .atMost(2),
-                note: "\(newest.count) `history` calls via the API; median (p99 in JSON)",
+                note: "\(newest.count.grouped) `history` calls via the API; median (p99 in JSON)",
                 details: newest.summary),
             Figure(
                 key: "history_page_deep_ms", group: 6,
                 title: "history page of 50, `before` an id deep in the same conversation",
                 value: deep.median, unit: "ms", target: .atMost(2),
-                note: "\(deep.count) calls over \(big.anchors.count) anchors; median (p99 in JSON)",
+                note:
+                    "\(deep.count.grouped) calls over \(big.anchors.count) anchors; median (p99 in JSON)",
                 details: deep.summary),
             Figure(
                 key: "history_page_small_ms", group: 6,
                 title:
-                    "↳ the same newest page in a \(Figure.format(Double(Self.smallConversation)))-message conversation",
+                    "↳ the same newest page in a \(Self.smallConversation.grouped)-message conversation",
                 value: smallNewest.median, unit: "ms", target: nil,
                 note: "same daemon and store; the page's fixed cost", details: smallNewest.summary),
             Figure(

@@ -64,7 +64,7 @@ struct QueuedDeliveryBench {
         return [
             Figure(
                 key: "queued_delivered_ms", group: 4,
-                title: "\(count) queued messages after the peer comes back: all delivered",
+                title: "\(count.grouped) queued messages after the peer comes back: all delivered",
                 value: elapsed, unit: "ms", target: .atMost(1_000),
                 note: "from the receiver's readiness to the sender's `deliveredAt` of the last",
                 details: ["messages": Double(count), "receiver_startup_ms": startup.milliseconds]

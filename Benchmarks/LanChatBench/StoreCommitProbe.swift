@@ -27,7 +27,7 @@ struct StoreCommitProbe {
             key: "store_enqueue_one_p50_ms", group: 1,
             title: "↳ one `MessageStore.enqueue` alone, no daemon: p50 (p99 in JSON)",
             value: samples.median, unit: "ms", target: nil,
-            note: "\(count) single-message durable transactions on a fresh store",
+            note: "\(count.grouped) single-message durable transactions on a fresh store",
             details: samples.summary)
     }
 }

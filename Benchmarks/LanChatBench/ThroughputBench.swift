@@ -25,7 +25,7 @@ struct ThroughputBench {
         var runs: [String: Double] = [:]
         for (index, value) in daemons.values.enumerated() { runs["daemon_run\(index + 1)"] = value }
         for (index, value) in pipes.values.enumerated() { runs["pipe_run\(index + 1)"] = value }
-        let size = "\(scale.throughputMessages) × 100 B"
+        let size = "\(scale.throughputMessages.grouped) × 100 B"
         let ofRuns = "median of \(scale.throughputRuns) runs"
         return [
             Figure(
