@@ -41,6 +41,7 @@ struct CLIWallTimeBench {
             lanchat, "--socket", alice.socketPath, "send", "bob", "benchmark-ping",
         ])
         let who = try await timer.time([lanchat, "--socket", alice.socketPath, "who"])
+        let startOnly = try await timer.time([lanchat, "--version"])
         let rss = ProcessSample.read(pid: alice.pid)?.residentKilobytes
         let note =
             "\(timer.toolName), \(scale.cliRuns.grouped) runs after \(scale.cliWarmup) warm-up; median (mean, p90 in JSON)"
@@ -53,6 +54,12 @@ struct CLIWallTimeBench {
                 key: "cli_who_ms", group: 5, title: "`lanchat who` wall time", value: who.median,
                 unit: "ms", target: .atMost(15), note: note, details: who.summary),
         ]
+        figures.append(
+            Figure(
+                key: "cli_version_ms", group: 5,
+                title: "↳ `lanchat --version` (no daemon): the process's own start and exit",
+                value: startOnly.median, unit: "ms", target: nil, note: note,
+                details: startOnly.summary))
         if let rss {
             figures.append(
                 Figure(
