@@ -76,9 +76,15 @@ enum LanChatBench {
         if let path = options.jsonPath {
             try json.write(to: URL(fileURLWithPath: path))
         }
+        // Only a full run replaces the recorded table; a partial or quick one would leave it
+        // with figures missing or not comparable.
         if let path = options.markdownPath {
-            try report.writeMarkdown(to: path)
-            printError("results table written to \(path)")
+            if options.only.isEmpty && !options.quick {
+                try report.writeMarkdown(to: path)
+                printError("results table written to \(path)")
+            } else {
+                printError("partial or --quick run: \(path) left as it was")
+            }
         }
     }
 
