@@ -45,6 +45,12 @@ system-test:
 lint:
 	@scripts/check-docs.sh
 
+# The figures of PRODUCT.md §8 on a release build, with the bare-pipe baseline measured in
+# the same run; prints a table and JSON and records the table in docs/benchmarks.md. Not a
+# test gate; a few minutes. Pass options with ARGS="--only 1,5" or ARGS=--quick.
+bench: deps
+	@SWIFT=$(SWIFT) scripts/bench.sh $(ARGS)
+
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
 

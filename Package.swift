@@ -90,6 +90,16 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "lanchat", dependencies: ["LanChatCLI"]),
+        // `make bench`: the figures of PRODUCT.md §8 from a release build (docs/benchmarks.md).
+        .executableTarget(
+            name: "LanChatBench",
+            dependencies: [
+                "LanChatDaemon", "LanChatClient", "LanChatControl", "LanChatCore", "LanChatCrypto",
+                "LanChatStore", "LanChatTransport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/LanChatBench"
+        ),
 
         .testTarget(name: "LanChatCoreTests", dependencies: ["LanChatCore"]),
         .testTarget(name: "LanChatCryptoTests", dependencies: ["LanChatCrypto", "LanChatCore"]),
