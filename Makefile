@@ -3,6 +3,9 @@
 #   make test   install what is missing, build, run every test layer
 SWIFT ?= swift
 BIN := .build/debug
+# Release builds link the Swift runtime statically: less resident memory for the daemon and a
+# faster start for every `lanchat` call (docs/benchmarks.md).
+RELEASE := -c release --static-swift-stdlib
 
 # Libraries the build links (PROTOCOL.md §8, ARCHITECTURE.md).
 BUILD_PACKAGES := pkg-config libsodium-dev libavahi-client-dev libsqlite3-dev
@@ -49,7 +52,7 @@ lint:
 # the same run; prints a table and JSON and records the table in docs/benchmarks.md. Not a
 # test gate; a few minutes. Pass options with ARGS="--only 1,5" or ARGS=--quick.
 bench: deps
-	@SWIFT=$(SWIFT) scripts/bench.sh $(ARGS)
+	@SWIFT=$(SWIFT) RELEASE="$(RELEASE)" scripts/bench.sh $(ARGS)
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
@@ -58,7 +61,7 @@ format:
 PREFIX ?= $(HOME)/.local
 UNIT_DIR ?= $(HOME)/.config/systemd/user
 install: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE)
 	install -D -m 0755 .build/release/lanchatd $(PREFIX)/bin/lanchatd
 	install -D -m 0755 .build/release/lanchat $(PREFIX)/bin/lanchat
 	install -D -m 0644 man/lanchat.1 $(PREFIX)/share/man/man1/lanchat.1

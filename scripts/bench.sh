@@ -16,8 +16,10 @@ SWIFT=${SWIFT:-swift}
 scripts/install-deps.sh hyperfine || echo "bench: hyperfine not installed; timing the CLI with posix_spawn" >&2
 
 # Build output goes to stderr: standard output carries the results only.
-$SWIFT build -c release >&2
-bin=$($SWIFT build -c release --show-bin-path)
+# shellcheck disable=SC2086 # RELEASE holds several options
+$SWIFT build ${RELEASE:--c release} >&2
+# shellcheck disable=SC2086
+bin=$($SWIFT build ${RELEASE:--c release} --show-bin-path)
 
 work="$PWD/.build/bench"
 mkdir -p "$work"

@@ -14,16 +14,50 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
 
     public var description: String { rfc3339 }
 
-    /// `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ`. Written digit by digit into one buffer: every message in
+    /// every answer carries timestamps, so this is on the API's hot path.
     public var rfc3339: String {
-        let milliseconds = Int64(floorMod(millisecondsSince1970, 1000))
+        let milliseconds = floorMod(millisecondsSince1970, 1000)
         let seconds = floorDiv(millisecondsSince1970, 1000)
         let days = floorDiv(seconds, 86_400)
         let secondOfDay = floorMod(seconds, 86_400)
         let (year, month, day) = Self.civil(fromDays: days)
-        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
-            + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":"
-            + pad(secondOfDay % 60, 2) + "." + pad(milliseconds, 3) + "Z"
+        guard (0...9999).contains(year) else {
+            return Self.slowFormat(year, month, day, secondOfDay, milliseconds)
+        }
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            func put(_ value: Int64, digits: Int, at offset: Int) {
+                var rest = value
+                for position in stride(from: offset + digits - 1, through: offset, by: -1) {
+                    buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+            }
+            put(year, digits: 4, at: 0)
+            buffer[4] = UInt8(ascii: "-")
+            put(month, digits: 2, at: 5)
+            buffer[7] = UInt8(ascii: "-")
+            put(day, digits: 2, at: 8)
+            buffer[10] = UInt8(ascii: "T")
+            put(secondOfDay / 3600, digits: 2, at: 11)
+            buffer[13] = UInt8(ascii: ":")
+            put(secondOfDay / 60 % 60, digits: 2, at: 14)
+            buffer[16] = UInt8(ascii: ":")
+            put(secondOfDay % 60, digits: 2, at: 17)
+            buffer[19] = UInt8(ascii: ".")
+            put(milliseconds, digits: 3, at: 20)
+            buffer[23] = UInt8(ascii: "Z")
+            return 24
+        }
+    }
+
+    /// Years outside 0…9999 (never from a real clock): the same layout with a wider year.
+    private static func slowFormat(
+        _ year: Int64, _ month: Int64, _ day: Int64, _ secondOfDay: Int64, _ milliseconds: Int64
+    ) -> String {
+        pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2)
+            + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2) + "."
+            + pad(milliseconds, 3) + "Z"
     }
 
     /// Accepts `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; nil for anything else.

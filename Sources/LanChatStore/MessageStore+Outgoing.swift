@@ -95,7 +95,7 @@ extension MessageStore {
     public func markDelivered(peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64)
         async throws(StoreError) -> [StoredMessage]
     {
-        try await write("recording delivery") { db in
+        try await writeBookkeeping("recording delivery") { db in
             try Self.setDelivered(db, peer: peer, stream: stream, upTo: seq, at: now)
         }
     }
@@ -104,7 +104,7 @@ extension MessageStore {
     public func markReadByPeer(peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64)
         async throws(StoreError) -> [StoredMessage]
     {
-        try await write("recording a read receipt") { db in
+        try await writeBookkeeping("recording a read receipt") { db in
             try Self.setReadByPeer(db, peer: peer, stream: stream, upTo: seq, at: now)
         }
     }
@@ -241,7 +241,7 @@ extension MessageStore {
         peer: PeerKey, stream: UInt64, deliveredUpTo delivered: UInt64?, readUpTo read: UInt64?,
         at now: Int64
     ) async throws(StoreError) -> [StoredMessage] {
-        try await write("applying the peer's resume point") { db in
+        try await writeBookkeeping("applying the peer's resume point") { db in
             var changed: [StoredMessage] = []
             if let delivered {
                 changed += try Self.setDelivered(

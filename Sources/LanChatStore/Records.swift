@@ -37,28 +37,31 @@ public struct StoredMessage: Sendable, Equatable {
     public var failReason: String?
     public var deliveredAt: Int64?
 
+    /// Every query that builds `StoredMessage`s selects exactly these, in this order, so
+    /// rows are decoded by position: by-name lookup folds the case of the name on every
+    /// access, and rows are decoded on the hot paths (outbox, ACKs, history).
     static let columns =
         "rowid, uuid, pk, direction, stream, seq, text, created_at, received_at, read_at, status, fail_reason, delivered_at"
 
     init(row: Row) throws(StoreError) {
-        let uuid: Data = row["uuid"]
-        let pk: Data = row["pk"]
+        let uuid: Data = row[1]
+        let pk: Data = row[2]
         guard let id = MessageID(bytes: uuid), let peer = PeerKey(bytes: pk),
-            let direction = StoredDirection(rawValue: row["direction"])
+            let direction = StoredDirection(rawValue: row[3])
         else { throw StoreError(.corrupt, "a message row has an invalid id, peer or direction") }
-        rowID = row["rowid"]
+        rowID = row[0]
         self.id = id
         self.peer = peer
         self.direction = direction
-        stream = UInt64(stored: row["stream"])
-        seq = UInt64(stored: row["seq"])
-        text = row["text"]
-        createdAt = row["created_at"]
-        receivedAt = row["received_at"]
-        readAt = row["read_at"]
-        status = (row["status"] as Int64?).flatMap(StoredStatus.init(rawValue:))
-        failReason = row["fail_reason"]
-        deliveredAt = row["delivered_at"]
+        stream = UInt64(stored: row[4])
+        seq = UInt64(stored: row[5])
+        text = row[6]
+        createdAt = row[7]
+        receivedAt = row[8]
+        readAt = row[9]
+        status = (row[10] as Int64?).flatMap(StoredStatus.init(rawValue:))
+        failReason = row[11]
+        deliveredAt = row[12]
     }
 
     public init(

@@ -64,6 +64,8 @@ struct StoreTests {
         let delivered = try await store.markDelivered(peer: bob, stream: stream, upTo: 3, at: 20)
         #expect(delivered.map(\.seq) == [1, 3])
         #expect(try await store.markDelivered(peer: bob, stream: stream, upTo: 3, at: 21).isEmpty)
+        // Delivery bookkeeping commits without its own fsync, and leaves the writer FULL.
+        #expect(try await store.durabilitySettings().synchronous == 2)
         let read = try await store.markReadByPeer(peer: bob, stream: stream, upTo: 4, at: 30)
         #expect(read.map(\.seq) == [1, 3, 4])
         let page = try await store.history(with: bob, limit: 10).messages

@@ -16,8 +16,17 @@ public struct MessageID: Hashable, Sendable, CustomStringConvertible {
         return random(using: &generator)
     }
 
+    /// Two 64-bit draws, not sixteen 8-bit ones: with the system generator each draw is a
+    /// `getrandom` call, and ids are made on the hot path of every send.
     public static func random(using generator: inout some RandomNumberGenerator) -> MessageID {
-        var bytes = (0..<byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        var bytes = [UInt8](repeating: 0, count: byteCount)
+        for half in 0..<2 {
+            var word = generator.next()
+            for index in 0..<8 {
+                bytes[half * 8 + index] = UInt8(truncatingIfNeeded: word)
+                word >>= 8
+            }
+        }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
         return MessageID(uncheckedBytes: bytes)

@@ -8,5 +8,9 @@ enum DaemonEvent: Sendable {
     case messagesReceived(peer: PeerKey, [StoredMessage])
     /// Outgoing messages whose status changed; `sent` marks them written to a session.
     case statusChanged(peer: PeerKey, [StoredMessage], sent: Bool)
+    /// The peer's ACK covers every message of `stream` up to `upTo`: they are on its disk.
+    /// Published as the ACK arrives, before the `delivered` status is written here, so a
+    /// waiting `send --wait` answers without one more local fsync.
+    case acknowledged(peer: PeerKey, stream: UInt64, upTo: UInt64, at: Int64)
     case presenceChanged(peer: PeerKey, Presence)
 }

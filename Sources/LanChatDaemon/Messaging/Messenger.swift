@@ -60,30 +60,42 @@ final class Messenger: Sendable {
         }
         let ids = stored.map(\.id)
         let waiter = StatusWaiter(store: store, events: services.events)
-        let outcome: (pending: Set<MessageID>, failed: Set<MessageID>)
+        let outcome: StatusWaiter.Outcome
         do {
             outcome = try await waiter.wait(
-                for: ids, until: target, timeout: .milliseconds(Int64(seconds * 1000)))
+                for: stored, until: target, timeout: .milliseconds(Int64(seconds * 1000)))
         } catch {
             throw .storeUnavailable("cannot read message status: \(error)")
         }
-        let current: [StoredMessage]
-        do {
-            current = try await store.messages(ids: ids)
-        } catch {
-            throw .storeUnavailable("cannot read message status: \(error)")
-        }
-        if !outcome.failed.isEmpty {
-            let reason = current.first { outcome.failed.contains($0.id) }?.failReason ?? "failed"
-            throw .failed(reason, messageIDs: ids.map(\.description))
-        }
-        if !outcome.pending.isEmpty {
+        if !outcome.failed.isEmpty || !outcome.pending.isEmpty {
+            let current: [StoredMessage]
+            do {
+                current = try await store.messages(ids: ids)
+            } catch {
+                throw .storeUnavailable("cannot read message status: \(error)")
+            }
+            if !outcome.failed.isEmpty {
+                let reason =
+                    current.first { outcome.failed.contains($0.id) }?.failReason ?? "failed"
+                throw .failed(reason, messageIDs: ids.map(\.description))
+            }
             let what = target == .read ? "read" : "delivered"
             throw .timedOut(
                 "not \(what) within \(Self.format(seconds)) s; still queued and will be delivered when \(peer.displayName) is back",
                 messageIDs: ids.map(\.description))
         }
-        return SendResult(messages: await infos(current, peer: peer.key))
+        // Every message reached the target: answer from what the wait saw, without another
+        // store read (a delivery's local bookkeeping may still be on its way to disk).
+        let peerID = peer.key.id
+        let reached = stored.map { message -> MessageInfo in
+            var info = MessageMapping.info(message, inFlight: nil, peerID: peerID)
+            let time = outcome.reachedAt[message.id].map(Timestamp.init(millisecondsSince1970:))
+            info.status = target == .read ? .read : .delivered
+            info.deliveredAt = info.deliveredAt ?? time
+            if target == .read { info.readAt = info.readAt ?? time }
+            return info
+        }
+        return SendResult(messages: reached)
     }
 
     static func validatedTexts(_ params: SendParams) throws(ControlError) -> [String] {
@@ -113,7 +125,8 @@ final class Messenger: Sendable {
     /// Control API views of stored messages, with `sent` for those in flight on the session.
     func infos(_ messages: [StoredMessage], peer: PeerKey) async -> [MessageInfo] {
         let inFlight = await registry.existingLink(for: peer)?.inFlight()
-        return messages.map { MessageMapping.info($0, inFlight: inFlight) }
+        let peerID = peer.id
+        return messages.map { MessageMapping.info($0, inFlight: inFlight, peerID: peerID) }
     }
 }
 

@@ -225,9 +225,11 @@ extension PeerLink {
         guard let upTo else { return true }
         for seq in outboxCache.keys where seq <= upTo { outboxCache[seq] = nil }
         schedulePump()
+        let now = services.now()
+        services.events.publish(.acknowledged(peer: key, stream: stream, upTo: upTo, at: now))
         do {
             let changed = try await services.store.markDelivered(
-                peer: key, stream: stream, upTo: upTo, at: services.now())
+                peer: key, stream: stream, upTo: upTo, at: now)
             publishStatus(changed)
         } catch {
             // The peer has the messages; failing to record it only means they are resent

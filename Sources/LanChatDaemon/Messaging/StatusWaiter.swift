@@ -3,8 +3,9 @@ import LanChatStore
 
 /// Waits until outgoing messages reach `delivered` (or `read`), for `send --wait` and
 /// `--wait-read`. Subscribes before reading the current statuses, so a change that happens
-/// in between is not missed; and reads the store once more at the deadline, so an event lost
-/// to a full buffer cannot turn a delivered message into a timeout.
+/// in between is not missed; a delivery counts as soon as the peer's ACK arrives (the ACK is
+/// the proof; writing `delivered` locally is bookkeeping); and the store is read once more at
+/// the deadline, so an event lost to a full buffer cannot turn a success into a timeout.
 struct StatusWaiter {
     enum Target: Sendable {
         case delivered, read
@@ -17,45 +18,33 @@ struct StatusWaiter {
         }
     }
 
+    /// Where the waited-for messages got to.
+    struct Outcome: Sendable {
+        /// Not delivered (or read) in time.
+        var pending: Set<MessageID>
+        /// Rejected by the peer: they never will be.
+        var failed: Set<MessageID>
+        /// When each reached the target, as far as the events said.
+        var reachedAt: [MessageID: Int64] = [:]
+    }
+
     let store: MessageStore
     let events: EventBus
 
-    /// Returns the ids that did not reach the target in time (empty: all did), and those that
-    /// failed on the way (they never will).
-    func wait(for ids: [MessageID], until target: Target, timeout: Duration) async throws
-        -> (pending: Set<MessageID>, failed: Set<MessageID>)
+    func wait(for messages: [StoredMessage], until target: Target, timeout: Duration)
+        async throws -> Outcome
     {
         let subscription = events.subscribe()
-        var pending = Set(ids)
-        var failed = Set<MessageID>()
-        func absorb(_ messages: [StoredMessage]) {
-            for message in messages where pending.contains(message.id) {
-                if target.isReached(by: message.status) {
-                    pending.remove(message.id)
-                } else if message.status == .failed {
-                    pending.remove(message.id)
-                    failed.insert(message.id)
-                }
-            }
-        }
-        absorb(try await store.messages(ids: ids))
-        if pending.isEmpty { return (pending, failed) }
-        let watching = pending
-        let outcome = await withTaskGroup(of: (Set<MessageID>, Set<MessageID>)?.self) { group in
+        var tracker = Tracker(waiting: messages, target: target)
+        tracker.absorb(try await store.messages(ids: messages.map(\.id)))
+        if tracker.outcome.pending.isEmpty { return tracker.outcome }
+        let start = tracker
+        let finished = await withTaskGroup(of: Tracker?.self) { group in
             group.addTask {
-                var pending = watching
-                var failed = Set<MessageID>()
+                var tracker = start
                 for await event in subscription {
-                    guard case .statusChanged(_, let messages, false) = event else { continue }
-                    for message in messages where pending.contains(message.id) {
-                        if target.isReached(by: message.status) {
-                            pending.remove(message.id)
-                        } else if message.status == .failed {
-                            pending.remove(message.id)
-                            failed.insert(message.id)
-                        }
-                    }
-                    if pending.isEmpty { return (pending, failed) }
+                    tracker.absorb(event)
+                    if tracker.outcome.pending.isEmpty { return tracker }
                 }
                 return nil
             }
@@ -67,11 +56,55 @@ struct StatusWaiter {
             group.cancelAll()
             return first
         }
-        if let (stillPending, newlyFailed) = outcome, stillPending.isEmpty {
-            return ([], failed.union(newlyFailed))
-        }
+        if let finished { return finished.outcome }
         // Deadline (or a lost event): the store decides.
-        absorb(try await store.messages(ids: Array(pending)))
-        return (pending, failed)
+        tracker.absorb(try await store.messages(ids: Array(tracker.outcome.pending)))
+        return tracker.outcome
+    }
+
+    /// The bookkeeping of one wait, fed with store rows and events.
+    private struct Tracker: Sendable {
+        let target: Target
+        let waiting: [MessageID: StoredMessage]
+        var outcome: Outcome
+
+        init(waiting messages: [StoredMessage], target: Target) {
+            self.target = target
+            waiting = Dictionary(
+                messages.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            outcome = Outcome(pending: Set(messages.map(\.id)), failed: [])
+        }
+
+        mutating func absorb(_ rows: [StoredMessage]) {
+            for row in rows where outcome.pending.contains(row.id) {
+                if target.isReached(by: row.status) {
+                    reach(row.id, at: (target == .read ? row.readAt : row.deliveredAt))
+                } else if row.status == .failed {
+                    outcome.pending.remove(row.id)
+                    outcome.failed.insert(row.id)
+                }
+            }
+        }
+
+        mutating func absorb(_ event: DaemonEvent) {
+            switch event {
+            case .statusChanged(_, let rows, false):
+                absorb(rows)
+            case .acknowledged(let peer, let stream, let upTo, let at) where target == .delivered:
+                for id in outcome.pending {
+                    guard let message = waiting[id], message.peer == peer,
+                        message.stream == stream, message.seq <= upTo
+                    else { continue }
+                    reach(id, at: at)
+                }
+            default:
+                break
+            }
+        }
+
+        private mutating func reach(_ id: MessageID, at time: Int64?) {
+            outcome.pending.remove(id)
+            if let time { outcome.reachedAt[id] = time }
+        }
     }
 }
