@@ -31,6 +31,14 @@ public struct SessionInfo: Sendable, Hashable {
     /// The TCP peer address, for `addresses` and logs.
     public let remoteAddress: Endpoint?
 
+    /// The same facts with another remote address: an outbound session remembers the
+    /// address it dialled (with its IPv6 scope), which the socket's own view drops.
+    func with(remoteAddress: Endpoint?) -> SessionInfo {
+        SessionInfo(
+            remoteKey: remoteKey, sessionID: sessionID, role: role,
+            remoteAddress: remoteAddress ?? self.remoteAddress)
+    }
+
     /// First 8 hex digits of the session id: what logs show.
     public var sessionTag: String {
         sessionID.prefix(4).map { byte in

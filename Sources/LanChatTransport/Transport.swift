@@ -105,7 +105,11 @@ public final class Transport: Sendable {
                         let verdict = await delegate.authorize(remote, connection: connection)
                         if case .failure(let rejection) = verdict { state.rejection = rejection }
                         try await outbound.write(.resolveIdentity(accept: state.rejection == nil))
-                    case .established(let info):
+                    case .established(let established):
+                        let info =
+                            connection.role == .initiator
+                            ? established.with(remoteAddress: connection.remoteAddress)
+                            : established
                         handshakeFinished()
                         state.handshakeDone = true
                         let session = SessionHandle(
