@@ -146,5 +146,14 @@ let package = Package(
                 "LanChatCore", "LanChatCrypto", "LanChatFuzzSupport", "LanChatFuzzChannel",
             ],
             path: "Fuzz/FrameOpener", exclude: ["corpus"]),
+        .executableTarget(
+            name: "FuzzHandshake",
+            dependencies: [
+                "LanChatCore", "LanChatCrypto", "LanChatFuzzSupport", "LanChatFuzzChannel",
+            ],
+            path: "Fuzz/Handshake", exclude: ["corpus"]),
+        .executableTarget(
+            name: "FuzzHandshakeMachine", dependencies: ["LanChatCore", "LanChatFuzzSupport"],
+            path: "Fuzz/HandshakeMachine", exclude: ["corpus"]),
     ]
 )
