@@ -155,5 +155,15 @@ let package = Package(
         .executableTarget(
             name: "FuzzHandshakeMachine", dependencies: ["LanChatCore", "LanChatFuzzSupport"],
             path: "Fuzz/HandshakeMachine", exclude: ["corpus"]),
+        .executableTarget(
+            name: "FuzzTXTRecord", dependencies: ["LanChatCore", "LanChatFuzzSupport"],
+            path: "Fuzz/TXTRecord", exclude: ["corpus", "TXTRecord.dict"]),
+        .executableTarget(
+            name: "FuzzKeyFile",
+            dependencies: ["CSodium", "LanChatCore", "LanChatCrypto", "LanChatFuzzSupport"],
+            path: "Fuzz/KeyFile", exclude: ["corpus"]),
+        .executableTarget(
+            name: "FuzzControlRequest", dependencies: ["LanChatControl", "LanChatFuzzSupport"],
+            path: "Fuzz/ControlRequest", exclude: ["corpus", "ControlRequest.dict"]),
     ]
 )
