@@ -11,7 +11,7 @@ SYSTEM_TEST_PACKAGES := avahi-daemon avahi-utils dbus iproute2 nftables systemd 
 # Documentation lint.
 DOC_PACKAGES := mandoc
 
-.PHONY: all deps test-deps build run test unit-test system-test lint format install clean
+.PHONY: all deps test-deps build run test unit-test system-test lint format install clean fuzz
 
 all: build
 
@@ -47,6 +47,12 @@ lint:
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+
+# libFuzzer targets (Fuzz/) built with -sanitize=fuzzer,address into .build-fuzz, each run for
+# FUZZ_SECONDS; fails on any crash, sanitizer report or broken property (docs/testing.md).
+FUZZ_SECONDS ?= 30
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) scripts/fuzz.sh
 
 # Release binaries in $(PREFIX)/bin, man pages, and the systemd user unit.
 PREFIX ?= $(HOME)/.local

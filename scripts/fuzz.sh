@@ -76,14 +76,19 @@ if [ "$mode" = seeds ]; then
     exit 0
 fi
 
-# SwiftPM's own --sanitize=fuzzer (rather than -Xswiftc -sanitize=fuzzer) links libFuzzer's
-# main in place of the executable's; LANCHAT_LIBFUZZER drops the replay main of Fuzz/*.
+# What the toolchain needs (Swift 6.3): SwiftPM's own --sanitize options, so that the link
+# takes libFuzzer's main instead of the executable's (with -Xswiftc alone the link fails on
+# an undefined <Target>_main); and one combined -Xswiftc -sanitize=fuzzer,address, because
+# SwiftPM passes its sanitizers as separate -sanitize= flags in no fixed order and the
+# compiler keeps only the last one, so a build would randomly lack coverage or ASan.
+# LANCHAT_LIBFUZZER drops the replay main of Fuzz/*.
 build_started=$(date +%s)
 mkdir -p "$SCRATCH/logs"
 for name in "${selected[@]}"; do
     build_log="$SCRATCH/logs/build-$name.log"
     if ! "$SWIFT" build --scratch-path "$SCRATCH" -c "$CONFIG" --product "Fuzz$name" \
-        --sanitize=fuzzer --sanitize=address -Xswiftc -DLANCHAT_LIBFUZZER \
+        --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address \
+        -Xswiftc -DLANCHAT_LIBFUZZER \
         >"$build_log" 2>&1; then
         grep -v "Cannot export local symbol" "$build_log" | tail -n 40 >&2
         echo "fuzz.sh: building Fuzz$name failed (log: $build_log)" >&2
@@ -91,6 +96,14 @@ for name in "${selected[@]}"; do
     fi
     # ld.gold warns about every ASan helper symbol; anything else is worth seeing.
     grep -E "warning:|error:" "$build_log" | grep -v "Cannot export local symbol" || true
+    # A binary without coverage counters or ASan checks would "pass" while testing nothing.
+    binary="$SCRATCH/$CONFIG/Fuzz$name"
+    startup=$(SWIFT_BACKTRACE=enable=no "$binary" -runs=0 2>&1 || true)
+    symbols=$(nm "$binary" 2>/dev/null || true)
+    if [[ "$startup" != *"inline 8-bit counters"* || "$symbols" != *__asan_report_load* ]]; then
+        echo "fuzz.sh: Fuzz$name is not instrumented (coverage and ASan); rm -rf $SCRATCH" >&2
+        exit 1
+    fi
 done
 echo "fuzz: built ${#selected[@]} targets in $(($(date +%s) - build_started)) s"
 [ "$mode" = build ] && exit 0
