@@ -31,9 +31,12 @@ build: deps
 run: build
 	exec $(BIN)/lanchatd $(ARGS)
 
+# The fuzz layer runs briefly here (about 2.5 minutes in all); `make fuzz` runs it longer.
+TEST_FUZZ_SECONDS ?= 15
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory unit-test system-test lint
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 
 # Unit and in-process layers, plus the end-to-end tests with the built binaries.
 unit-test:
