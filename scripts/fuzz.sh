@@ -148,7 +148,7 @@ for name in "${selected[@]}"; do
     printf 'FAIL  Fuzz%-18s %4d s  exit %d  (log: %s)\n' "$name" "$seconds" "$status" "$log"
     { grep -E 'FUZZ PROPERTY VIOLATED|Fatal error|ERROR: (AddressSanitizer|libFuzzer|LeakSanitizer)|SUMMARY' \
         "$log" || true; } | head -n 5 | sed 's/^/      /'
-    for artifact in $(sed -n "s/^.*Test unit written to \(.*\)$/\1/p" "$log"); do
+    sed -n "s/^.*Test unit written to \(.*\)$/\1/p" "$log" | while IFS= read -r artifact; do
         echo "      input: $artifact"
         echo "      hex:   $(od -An -v -tx1 "$artifact" | tr -d ' \n' | cut -c1-400)"
         echo "      replay: swift build --product Fuzz$name && .build/debug/Fuzz$name $artifact"
