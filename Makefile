@@ -14,7 +14,7 @@ SYSTEM_TEST_PACKAGES := avahi-daemon avahi-utils dbus iproute2 nftables systemd 
 # Documentation lint.
 DOC_PACKAGES := mandoc
 
-.PHONY: all deps test-deps build run test unit-test system-test lint format install clean
+.PHONY: all deps test-deps build run test unit-test system-test lint format install clean fuzz
 
 all: build
 
@@ -34,9 +34,12 @@ build: deps
 run: build
 	exec $(BIN)/lanchatd $(ARGS)
 
+# The fuzz layer runs briefly here (about 2.5 minutes in all); `make fuzz` runs it longer.
+TEST_FUZZ_SECONDS ?= 15
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory unit-test system-test lint
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 
 # Unit and in-process layers, plus the end-to-end tests with the built binaries.
 unit-test:
@@ -56,6 +59,12 @@ bench: deps
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+
+# libFuzzer targets (Fuzz/) built with -sanitize=fuzzer,address into .build-fuzz, each run for
+# FUZZ_SECONDS; fails on any crash, sanitizer report or broken property (docs/testing.md).
+FUZZ_SECONDS ?= 30
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) scripts/fuzz.sh
 
 # Release binaries in $(PREFIX)/bin, man pages, and the systemd user unit.
 PREFIX ?= $(HOME)/.local

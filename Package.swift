@@ -135,5 +135,45 @@ let package = Package(
         ),
         // The built lanchatd and lanchat binaries as separate processes on loopback.
         .testTarget(name: "LanChatEndToEndTests", dependencies: ["LanChatControl"]),
+
+        // libFuzzer targets (docs/testing.md, "Fuzzing"): `make fuzz` builds them with
+        // -sanitize=fuzzer,address into .build-fuzz; the ordinary build makes them replay
+        // inputs from disk. They link only Core, Crypto and Control.
+        .target(name: "LanChatFuzzSupport", dependencies: ["LanChatCore"], path: "Fuzz/Support"),
+        .target(
+            name: "LanChatFuzzChannel",
+            dependencies: ["LanChatCore", "LanChatCrypto", "LanChatFuzzSupport"],
+            path: "Fuzz/Channel"),
+        .executableTarget(
+            name: "FuzzAppCodec", dependencies: ["LanChatCore", "LanChatFuzzSupport"],
+            path: "Fuzz/AppCodec", exclude: ["corpus"]),
+        .executableTarget(
+            name: "FuzzWireFrames", dependencies: ["LanChatCore", "LanChatFuzzSupport"],
+            path: "Fuzz/WireFrames", exclude: ["corpus"]),
+        .executableTarget(
+            name: "FuzzFrameOpener",
+            dependencies: [
+                "LanChatCore", "LanChatCrypto", "LanChatFuzzSupport", "LanChatFuzzChannel",
+            ],
+            path: "Fuzz/FrameOpener", exclude: ["corpus"]),
+        .executableTarget(
+            name: "FuzzHandshake",
+            dependencies: [
+                "LanChatCore", "LanChatCrypto", "LanChatFuzzSupport", "LanChatFuzzChannel",
+            ],
+            path: "Fuzz/Handshake", exclude: ["corpus"]),
+        .executableTarget(
+            name: "FuzzHandshakeMachine", dependencies: ["LanChatCore", "LanChatFuzzSupport"],
+            path: "Fuzz/HandshakeMachine", exclude: ["corpus"]),
+        .executableTarget(
+            name: "FuzzTXTRecord", dependencies: ["LanChatCore", "LanChatFuzzSupport"],
+            path: "Fuzz/TXTRecord", exclude: ["corpus", "TXTRecord.dict"]),
+        .executableTarget(
+            name: "FuzzKeyFile",
+            dependencies: ["CSodium", "LanChatCore", "LanChatCrypto", "LanChatFuzzSupport"],
+            path: "Fuzz/KeyFile", exclude: ["corpus"]),
+        .executableTarget(
+            name: "FuzzControlRequest", dependencies: ["LanChatControl", "LanChatFuzzSupport"],
+            path: "Fuzz/ControlRequest", exclude: ["corpus", "ControlRequest.dict"]),
     ]
 )

@@ -1,0 +1,93 @@
+import FoundationEssentials
+import LanChatControl
+
+/// Seeds: one request per method as the client encodes it (`RPCRequest` with
+/// `ControlJSON.encoder()`), the malformed lines the envelope tests answer, and timestamps:
+/// RFC 3339 texts with offsets and fractions, and edge millisecond values as 8 raw bytes.
+enum ControlRequestSeeds {
+    static func request<P: Encodable>(_ method: String, _ params: P, id: RPCID = .number(1))
+        -> [UInt8]
+    {
+        let encoded = try? ControlJSON.encoder().encode(
+            RPCRequest(id: id, method: method, params: params))
+        return encoded.map { Array($0) } ?? []
+    }
+
+    static func milliseconds(_ value: Int64) -> [UInt8] {
+        (0..<8).map {
+            UInt8(truncatingIfNeeded: UInt64(bitPattern: value) >> (56 - 8 * UInt64($0)))
+        }
+    }
+
+    static func all() -> [(name: String, bytes: [UInt8])] {
+        let id = "b2f0b8f4-4bb3-4a4e-9d8f-2c1f5d0a7e61"
+        var seeds: [(String, [UInt8])] = [
+            ("status", request(Methods.Status.name, NoParams())),
+            (
+                "who",
+                request(Methods.Who.name, WhoParams(query: "ali", all: true), id: .string("w"))
+            ),
+            (
+                "send",
+                request(
+                    Methods.Send.name,
+                    SendParams(peer: "alice", text: "hi ✓", wait: true, timeout: 2.5))
+            ),
+            (
+                "send-lines",
+                request(Methods.Send.name, SendParams(peer: "3EBM-VERF", texts: ["a", "b\nc"]))
+            ),
+            (
+                "history",
+                request(Methods.History.name, HistoryParams(peer: "bob", limit: 50, before: id))
+            ),
+            (
+                "presence",
+                request(Methods.SetPresence.name, PresenceParams(status: .busy, text: ""))
+            ),
+            ("retry", request(Methods.Retry.name, RetryParams(target: id))),
+            (
+                "two-lines",
+                request(Methods.Status.name, NoParams()) + [0x0A]
+                    + request(Methods.Retry.name, RetryParams())
+            ),
+            ("no-params", Array(#"{"jsonrpc":"2.0","id":7,"method":"who"}"#.utf8)),
+            (
+                "null-params",
+                Array(#"{"jsonrpc":"2.0","id":null,"method":"status","params":null}"#.utf8)
+            ),
+            ("bad-json", Array(#"{"jsonrpc":"2.0","id":1,"method":"#.utf8)),
+            ("bad-not-object", Array("[1,2,3]".utf8)),
+            ("bad-version", Array(#"{"jsonrpc":"1.0","id":1,"method":"status"}"#.utf8)),
+            (
+                "bad-params-type",
+                Array(
+                    #"{"jsonrpc":"2.0","id":1,"method":"history","params":{"peer":1,"limit":"x"}}"#
+                        .utf8)
+            ),
+            (
+                "bad-number-range",
+                Array(
+                    #"{"jsonrpc":"2.0","id":1e400,"method":"send","params":{"peer":"a","text":"b","timeout":1e999}}"#
+                        .utf8)
+            ),
+            (
+                "bad-unicode",
+                Array(
+                    #"{"jsonrpc":"2.0","id":"\ud800","method":"who","params":{"query":"\u0000\n"}}"#
+                        .utf8)
+            ),
+            ("time-utc", Array("2026-11-21T06:15:16.018Z".utf8)),
+            ("time-offset", Array("2026-11-21t07:15:16.0181234+01:00".utf8)),
+            ("time-leap-second", Array("2016-12-31T23:59:60Z".utf8)),
+            ("time-year-0", Array("0000-01-01T00:00:00-23:59".utf8)),
+            ("time-year-9999", Array("9999-12-31T23:59:59.999Z".utf8)),
+            ("ms-zero", milliseconds(0)),
+            ("ms-minus-one", milliseconds(-1)),
+            ("ms-max", milliseconds(.max)),
+            ("ms-year-10000", milliseconds(253_402_300_800_000)),
+        ]
+        seeds = seeds.filter { !$0.1.isEmpty }
+        return seeds.map { (name: "seed-" + $0.0, bytes: $0.1) }
+    }
+}
