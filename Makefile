@@ -58,7 +58,7 @@ bench: deps
 	@SWIFT=$(SWIFT) RELEASE="$(RELEASE)" scripts/bench.sh $(ARGS)
 
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks Fuzz
 
 # libFuzzer targets (Fuzz/) built with -sanitize=fuzzer,address into .build-fuzz, each run for
 # FUZZ_SECONDS; fails on any crash, sanitizer report or broken property (docs/testing.md).
@@ -80,4 +80,4 @@ install: deps
 	@echo "then: systemctl --user daemon-reload && systemctl --user enable --now lanchatd"
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz

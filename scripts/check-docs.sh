@@ -20,7 +20,7 @@ for option in $(.build/debug/lanchatd --help | grep -o -- '--[a-z][a-z-]*' | sor
     fi
 done
 
-lint=$(swift format lint --recursive Package.swift Sources Tests 2>&1 || true)
+lint=$(swift format lint --recursive Package.swift Sources Tests Benchmarks Fuzz 2>&1 || true)
 if [ -n "$lint" ]; then
     echo "$lint" | head -40 >&2
     echo "check-docs: swift format lint found problems (run: make format)" >&2

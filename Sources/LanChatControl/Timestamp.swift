@@ -14,17 +14,23 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
 
     public var description: String { rfc3339 }
 
+    /// The moments RFC 3339 can write (four-digit years): 0000-01-01 to 9999-12-31.
+    public static let representable: ClosedRange<Int64> =
+        -62_167_219_200_000...253_402_300_799_999
+
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ`. Written digit by digit into one buffer: every message in
-    /// every answer carries timestamps, so this is on the API's hot path.
+    /// every answer carries timestamps, so this is on the API's hot path. A moment outside
+    /// `representable` (only a peer's made-up clock gets there) is written as the nearest
+    /// representable one, so the text always parses back and nothing can overflow.
     public var rfc3339: String {
-        let milliseconds = floorMod(millisecondsSince1970, 1000)
-        let seconds = floorDiv(millisecondsSince1970, 1000)
+        let clamped = min(
+            max(millisecondsSince1970, Self.representable.lowerBound),
+            Self.representable.upperBound)
+        let milliseconds = floorMod(clamped, 1000)
+        let seconds = floorDiv(clamped, 1000)
         let days = floorDiv(seconds, 86_400)
         let secondOfDay = floorMod(seconds, 86_400)
         let (year, month, day) = Self.civil(fromDays: days)
-        guard (0...9999).contains(year) else {
-            return Self.slowFormat(year, month, day, secondOfDay, milliseconds)
-        }
         return String(unsafeUninitializedCapacity: 24) { buffer in
             func put(_ value: Int64, digits: Int, at offset: Int) {
                 var rest = value
@@ -49,15 +55,6 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
             buffer[23] = UInt8(ascii: "Z")
             return 24
         }
-    }
-
-    /// Years outside 0…9999 (never from a real clock): the same layout with a wider year.
-    private static func slowFormat(
-        _ year: Int64, _ month: Int64, _ day: Int64, _ secondOfDay: Int64, _ milliseconds: Int64
-    ) -> String {
-        pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2)
-            + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2) + "."
-            + pad(milliseconds, 3) + "Z"
     }
 
     /// Accepts `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; nil for anything else.
@@ -142,14 +139,11 @@ private func floorDiv(_ value: Int64, _ divisor: Int64) -> Int64 {
     return (value % divisor != 0 && (value < 0) != (divisor < 0)) ? quotient - 1 : quotient
 }
 
+/// The remainder in 0..<divisor (for a positive divisor), without the multiplication that
+/// overflows near Int64.min (found by the fuzzer: a peer chooses its `sent_at`).
 private func floorMod(_ value: Int64, _ divisor: Int64) -> Int64 {
-    value - floorDiv(value, divisor) * divisor
-}
-
-private func pad(_ value: Int64, _ width: Int) -> String {
-    let digits = String(value)
-    return digits.count >= width
-        ? digits : String(repeating: "0", count: width - digits.count) + digits
+    let remainder = value % divisor
+    return remainder < 0 ? remainder + divisor : remainder
 }
 
 private struct DigitParser {

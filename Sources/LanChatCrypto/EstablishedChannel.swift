@@ -65,6 +65,8 @@ public enum HandshakeStep: ~Copyable {
     case identityCheck(remote: PeerKey, send: [UInt8])
     /// Write `send` (our header frame, perhaps msg3); the channel is ready.
     case established(EstablishedChannel, send: [UInt8])
-    /// Write `send` (empty, or a VERSION_REJECT), then close. The state is already wiped.
+    /// Write `send`, then close. The state is already wiped. `send` is usually empty; it may
+    /// be a VERSION_REJECT, or public handshake bytes (msg2, our stream header) produced
+    /// earlier in the same call before the failure was found.
     case failed(HandshakeFailure, send: [UInt8])
 }

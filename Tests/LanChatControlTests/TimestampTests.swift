@@ -53,4 +53,14 @@ import Testing
         let data = try ControlJSON.encoder().encode([Timestamp(millisecondsSince1970: 1)])
         #expect(String(decoding: data, as: UTF8.self) == #"["1970-01-01T00:00:00.001Z"]"#)
     }
+
+    /// A peer chooses its `sent_at`: any Int64 must format without trapping, and into text
+    /// that parses back (found by the fuzzer at Int64.min; the seed is in Fuzz/ControlRequest).
+    @Test(arguments: [Int64.min, Int64.min + 807, -62_167_219_200_001, 253_402_300_800_000, .max])
+    func extremeMomentsFormatAsTheNearestRepresentableOne(milliseconds: Int64) throws {
+        let text = Timestamp(millisecondsSince1970: milliseconds).rfc3339
+        let parsed = try #require(Timestamp(rfc3339: text))
+        #expect(Timestamp.representable.contains(parsed.millisecondsSince1970))
+        #expect(text == "0000-01-01T00:00:00.000Z" || text == "9999-12-31T23:59:59.999Z")
+    }
 }

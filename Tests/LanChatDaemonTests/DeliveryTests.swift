@@ -191,4 +191,30 @@ struct DeliveryTests {
                 PresenceParams(status: .busy, text: String(repeating: "é", count: 65)))
         }
     }
+
+    /// A peer's clock is its own: `sent_at` = Int64.min (found by the fuzzer) is stored as the
+    /// time of receipt, and both sides' history still answers.
+    @Test func anAbsurdSendTimeNeitherCrashesNorReachesHistory() async throws {
+        let root = try TestRoot()
+        defer { root.remove() }
+        let (alice, bob) = try await connectedPair(in: root)
+        defer {
+            Task {
+                await alice.stop()
+                await bob.stop()
+            }
+        }
+        let bobKey = try #require(PeerKey(id: bob.id))
+        let odd = try await alice.daemon.messenger.store.enqueue(
+            to: bobKey, texts: ["from the dawn of time"], at: .min)
+        await alice.daemon.registry.link(for: bobKey).committed(odd)
+        try await eventually("delivered") {
+            try await bob.history(with: alice).count == 1
+        }
+        let received = try #require(try await bob.history(with: alice).first)
+        #expect(received.createdAt == received.receivedAt)
+        #expect(
+            try await alice.history(with: bob).first?.createdAt.rfc3339
+                == "0000-01-01T00:00:00.000Z")
+    }
 }

@@ -1,3 +1,4 @@
+import LanChatControl
 import LanChatCore
 import LanChatStore
 import LanChatTransport
@@ -149,7 +150,11 @@ extension PeerLink {
         var records: [IncomingRecord] = []
         var replies: [AppMessage] = []
         var violation: String?
-        for message in run {
+        let now = services.now()
+        for var message in run {
+            // The sender's clock is its own business, but an absurd one must not reach
+            // history: a time no timestamp can show becomes the time we received it.
+            if !Timestamp.representable.contains(message.sentAt) { message.sentAt = now }
             switch working.classify(message) {
             case .store:
                 if case .valid(let text) = message.text {
@@ -169,7 +174,7 @@ extension PeerLink {
         if cursor != committedCursor {
             do {
                 let stored = try await services.store.commitIncoming(
-                    from: key, records: records, cursor: cursor, at: services.now())
+                    from: key, records: records, cursor: cursor, at: now)
                 ledger = working
                 committedCursor = cursor
                 if !stored.isEmpty {
