@@ -35,14 +35,21 @@ extension MessageStore {
                         status: .queued))
                 nextSeq += 1
             }
-            try db.execute(
-                sql: """
-                    INSERT INTO out_streams (pk, stream, next_seq) VALUES (?, ?, ?)
-                    ON CONFLICT (pk) DO UPDATE SET stream = excluded.stream, next_seq = excluded.next_seq
-                    """,
-                arguments: [peer.blob, stream.storedValue, nextSeq.storedValue])
+            try Self.saveOutgoingStream(db, peer: peer, stream: stream, nextSeq: nextSeq)
             return stored
         }
+    }
+
+    /// Records our stream to `peer` and its next unassigned seq.
+    static func saveOutgoingStream(
+        _ db: Database, peer: PeerKey, stream: UInt64, nextSeq: UInt64
+    ) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO out_streams (pk, stream, next_seq) VALUES (?, ?, ?)
+                ON CONFLICT (pk) DO UPDATE SET stream = excluded.stream, next_seq = excluded.next_seq
+                """,
+            arguments: [peer.blob, stream.storedValue, nextSeq.storedValue])
     }
 
     static func outgoingStream(_ db: Database, peer: PeerKey) throws -> (UInt64, UInt64)? {
@@ -175,12 +182,7 @@ extension MessageStore {
                     arguments: [stream.storedValue, nextSeq.storedValue, rowID])
                 nextSeq += 1
             }
-            try db.execute(
-                sql: """
-                    INSERT INTO out_streams (pk, stream, next_seq) VALUES (?, ?, ?)
-                    ON CONFLICT (pk) DO UPDATE SET stream = excluded.stream, next_seq = excluded.next_seq
-                    """,
-                arguments: [peer.blob, stream.storedValue, nextSeq.storedValue])
+            try Self.saveOutgoingStream(db, peer: peer, stream: stream, nextSeq: nextSeq)
             return stream
         }
     }
