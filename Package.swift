@@ -109,8 +109,7 @@ let package = Package(
             dependencies: [
                 "LanChatDiscovery", "LanChatCore",
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            exclude: ["avahi-netns-check.sh"]
+            ]
         ),
         .testTarget(
             name: "LanChatTransportTests",

@@ -4,7 +4,7 @@ import Testing
 
 /// Two `AvahiDiscovery` backends against a real avahi-daemon. Runs only with
 /// `LANCHAT_AVAHI_TESTS=1`, inside a host whose avahi-daemon is up (the system harness, or
-/// `avahi-netns-check.sh` in this folder); skipped otherwise, saying so.
+/// system scenario 17-avahi-backend runs them); skipped otherwise, saying so.
 @Suite(
     .enabled(
         if: TestEnvironment.avahiTestsEnabled,

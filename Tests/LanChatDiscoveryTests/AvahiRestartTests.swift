@@ -6,7 +6,7 @@ import Testing
 /// The backend outlives avahi-daemon (PRODUCT.md §3): started while the daemon is absent, it
 /// publishes as soon as the daemon appears, and again after the daemon is killed or stopped
 /// and started again. Needs a host where the test may start and kill avahi-daemon; the
-/// commands come from the environment (`avahi-netns-check.sh` sets them):
+/// commands come from the environment (system scenario 17-avahi-backend sets them):
 /// `LANCHAT_AVAHI_DAEMON_START`, `LANCHAT_AVAHI_DAEMON_KILL` (SIGKILL) and
 /// `LANCHAT_AVAHI_DAEMON_STOP` (SIGTERM), each run with `/bin/sh -c`.
 @Suite(
