@@ -24,7 +24,7 @@ extension MessageStore {
                     """)
             var stored: [StoredMessage] = []
             for text in texts {
-                let id = MessageID.random()
+                let id = MessageID.timeOrdered(millisecondsSince1970: now)
                 try insert.execute(arguments: [
                     id.blob, peer.blob, stream.storedValue, nextSeq.storedValue, text, now,
                 ])

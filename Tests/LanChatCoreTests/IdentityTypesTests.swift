@@ -58,6 +58,35 @@ struct IdentityTypesTests {
         #expect(MessageID(text: "0000000g-0000-0000-0000-000000000000") == nil)
     }
 
+    @Test func timeOrderedIDsCarryTheirMillisecondAndSortByIt() throws {
+        let now: Int64 = 1_763_700_000_123  // 2025-11-21T04:40:00.123Z
+        let id = MessageID.timeOrdered(millisecondsSince1970: now)
+        #expect(id.bytes[6] >> 4 == 7)
+        #expect(id.bytes[8] & 0xC0 == 0x80)
+        let stamp = id.bytes[0..<6].reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        #expect(stamp == now)
+        #expect(id.description.hasPrefix("019aa4b6-"))
+        #expect(MessageID(text: id.description) == id)
+        // Later ids sort after earlier ones, byte for byte (what the store's index sees).
+        let ids = (0..<50).map { MessageID.timeOrdered(millisecondsSince1970: now + Int64($0)) }
+        for (earlier, later) in zip(ids, ids.dropFirst()) {
+            #expect(earlier.bytes.lexicographicallyPrecedes(later.bytes))
+        }
+        // The same millisecond still gives distinct ids.
+        let sameMillisecond = Set(
+            (0..<1_000).map { _ in
+                MessageID.timeOrdered(millisecondsSince1970: now)
+            })
+        #expect(sameMillisecond.count == 1_000)
+        // A clock before 1970 or past 48 bits is clamped, never trapped on.
+        #expect(
+            MessageID.timeOrdered(millisecondsSince1970: -5).bytes[0..<6].allSatisfy { $0 == 0 })
+        #expect(
+            MessageID.timeOrdered(millisecondsSince1970: .max).bytes[0..<6].allSatisfy {
+                $0 == 0xFF
+            })
+    }
+
     @Test(arguments: [
         ("127.0.0.1:4000", Endpoint(host: "127.0.0.1", port: 4000)),
         ("bob.local:1", Endpoint(host: "bob.local", port: 1)),
