@@ -23,6 +23,19 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
     /// `representable` (only a peer's made-up clock gets there) is written as the nearest
     /// representable one, so the text always parses back and nothing can overflow.
     public var rfc3339: String {
+        String(unsafeUninitializedCapacity: Self.rfc3339Length) { buffer in
+            writeRFC3339(into: buffer)
+            return Self.rfc3339Length
+        }
+    }
+
+    /// The length of `rfc3339`, always.
+    public static let rfc3339Length = 24
+
+    /// Writes `rfc3339` into the first `rfc3339Length` bytes of `buffer` (which must have
+    /// them), for writers that build a whole answer in one buffer.
+    public func writeRFC3339(into buffer: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(buffer.count >= Self.rfc3339Length)
         let clamped = min(
             max(millisecondsSince1970, Self.representable.lowerBound),
             Self.representable.upperBound)
@@ -31,30 +44,27 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
         let days = floorDiv(seconds, 86_400)
         let secondOfDay = floorMod(seconds, 86_400)
         let (year, month, day) = Self.civil(fromDays: days)
-        return String(unsafeUninitializedCapacity: 24) { buffer in
-            func put(_ value: Int64, digits: Int, at offset: Int) {
-                var rest = value
-                for position in stride(from: offset + digits - 1, through: offset, by: -1) {
-                    buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
-                    rest /= 10
-                }
+        func put(_ value: Int64, digits: Int, at offset: Int) {
+            var rest = value
+            for position in stride(from: offset + digits - 1, through: offset, by: -1) {
+                buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
             }
-            put(year, digits: 4, at: 0)
-            buffer[4] = UInt8(ascii: "-")
-            put(month, digits: 2, at: 5)
-            buffer[7] = UInt8(ascii: "-")
-            put(day, digits: 2, at: 8)
-            buffer[10] = UInt8(ascii: "T")
-            put(secondOfDay / 3600, digits: 2, at: 11)
-            buffer[13] = UInt8(ascii: ":")
-            put(secondOfDay / 60 % 60, digits: 2, at: 14)
-            buffer[16] = UInt8(ascii: ":")
-            put(secondOfDay % 60, digits: 2, at: 17)
-            buffer[19] = UInt8(ascii: ".")
-            put(milliseconds, digits: 3, at: 20)
-            buffer[23] = UInt8(ascii: "Z")
-            return 24
         }
+        put(year, digits: 4, at: 0)
+        buffer[4] = UInt8(ascii: "-")
+        put(month, digits: 2, at: 5)
+        buffer[7] = UInt8(ascii: "-")
+        put(day, digits: 2, at: 8)
+        buffer[10] = UInt8(ascii: "T")
+        put(secondOfDay / 3600, digits: 2, at: 11)
+        buffer[13] = UInt8(ascii: ":")
+        put(secondOfDay / 60 % 60, digits: 2, at: 14)
+        buffer[16] = UInt8(ascii: ":")
+        put(secondOfDay % 60, digits: 2, at: 17)
+        buffer[19] = UInt8(ascii: ".")
+        put(milliseconds, digits: 3, at: 20)
+        buffer[23] = UInt8(ascii: "Z")
     }
 
     /// Accepts `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; nil for anything else.

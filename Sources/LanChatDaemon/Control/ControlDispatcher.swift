@@ -104,7 +104,7 @@ struct ControlDispatcher: Sendable {
 
     static func encode<Result: Codable>(_ response: RPCResponse<Result>) -> Data {
         do {
-            return try ControlJSON.encoder().encode(response)
+            return Data(try response.encodedLine())
         } catch {
             // Every result type encodes; this would be a bug, answered rather than crashed on.
             let text =

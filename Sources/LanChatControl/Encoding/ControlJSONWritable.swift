@@ -1,0 +1,124 @@
+/// A control API value that writes its own JSON into a `ControlJSONOutput`, byte for byte
+/// what its `Encodable` conformance produces through `ControlJSON.encoder()` (the tests
+/// compare the two on generated values). Only the shapes that answers carry by the
+/// thousand conform; everything else goes through `JSONEncoder`.
+public protocol ControlJSONWritable: Encodable {
+    func write(to output: inout ControlJSONOutput)
+}
+
+extension RPCResponse {
+    /// The response line (without its newline) as `ControlJSON.encoder()` writes it, through
+    /// `ControlJSONWritable` when the result conforms.
+    public func encodedLine() throws -> [UInt8] {
+        guard error == nil, let result, let writable = result as? any ControlJSONWritable else {
+            return Array(try ControlJSON.encoder().encode(self))
+        }
+        var output = ControlJSONOutput(reservingCapacity: 4_096)
+        output.beginObject()
+        output.key("apiVersion")
+        output.integer(apiVersion)
+        output.key("id")
+        switch id {
+        case .number(let number): output.integer(number)
+        case .string(let string): output.string(string)
+        case nil: output.null()
+        }
+        output.key("jsonrpc")
+        output.string(jsonrpc)
+        output.key("result")
+        writable.write(to: &output)
+        output.endObject()
+        return output.bytes
+    }
+}
+
+extension MessageInfo: ControlJSONWritable {
+    public func write(to output: inout ControlJSONOutput) {
+        output.beginObject()
+        output.key("createdAt")
+        output.timestamp(createdAt)
+        output.key("deliveredAt")
+        output.optional(deliveredAt) { $0.timestamp($1) }
+        output.key("direction")
+        output.string(direction.rawValue)
+        output.key("failReason")
+        output.optional(failReason) { $0.string($1) }
+        output.key("id")
+        output.string(id)
+        output.key("peer")
+        output.string(peer)
+        output.key("read")
+        output.optional(read) { $0.bool($1) }
+        output.key("readAt")
+        output.optional(readAt) { $0.timestamp($1) }
+        output.key("receivedAt")
+        output.optional(receivedAt) { $0.timestamp($1) }
+        output.key("seq")
+        output.integer(seq)
+        output.key("status")
+        output.optional(status) { $0.string($1.rawValue) }
+        output.key("text")
+        output.string(text)
+        output.endObject()
+    }
+}
+
+extension PeerInfo: ControlJSONWritable {
+    public func write(to output: inout ControlJSONOutput) {
+        output.beginObject()
+        output.key("addresses")
+        output.array(addresses) { $0.string($1) }
+        output.key("alias")
+        output.optional(alias) { $0.string($1) }
+        output.key("contact")
+        output.bool(contact)
+        output.key("id")
+        output.string(id)
+        output.key("keyTag")
+        output.string(keyTag)
+        output.key("lastSeen")
+        output.optional(lastSeen) { $0.timestamp($1) }
+        output.key("name")
+        output.string(name)
+        output.key("presence")
+        output.string(presence.rawValue)
+        output.key("status")
+        output.string(status.rawValue)
+        output.key("statusText")
+        output.string(statusText)
+        output.key("trust")
+        output.string(trust.rawValue)
+        output.endObject()
+    }
+}
+
+extension SendResult: ControlJSONWritable {
+    public func write(to output: inout ControlJSONOutput) {
+        output.beginObject()
+        output.key("messages")
+        output.array(messages) { $0.value($1) }
+        output.endObject()
+    }
+}
+
+extension RetryResult: ControlJSONWritable {
+    public func write(to output: inout ControlJSONOutput) {
+        output.beginObject()
+        output.key("messages")
+        output.array(messages) { $0.value($1) }
+        output.endObject()
+    }
+}
+
+extension HistoryResult: ControlJSONWritable {
+    public func write(to output: inout ControlJSONOutput) {
+        output.beginObject()
+        output.key("hasOlder")
+        output.bool(hasOlder)
+        output.key("messages")
+        output.array(messages) { $0.value($1) }
+        output.key("peer")
+        output.value(peer)
+        output.endObject()
+    }
+}
