@@ -23,8 +23,9 @@ extension MessageStore {
                     VALUES (?, ?, 1, ?, ?, ?, ?, 0)
                     """)
             var stored: [StoredMessage] = []
+            var random = BatchRandom()
             for text in texts {
-                let id = MessageID.timeOrdered(millisecondsSince1970: now)
+                let id = MessageID.timeOrdered(millisecondsSince1970: now, using: &random)
                 try insert.execute(arguments: [
                     id.blob, peer.blob, stream.storedValue, nextSeq.storedValue, text, now,
                 ])

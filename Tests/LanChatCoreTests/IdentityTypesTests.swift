@@ -58,6 +58,16 @@ struct IdentityTypesTests {
         #expect(MessageID(text: "0000000g-0000-0000-0000-000000000000") == nil)
     }
 
+    @Test func batchRandomDrawsAreDistinctAndUseEveryBit() {
+        var generator = BatchRandom()
+        // More than one refill of the buffer.
+        let draws = (0..<2_000).map { _ in generator.next() }
+        #expect(Set(draws).count == 2_000)
+        // Every bit position is set in some draw and clear in another.
+        #expect(draws.reduce(0, |) == .max)
+        #expect(draws.reduce(.max, &) == 0)
+    }
+
     @Test func timeOrderedIDsCarryTheirMillisecondAndSortByIt() throws {
         let now: Int64 = 1_763_700_000_123  // 2025-11-21T04:40:00.123Z
         let id = MessageID.timeOrdered(millisecondsSince1970: now)

@@ -42,8 +42,7 @@ public struct MessageID: Hashable, Sendable, CustomStringConvertible {
         return random(using: &generator)
     }
 
-    /// Two 64-bit draws, not sixteen 8-bit ones: with the system generator each draw is a
-    /// `getrandom` call, and ids are made on the hot path of every send.
+    /// Two 64-bit draws, not sixteen 8-bit ones: ids are made on the hot path of every send.
     public static func random(using generator: inout some RandomNumberGenerator) -> MessageID {
         var bytes = [UInt8](repeating: 0, count: byteCount)
         for half in 0..<2 {
