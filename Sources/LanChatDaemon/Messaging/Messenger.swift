@@ -40,13 +40,21 @@ final class Messenger: Sendable {
         } catch {
             throw .storeUnavailable("message not stored: \(error)")
         }
-        let link = registry.link(for: peer.key)
-        await link.committed(stored)
-        await connections.wantSession(with: peer.key)
+        await registry.link(for: peer.key).committed(stored)
+        // Online is the common case: ask the connection manager (an actor hop on every send)
+        // only when the peer may need dialling.
+        if directory.entry(peer.key)?.sessions ?? 0 == 0 {
+            await connections.wantSession(with: peer.key)
+        }
         let waitTarget: StatusWaiter.Target? =
             params.waitRead == true ? .read : params.wait == true ? .delivered : nil
         guard let waitTarget else {
-            return SendResult(messages: await infos(stored, peer: peer.key))
+            // The answer is about storing them: `queued`, even if the pump has just written
+            // some to the session (`history` shows them `sent`). Not asking the link saves
+            // a hop to its actor, which is busy with the pump and the peer's ACKs.
+            let peerID = peer.key.id
+            return SendResult(
+                messages: stored.map { MessageMapping.info($0, inFlight: nil, peerID: peerID) })
         }
         return try await waitFor(stored, peer: peer, target: waitTarget, timeout: params.timeout)
     }
