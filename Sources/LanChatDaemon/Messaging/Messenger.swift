@@ -34,6 +34,10 @@ final class Messenger: Sendable {
         guard peer.record.trust != .blocked else {
             throw .failed("\(peer.displayName) (\(peer.record.keyTag)) is blocked; unblock to send")
         }
+        let waitTarget: StatusWaiter.Target? =
+            params.waitRead == true ? .read : params.wait == true ? .delivered : nil
+        // Before storing: from then on, every change to the messages is an event here.
+        let subscription = waitTarget.map { _ in services.events.subscribe() }
         let stored: [StoredMessage]
         do {
             stored = try await store.enqueue(to: peer.key, texts: texts, at: services.now())
@@ -46,9 +50,7 @@ final class Messenger: Sendable {
         if directory.entry(peer.key)?.sessions ?? 0 == 0 {
             await connections.wantSession(with: peer.key)
         }
-        let waitTarget: StatusWaiter.Target? =
-            params.waitRead == true ? .read : params.wait == true ? .delivered : nil
-        guard let waitTarget else {
+        guard let waitTarget, let subscription else {
             // The answer is about storing them: `queued`, even if the pump has just written
             // some to the session (`history` shows them `sent`). Not asking the link saves
             // a hop to its actor, which is busy with the pump and the peer's ACKs.
@@ -56,18 +58,21 @@ final class Messenger: Sendable {
             return SendResult(
                 messages: stored.map { MessageMapping.info($0, inFlight: nil, peerID: peerID) })
         }
-        return try await waitFor(stored, peer: peer, target: waitTarget, timeout: params.timeout)
+        return try await waitFor(
+            stored, peer: peer, target: waitTarget, timeout: params.timeout,
+            subscription: subscription)
     }
 
     private func waitFor(
-        _ stored: [StoredMessage], peer: PeerEntry, target: StatusWaiter.Target, timeout: Double?
+        _ stored: [StoredMessage], peer: PeerEntry, target: StatusWaiter.Target, timeout: Double?,
+        subscription: AsyncStream<DaemonEvent>
     ) async throws(ControlError) -> SendResult {
         let seconds = timeout ?? 30
         guard seconds.isFinite, seconds >= 0, seconds <= 86_400 else {
             throw .invalidParams("timeout must be 0 to 86400 seconds")
         }
         let ids = stored.map(\.id)
-        let waiter = StatusWaiter(store: store, events: services.events)
+        let waiter = StatusWaiter(store: store, subscription: subscription)
         let outcome: StatusWaiter.Outcome
         do {
             outcome = try await waiter.wait(

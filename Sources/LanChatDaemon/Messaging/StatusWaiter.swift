@@ -2,8 +2,9 @@ import LanChatCore
 import LanChatStore
 
 /// Waits until outgoing messages reach `delivered` (or `read`), for `send --wait` and
-/// `--wait-read`. Subscribes before reading the current statuses, so a change that happens
-/// in between is not missed; a delivery counts as soon as the peer's ACK arrives (the ACK is
+/// `--wait-read`. The caller subscribes to the events *before* storing the messages, so
+/// every change after they were stored `queued` is in the subscription and the wait needs
+/// no store read to start; a delivery counts as soon as the peer's ACK arrives (the ACK is
 /// the proof; writing `delivered` locally is bookkeeping); and the store is read once more at
 /// the deadline, so an event lost to a full buffer cannot turn a success into a timeout.
 struct StatusWaiter {
@@ -29,15 +30,13 @@ struct StatusWaiter {
     }
 
     let store: MessageStore
-    let events: EventBus
+    /// Subscribed to before the messages were stored.
+    let subscription: AsyncStream<DaemonEvent>
 
     func wait(for messages: [StoredMessage], until target: Target, timeout: Duration)
         async throws -> Outcome
     {
-        let subscription = events.subscribe()
         var tracker = Tracker(waiting: messages, target: target)
-        tracker.absorb(try await store.messages(ids: messages.map(\.id)))
-        if tracker.outcome.pending.isEmpty { return tracker.outcome }
         let start = tracker
         let finished = await withTaskGroup(of: Tracker?.self) { group in
             group.addTask {
