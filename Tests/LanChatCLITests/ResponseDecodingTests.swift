@@ -173,4 +173,76 @@ import Testing
             try history(Self.peer.replacing(#""verified""#, with: #""trusted""#))
         }
     }
+
+    // MARK: The fast path
+
+    @Test func theFastPathReadsTheWholeEnvelope() throws {
+        let line = Array(Self.sendLine(Self.message()).utf8)
+        #expect(
+            ResponseDecoding.fastResult(SendResult.self, from: line)?.messages == [Self.expected])
+        let padded = Array(" \n{ \"error\" : null , \"result\" : {\"messages\":[]} }\r\n".utf8)
+        #expect(ResponseDecoding.fastResult(SendResult.self, from: padded)?.messages == [])
+    }
+
+    /// Left to JSONDecoder: a daemon error, no result, an `apiVersion` that is not an integer.
+    @Test func theFastPathDeclinesAllButAResult() {
+        let lines = [
+            #"{"apiVersion":1,"error":{"code":-32005,"message":"no"}}"#,
+            #"{"apiVersion":1,"error":{"code":-32005,"message":"no"},"result":{"messages":[]}}"#,
+            #"{"apiVersion":1,"result":null}"#, #"{"apiVersion":1}"#,
+            #"{"apiVersion":"1","result":{"messages":[]}}"#,
+            #"{"apiVersion":1.0,"result":{"messages":[]}}"#,
+            #"{"apiVersion":1,"apiVersion":1,"result":{"messages":[]}}"#,
+            #"{"apiVersion":1,"result":{"messages":[]},"result":{"messages":[]}}"#,
+            #"{"apiVersion":1,"result":{"messages":[]},"id":01}"#,
+        ]
+        for line in lines {
+            #expect(ResponseDecoding.fastResult(SendResult.self, from: Array(line.utf8)) == nil)
+        }
+    }
+
+    /// The lenient twin of the envelope `ResponseDecoding` reads with JSONDecoder.
+    struct SlowEnvelope: Decodable {
+        var apiVersion: Int?
+        var result: SendResult?
+        var error: RPCErrorObject?
+    }
+
+    /// Random damage to a real answer: whenever the fast path still reads a result,
+    /// JSONDecoder reads the same one and no error.
+    @Test func damagedLinesNeverDecodeDifferently() throws {
+        let message = MessageInfo(
+            id: "0b7f3c9e-3f1a-4c1e-9d55-0d6b1c1f2a10", peer: Self.peerID, direction: .incoming,
+            seq: 12, text: "\"quoted\" \\ 😀 \u{2028} \u{1}",
+            createdAt: Timestamp(millisecondsSince1970: 0),
+            receivedAt: Timestamp(millisecondsSince1970: -1), read: true)
+        let line = Array(
+            try ControlJSON.encoder().encode(
+                RPCResponse(id: .number(9), result: SendResult(messages: [message]))))
+        let interesting = Array(#"{}[]:,"\/ -.019eEutrfalsn"#.utf8) + [0x00, 0x7F, 0xFF]
+        var state: UInt64 = 5
+        func random(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var accepted = 0
+        for _ in 0..<3000 {
+            var bytes = line
+            for _ in 0...random(2) {
+                let at = random(bytes.count)
+                switch random(3) {
+                case 0: bytes[at] = interesting[random(interesting.count)]
+                case 1: bytes.insert(interesting[random(interesting.count)], at: at)
+                default: bytes.remove(at: at)
+                }
+            }
+            guard let fast = ResponseDecoding.fastResult(SendResult.self, from: bytes) else {
+                continue
+            }
+            accepted += 1
+            let slow = try? ControlJSON.decoder().decode(SlowEnvelope.self, from: Data(bytes))
+            #expect(slow?.error == nil && slow?.result == fast, "\(bytes)")
+        }
+        #expect(accepted > 300)
+    }
 }
