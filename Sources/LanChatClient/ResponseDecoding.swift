@@ -19,6 +19,11 @@ package enum ResponseDecoding {
     package static func result<Result: Decodable>(_ type: Result.Type, from line: [UInt8])
         throws(ControlError) -> Result
     {
+        if let fastType = Result.self as? any FastJSONDecodable.Type,
+            let result = fastResult(fastType, from: line) as? Result
+        {
+            return result
+        }
         let data = Data(line)
         let envelope: Envelope<Result>
         do {
@@ -33,6 +38,31 @@ package enum ResponseDecoding {
             throw .internalError("lanchatd sent a response with neither a result nor an error")
         }
         return result
+    }
+
+    /// The whole envelope through `JSONReader`, for the results whose answers carry many
+    /// messages: the result, or nil for anything else (a daemon error, no result, anything the
+    /// reader declines), which the `JSONDecoder` path above then answers and words as before.
+    /// Reads what `Envelope` reads: `apiVersion` must be an integer or null, other keys
+    /// (`jsonrpc`, `id`) are only checked to be JSON.
+    package static func fastResult<Result: FastJSONDecodable>(
+        _ type: Result.Type, from line: [UInt8]
+    ) -> Result? {
+        JSONReader.read(line) { reader in
+            var apiVersion: Int??
+            var result: Result??
+            var error: Never??
+            let complete = reader.readObject { reader, key in
+                switch key {
+                case "apiVersion": reader.optionalField(&apiVersion) { $0.readInt() }
+                case "result": reader.optionalField(&result) { Result(json: &$0) }
+                // Only `null` passes: an error object goes the JSONDecoder way.
+                case "error": reader.optionalField(&error) { _ in nil }
+                default: reader.skipValue()
+                }
+            }
+            return complete ? result ?? nil : nil
+        }
     }
 
     /// Says which field was wrong, and whether a different API version is the likely cause.

@@ -1,0 +1,94 @@
+import FoundationEssentials
+import LanChatControl
+
+/// Generated values for the fast-decoding equivalence tests: deterministic (a fixed seed), and
+/// biased toward what breaks JSON readers: escapes, control characters, non-BMP characters,
+/// line separators, empty and null optionals, extreme integers and timestamps.
+struct SampleGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    /// SplitMix64: tiny, and the same sequence on every platform.
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
+    }
+
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+
+    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+
+    mutating func pick<Element>(_ elements: [Element]) -> Element {
+        elements[below(elements.count)]
+    }
+
+    /// Pieces texts are made of; every control character is among them.
+    static let pieces: [String] =
+        [
+            "", "a", "hello", " ", "\"", "\\", "/", "\\/", "\u{7F}", "😀", "👍🏽", "\u{2028}",
+            "\u{2029}", "é", "e\u{301}", "日本語", "\u{FEFF}", "\u{FFFF}", "\u{10FFFF}",
+            "\u{D7FF}", "\u{E000}", "\\u00e9", "{\"x\":[1,2]}", "null", "abcdefghijklmnop0123",
+        ] + (0..<0x20).map { String(Character(Unicode.Scalar(UInt8($0)))) }
+
+    mutating func text() -> String {
+        (0..<below(12)).map { _ in pick(Self.pieces) }.joined()
+    }
+
+    mutating func timestamp() -> Timestamp {
+        let range = Timestamp.representable
+        let edges: [Int64] = [
+            range.lowerBound, range.lowerBound + 1, range.upperBound, range.upperBound - 1, 0, -1,
+            1, 951_782_400_000, 1_795_242_588_123,
+        ]
+        if chance(40) { return Timestamp(millisecondsSince1970: pick(edges)) }
+        let span = UInt64(range.upperBound - range.lowerBound)
+        return Timestamp(millisecondsSince1970: range.lowerBound + Int64(next() % span))
+    }
+
+    mutating func seq() -> UInt64 {
+        chance(40) ? pick([0, 1, 9, 10, UInt64(Int64.max), UInt64.max - 1, UInt64.max]) : next()
+    }
+
+    mutating func maybe<Value>(_ make: (inout Self) -> Value) -> Value? {
+        chance(50) ? make(&self) : nil
+    }
+
+    mutating func message() -> MessageInfo {
+        MessageInfo(
+            id: text(), peer: chance(80) ? String(repeating: "p", count: 52) : text(),
+            direction: pick([.incoming, .outgoing]), seq: seq(), text: text(),
+            createdAt: timestamp(), receivedAt: maybe { $0.timestamp() },
+            read: maybe { $0.chance(50) }, status: maybe { $0.pick(MessageStatus.allCases) },
+            failReason: maybe { $0.text() }, deliveredAt: maybe { $0.timestamp() },
+            readAt: maybe { $0.timestamp() })
+    }
+
+    mutating func peer() -> PeerInfo {
+        PeerInfo(
+            id: text(), keyTag: text(), name: text(), alias: maybe { $0.text() },
+            presence: pick(Presence.allCases), status: pick(Availability.allCases),
+            statusText: text(), trust: pick(Trust.allCases), contact: chance(50),
+            lastSeen: maybe { $0.timestamp() }, addresses: (0..<below(4)).map { _ in text() })
+    }
+
+    mutating func messages() -> [MessageInfo] {
+        (0..<below(6)).map { _ in message() }
+    }
+}
+
+enum FastDecodingSamples {
+    static func encode<Value: Encodable>(_ value: Value) throws -> [UInt8] {
+        Array(try ControlJSON.encoder().encode(value))
+    }
+
+    /// What the JSONDecoder path answers, or nil where it throws.
+    static func slow<Value: Decodable>(_ type: Value.Type, _ bytes: [UInt8]) -> Value? {
+        try? ControlJSON.decoder().decode(type, from: Data(bytes))
+    }
+}
