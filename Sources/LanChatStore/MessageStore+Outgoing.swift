@@ -108,6 +108,23 @@ extension MessageStore {
         }
     }
 
+    /// `markDelivered` for when nobody wants the rows (no event subscriber): the same update
+    /// without building a `StoredMessage` for each changed row, which cost as much as the
+    /// update itself for a batch of ACKed messages. Returns how many changed.
+    public func recordDelivered(peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64)
+        async throws(StoreError) -> Int
+    {
+        try await writeBookkeeping("recording delivery") { db in
+            try db.execute(
+                sql: """
+                    UPDATE messages SET status = 2, delivered_at = ?
+                    WHERE pk = ? AND direction = 1 AND stream = ? AND seq <= ? AND status = 0
+                    """,
+                arguments: [now, peer.blob, stream.storedValue, seq.storedValue])
+            return db.changesCount
+        }
+    }
+
     /// Marks queued or delivered messages with `seq ≤ upTo` read by the peer.
     public func markReadByPeer(peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64)
         async throws(StoreError) -> [StoredMessage]

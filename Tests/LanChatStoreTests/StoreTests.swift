@@ -64,6 +64,7 @@ struct StoreTests {
         let delivered = try await store.markDelivered(peer: bob, stream: stream, upTo: 3, at: 20)
         #expect(delivered.map(\.seq) == [1, 3])
         #expect(try await store.markDelivered(peer: bob, stream: stream, upTo: 3, at: 21).isEmpty)
+        #expect(try await store.recordDelivered(peer: bob, stream: stream, upTo: 3, at: 22) == 0)
         // Delivery bookkeeping commits without its own fsync, and leaves the writer FULL.
         #expect(try await store.durabilitySettings().synchronous == 2)
         let read = try await store.markReadByPeer(peer: bob, stream: stream, upTo: 4, at: 30)
@@ -73,6 +74,21 @@ struct StoreTests {
         #expect(page[1].failReason == "too big")
         #expect(page[3].deliveredAt == 30)
         #expect(try await store.outgoingState(for: bob)?.firstUndelivered == nil)
+    }
+
+    @Test func recordingDeliveryWithoutRowsChangesWhatMarkingDoes() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        let sent = try await store.enqueue(to: bob, texts: ["1", "2", "3", "4"], at: 10)
+        let stream = sent[0].stream
+        _ = try await store.markFailed(peer: bob, stream: stream, seq: 2, reason: "too big")
+        #expect(try await store.recordDelivered(peer: bob, stream: stream, upTo: 3, at: 20) == 2)
+        #expect(try await store.recordDelivered(peer: bob, stream: stream, upTo: 3, at: 21) == 0)
+        let page = try await store.history(with: bob, limit: 10).messages
+        #expect(page.map(\.status) == [.delivered, .failed, .delivered, .queued])
+        #expect(page.map(\.deliveredAt) == [20, nil, 20, nil])
+        #expect(try await store.outgoingState(for: bob)?.firstUndelivered == 4)
     }
 
     @Test func retryMovesAFailedMessageToTheEndOfTheStream() async throws {
