@@ -34,7 +34,9 @@ struct ControlDispatcher: Sendable {
     func respond(to line: Data) async -> Data {
         let head: RPCRequestHead
         do {
-            head = try ControlJSON.decoder().decode(RPCRequestHead.self, from: line)
+            head =
+                try Self.fastRead(RPCRequestHead.self, from: line)
+                ?? ControlJSON.decoder().decode(RPCRequestHead.self, from: line)
         } catch DecodingError.dataCorrupted {
             return Self.encode(
                 RPCResponse<NoParams>(id: nil, error: .parseError("the request is not valid JSON")))
@@ -67,6 +69,11 @@ struct ControlDispatcher: Sendable {
     private static func decodeParams<Params: Decodable>(_ type: Params.Type, from line: Data)
         throws(ControlError) -> Params
     {
+        if let fast = type as? any (FastJSONDecodable & Decodable).Type,
+            let params = fastParams(fast, from: line) as? Params
+        {
+            return params
+        }
         let decoded: RPCRequestParams<Params>
         do {
             decoded = try ControlJSON.decoder().decode(RPCRequestParams<Params>.self, from: line)
@@ -80,6 +87,20 @@ struct ControlDispatcher: Sendable {
         } catch {
             throw .invalidParams("invalid params: \(Self.describe(error))")
         }
+    }
+
+    /// The fast path (`JSONReader`) where a type has one; nil sends the line to `JSONDecoder`,
+    /// which reads the same values and words the errors.
+    private static func fastRead<Value: FastJSONDecodable>(_ type: Value.Type, from line: Data)
+        -> Value?
+    {
+        line.withUnsafeBytes { bytes in JSONReader.read(bytes) { Value(json: &$0) } }
+    }
+
+    private static func fastParams<Params: FastJSONDecodable & Decodable>(
+        _ type: Params.Type, from line: Data
+    ) -> Params? {
+        fastRead(RPCRequestParams<Params>.self, from: line)?.params
     }
 
     /// A short, user-facing account of a decoding error: which field, what was wrong.
