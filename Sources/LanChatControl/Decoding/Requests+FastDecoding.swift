@@ -64,7 +64,7 @@ extension SendParams: FastJSONDecodable {
 
 extension JSONReader {
     /// A JSON-RPC id as `RPCID.init(from:)` reads it: an integer in Int64, or a string.
-    mutating func readRPCID() -> RPCID? {
+    package mutating func readRPCID() -> RPCID? {
         skipWhitespace()
         if next == UInt8(ascii: "\"") { return readString().map(RPCID.string) }
         return readInt().map { .number(Int64($0)) }
