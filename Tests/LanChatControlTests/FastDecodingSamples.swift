@@ -4,7 +4,7 @@ import LanChatControl
 /// Generated values for the fast-decoding equivalence tests: deterministic (a fixed seed), and
 /// biased toward what breaks JSON readers: escapes, control characters, non-BMP characters,
 /// line separators, empty and null optionals, extreme integers and timestamps.
-struct SampleGenerator {
+struct SampleGenerator: RandomNumberGenerator {
     private var state: UInt64
 
     init(seed: UInt64) {
@@ -83,6 +83,22 @@ struct SampleGenerator {
 }
 
 enum FastDecodingSamples {
+    /// Up to three random byte changes (replace, insert, delete) of bytes that matter to a
+    /// JSON reader: what the "damaged documents never decode differently" tests feed both
+    /// paths.
+    static func damage(_ bytes: inout [UInt8], using generator: inout SampleGenerator) {
+        let interesting =
+            Array(#"{}[]:,"\/ -+.0179eEuntrfalsd"#.utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xFF]
+        for _ in 0...generator.below(3) where !bytes.isEmpty {
+            let at = generator.below(bytes.count)
+            switch generator.below(3) {
+            case 0: bytes[at] = generator.pick(interesting)
+            case 1: bytes.insert(generator.pick(interesting), at: at)
+            default: bytes.remove(at: at)
+            }
+        }
+    }
+
     static func encode<Value: Encodable>(_ value: Value) throws -> [UInt8] {
         Array(try ControlJSON.encoder().encode(value))
     }

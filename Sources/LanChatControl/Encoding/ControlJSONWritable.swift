@@ -94,19 +94,23 @@ extension PeerInfo: ControlJSONWritable {
 
 extension SendResult: ControlJSONWritable {
     public func write(to output: inout ControlJSONOutput) {
-        output.beginObject()
-        output.key("messages")
-        output.array(messages) { $0.value($1) }
-        output.endObject()
+        output.messagesObject(messages)
     }
 }
 
 extension RetryResult: ControlJSONWritable {
     public func write(to output: inout ControlJSONOutput) {
-        output.beginObject()
-        output.key("messages")
-        output.array(messages) { $0.value($1) }
-        output.endObject()
+        output.messagesObject(messages)
+    }
+}
+
+extension ControlJSONOutput {
+    /// `{"messages":[…]}`, the whole of a `send` or `retry` answer.
+    mutating func messagesObject(_ messages: [MessageInfo]) {
+        beginObject()
+        key("messages")
+        array(messages) { $0.value($1) }
+        endObject()
     }
 }
 
