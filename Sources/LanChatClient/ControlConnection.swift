@@ -13,8 +13,10 @@ import Synchronization
 ///
 /// Threads: all blocking socket calls happen on two serial dispatch queues owned by the
 /// connection, never on a Swift-concurrency thread (the cooperative pool may be two threads,
-/// shared with an in-process daemon). `writeQueue` connects, writes request lines and finally
-/// closes the descriptor, so a write can never hit a descriptor number reused after close.
+/// shared with an in-process daemon). `writeQueue` connects, writes the request lines that
+/// the socket did not take at once, and finally closes the descriptor, so a write can never
+/// hit a descriptor number reused after close. A calling task only ever makes a
+/// non-blocking `send`, under the lock, when nothing is queued (see `send(id:line:)`).
 /// `readQueue` runs one loop that blocks in `recv` and resumes the waiting calls. The state
 /// shared between them and the calling tasks is behind one `Mutex`.
 final class ControlConnection: Sendable {
@@ -26,6 +28,9 @@ final class ControlConnection: Sendable {
         /// Set once, when the connection can carry no more calls; later calls fail with it.
         var failure: ControlError?
         var waiting: [Int64: CheckedContinuation<Reply, Never>] = [:]
+        /// Request lines handed to `writeQueue` and not yet written: while there are any, a
+        /// new line must queue behind them.
+        var queuedWrites = 0
     }
 
     let path: String
@@ -64,7 +69,7 @@ final class ControlConnection: Sendable {
                 } else if Task.isCancelled {
                     resume(id, with: .failure(Self.cancelled))
                 } else {
-                    writeQueue.async { self.write(id: id, line: line) }
+                    send(id: id, line: line)
                 }
             }
         } onCancel: {
@@ -79,6 +84,27 @@ final class ControlConnection: Sendable {
     }
 
     static let cancelled = ControlError.unavailable("the call to lanchatd was cancelled")
+
+    /// Writes the line on the calling thread when nothing is queued and the socket takes all
+    /// of it at once, without blocking: the common case, and one thread hand-off less per
+    /// call. Anything else (not connected yet, a partial write, an error) goes to
+    /// `writeQueue`, behind what is already queued, which blocks as needed and reports the
+    /// error. The lock held across the `send` keeps lines from interleaving and the
+    /// descriptor from being closed under it.
+    private func send(id: Int64, line: [UInt8]) {
+        let rest: ArraySlice<UInt8>? = state.withLock { state in
+            var written = 0
+            if state.failure == nil, state.fd >= 0, state.queuedWrites == 0 {
+                written = UnixSocket.sendWithoutBlocking(state.fd, line) ?? 0
+                if written == line.count { return nil }
+            }
+            state.queuedWrites += 1
+            return line[written...]
+        }
+        if let rest {
+            writeQueue.async { self.write(id: id, line: Array(rest)) }
+        }
+    }
 
     // MARK: On writeQueue
 
@@ -100,6 +126,7 @@ final class ControlConnection: Sendable {
     }
 
     private func write(id: Int64, line: [UInt8]) {
+        defer { state.withLock { $0.queuedWrites -= 1 } }
         let fd = state.withLock { $0.failure == nil ? $0.fd : -1 }
         guard fd >= 0 else {
             let failure = state.withLock { $0.failure } ?? Self.lost

@@ -66,6 +66,18 @@ enum UnixSocket {
         return nil
     }
 
+    /// Writes what the socket takes now, never blocking: the number of bytes written (0 when
+    /// the socket is full), or nil on an error.
+    static func sendWithoutBlocking(_ fd: Int32, _ bytes: [UInt8]) -> Int? {
+        let written = bytes.withUnsafeBytes { raw in
+            retryingOnInterrupt {
+                send(fd, raw.baseAddress, raw.count, noSignal | Int32(MSG_DONTWAIT))
+            }
+        }
+        if written >= 0 { return written }
+        return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : nil
+    }
+
     /// Reads what is available (blocking until at least one byte, end of stream or an
     /// error). Returns 0 at end of stream, a negative value on error with `errno` set.
     static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {

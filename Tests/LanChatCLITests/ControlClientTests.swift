@@ -161,6 +161,39 @@ import Testing
         #expect(server.connectionCount == 1)
     }
 
+    /// Lines far larger than the socket's buffer, several in flight: a line is written on the
+    /// calling thread until the socket is full, the rest of it and the lines after it on the
+    /// client's write queue. The server, reading slowly, must get every line whole, never
+    /// interleaved with another (each answer carries the length of the query it read).
+    @Test func linesLargerThanTheSocketBufferArriveWhole() async throws {
+        let sizes = [1 << 20, 1, 1 << 20, 5]
+        let server = try CannedServer { connection in
+            for _ in sizes {
+                guard let line = connection.readLine() else { return }
+                let request = Request(line: line)
+                let query = (try? request.params(WhoParams.self))??.query ?? ""
+                let peer = PeerInfo(
+                    id: "\(query.count)", keyTag: "KKKK-KKKK", name: "n", presence: .online)
+                connection.write(Reply.result(request, WhoResult(peers: [peer])) + "\n")
+                usleep(20_000)  // a slow reader: the socket fills up behind it
+            }
+        }
+        defer { server.stop() }
+        let client = ControlClient(socketPath: server.path)
+        let answers = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for (index, size) in sizes.enumerated() {
+                group.addTask {
+                    let query = String(repeating: "q", count: size)
+                    let result = try await client.call(Methods.Who.self, WhoParams(query: query))
+                    return (index, result.peers.first?.id ?? "")
+                }
+            }
+            return try await group.reduce(into: [Int: String]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(sizes.indices.map { answers[$0] } == sizes.map { "\($0)" })
+        #expect(server.connectionCount == 1)
+    }
+
     @Test func truncatedResponseIsAnInternalError() async throws {
         let server = try CannedServer { connection in
             _ = connection.readLine()
