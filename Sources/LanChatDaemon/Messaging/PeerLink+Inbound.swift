@@ -232,22 +232,7 @@ extension PeerLink {
         schedulePump()
         let now = services.now()
         services.events.publish(.acknowledged(peer: key, stream: stream, upTo: upTo, at: now))
-        do {
-            // The changed rows are only for listeners (`send --wait` has what it needs from
-            // `.acknowledged`); with none, the update alone is much cheaper.
-            if services.events.subscriberCount > 0 {
-                publishStatus(
-                    try await services.store.markDelivered(
-                        peer: key, stream: stream, upTo: upTo, at: now))
-            } else {
-                _ = try await services.store.recordDelivered(
-                    peer: key, stream: stream, upTo: upTo, at: now)
-            }
-        } catch {
-            // The peer has the messages; failing to record it only means they are resent
-            // and dropped as duplicates later.
-            logger.error("cannot record delivery: \(error)")
-        }
+        recordDelivery(stream: stream, upTo: upTo, at: now)
         return true
     }
 

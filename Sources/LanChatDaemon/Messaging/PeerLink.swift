@@ -33,6 +33,9 @@ actor PeerLink {
     var outboxCache: [UInt64: StoredMessage] = [:]
     var pumpRunning = false
     var pumpRequested = false
+    /// ACKs not yet written as `delivered`, per stream (`PeerLink+DeliveryMarks`).
+    var pendingDeliveryMarks: [UInt64: DeliveryMark] = [:]
+    var deliveryWriterRunning = false
     var inboundBusy = false
     /// The name-clash warning of §3.8 row 7 was logged for this key (once per run).
     var warnedNameClash = false

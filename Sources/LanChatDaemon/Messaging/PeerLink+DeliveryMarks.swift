@@ -1,0 +1,49 @@
+import LanChatCore
+
+/// Recording the peer's ACKs as `delivered` in the store, off the inbound path.
+///
+/// The ACK itself is acted on at once (the window opens, the pump runs, `send --wait`
+/// answers on `.acknowledged`); writing `delivered` is bookkeeping the peer's HELLO can
+/// restore. Awaited inline, that write queued behind a `send` holding the store's single
+/// writer (a batch of 1 000 takes milliseconds), and every later ACK of the session waited
+/// with it. So marks go to one writer task per link, which coalesces them: marks are
+/// cumulative, so per stream only the highest `upTo` is written, once per round.
+extension PeerLink {
+    struct DeliveryMark {
+        var upTo: UInt64
+        /// When the newest ACK covering it arrived: never earlier than the real ACK of any
+        /// message it marks.
+        var at: Int64
+    }
+
+    func recordDelivery(stream: UInt64, upTo: UInt64, at now: Int64) {
+        let highest = max(pendingDeliveryMarks[stream]?.upTo ?? 0, upTo)
+        pendingDeliveryMarks[stream] = DeliveryMark(upTo: highest, at: now)
+        guard !deliveryWriterRunning else { return }
+        deliveryWriterRunning = true
+        Task { await self.writeDeliveryMarks() }
+    }
+
+    private func writeDeliveryMarks() async {
+        defer { deliveryWriterRunning = false }
+        while let (stream, mark) = pendingDeliveryMarks.first {
+            pendingDeliveryMarks[stream] = nil
+            do {
+                // The changed rows are only for listeners; with none, the update alone is
+                // much cheaper.
+                if services.events.subscriberCount > 0 {
+                    publishStatus(
+                        try await services.store.markDelivered(
+                            peer: key, stream: stream, upTo: mark.upTo, at: mark.at))
+                } else {
+                    _ = try await services.store.recordDelivered(
+                        peer: key, stream: stream, upTo: mark.upTo, at: mark.at)
+                }
+            } catch {
+                // The peer has the messages; failing to record it only means they are resent
+                // and dropped as duplicates later.
+                logger.error("cannot record delivery: \(error)")
+            }
+        }
+    }
+}
