@@ -132,6 +132,25 @@ extension TestNode {
 }
 
 /// Two nodes, bob dialling alice, online to each other.
+/// Runs `body` with alice and bob online to each other, each in its own directory of a fresh
+/// test root; stops both daemons (whatever `body` did) before the directories are removed.
+func withConnectedPair(
+    _ body: (_ alice: TestNode, _ bob: TestNode) async throws -> Void
+) async throws {
+    let root = try TestRoot()
+    defer { root.remove() }
+    let (alice, bob) = try await connectedPair(in: root)
+    do {
+        try await body(alice, bob)
+    } catch {
+        await alice.stop()
+        await bob.stop()
+        throw error
+    }
+    await alice.stop()
+    await bob.stop()
+}
+
 func connectedPair(in root: TestRoot) async throws -> (alice: TestNode, bob: TestNode) {
     let alice = try await TestNode.start("alice", in: root)
     let bob = try await TestNode.start("bob", peers: [alice], in: root)

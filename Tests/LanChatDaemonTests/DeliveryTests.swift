@@ -12,209 +12,154 @@ import Testing
 @Suite("Delivery between in-process daemons", .serialized, .timeLimit(.minutes(2)))
 struct DeliveryTests {
     @Test func aMessageIsStoredThenDeliveredAndShownOnBothSides() async throws {
-        let root = try TestRoot()
-        defer { root.remove() }
-        let (alice, bob) = try await connectedPair(in: root)
-        defer {
-            Task {
-                await alice.stop()
-                await bob.stop()
+        try await withConnectedPair { alice, bob in
+            let sent = try await alice.client.send(SendParams(peer: "bob", text: "deploy done"))
+            let message = try #require(sent.messages.first)
+            #expect(message.direction == .outgoing && message.seq == 1)
+            #expect([.queued, .sent, .delivered].contains(message.status))
+            try await eventually("delivered") {
+                try await alice.history(with: bob).first?.status == .delivered
             }
+            let received = try await bob.history(with: alice)
+            #expect(received.map(\.id) == [message.id])
+            #expect(received.first?.text == "deploy done" && received.first?.seq == 1)
+            #expect(received.first?.direction == .incoming && received.first?.read == false)
+            #expect(try await alice.history(with: bob).first?.deliveredAt != nil)
         }
-        let sent = try await alice.client.send(SendParams(peer: "bob", text: "deploy done"))
-        let message = try #require(sent.messages.first)
-        #expect(message.direction == .outgoing && message.seq == 1)
-        #expect([.queued, .sent, .delivered].contains(message.status))
-        try await eventually("delivered") {
-            try await alice.history(with: bob).first?.status == .delivered
-        }
-        let received = try await bob.history(with: alice)
-        #expect(received.map(\.id) == [message.id])
-        #expect(received.first?.text == "deploy done" && received.first?.seq == 1)
-        #expect(received.first?.direction == .incoming && received.first?.read == false)
-        #expect(try await alice.history(with: bob).first?.deliveredAt != nil)
     }
 
     @Test func queuedMessagesGoOutInOrderExactlyOnceWhenThePeerIsBack() async throws {
-        let root = try TestRoot()
-        defer { root.remove() }
-        let (alice, bob) = try await connectedPair(in: root)
-        defer {
-            Task {
-                await alice.stop()
-                await bob.stop()
-            }
+        try await withConnectedPair { alice, bob in
+            try await bob.stopAndWaitOffline(seenBy: alice)
+            let texts = (1...300).map { "queued \($0)" }
+            let sent = try await alice.client.send(SendParams(peer: bob.id, texts: texts)).messages
+            #expect(sent.allSatisfy { $0.status == .queued })
+            #expect(try await alice.client.status().queued == 300)
+            try await bob.restart()
+            try await eventually("all delivered") { try await alice.client.status().queued == 0 }
+            let received = try await bob.history(with: alice)
+            #expect(received.map(\.id) == sent.map(\.id))
+            #expect(received.map(\.text) == texts)
+            #expect(received.map(\.seq) == Array(1...300))
+            #expect(try await alice.history(with: bob).allSatisfy { $0.status == .delivered })
         }
-        try await bob.stopAndWaitOffline(seenBy: alice)
-        let texts = (1...300).map { "queued \($0)" }
-        let sent = try await alice.client.send(SendParams(peer: bob.id, texts: texts)).messages
-        #expect(sent.allSatisfy { $0.status == .queued })
-        #expect(try await alice.client.status().queued == 300)
-        try await bob.restart()
-        try await eventually("all delivered") { try await alice.client.status().queued == 0 }
-        let received = try await bob.history(with: alice)
-        #expect(received.map(\.id) == sent.map(\.id))
-        #expect(received.map(\.text) == texts)
-        #expect(received.map(\.seq) == Array(1...300))
-        #expect(try await alice.history(with: bob).allSatisfy { $0.status == .delivered })
     }
 
     @Test func sendWaitTimesOutWithTheIdsAndTheMessageStillGoesOutLater() async throws {
-        let root = try TestRoot()
-        defer { root.remove() }
-        let (alice, bob) = try await connectedPair(in: root)
-        defer {
-            Task {
-                await alice.stop()
-                await bob.stop()
+        try await withConnectedPair { alice, bob in
+            try await bob.stopAndWaitOffline(seenBy: alice)
+            do throws(ControlError) {
+                _ = try await alice.client.send(
+                    SendParams(peer: "bob", text: "are you there?", wait: true, timeout: 0.3))
+                Issue.record("send --wait returned although bob is offline")
+            } catch {
+                #expect(error.isTimeout && error.exitCode == 75)
+                #expect(error.data?.messageIDs?.count == 1)
             }
+            #expect(try await alice.history(with: bob).map(\.status) == [.queued])
+            try await bob.restart()
+            let waited = try await alice.client.send(
+                SendParams(peer: "bob", text: "now?", wait: true, timeout: 10))
+            #expect(waited.messages.map(\.status) == [.delivered])
+            #expect(try await bob.history(with: alice).map(\.text) == ["are you there?", "now?"])
         }
-        try await bob.stopAndWaitOffline(seenBy: alice)
-        do {
-            _ = try await alice.client.send(
-                SendParams(peer: "bob", text: "are you there?", wait: true, timeout: 0.3))
-            Issue.record("send --wait returned although bob is offline")
-        } catch {
-            #expect(error.isTimeout && error.exitCode == 75)
-            #expect(error.data?.messageIDs?.count == 1)
-        }
-        #expect(try await alice.history(with: bob).map(\.status) == [.queued])
-        try await bob.restart()
-        let waited = try await alice.client.send(
-            SendParams(peer: "bob", text: "now?", wait: true, timeout: 10))
-        #expect(waited.messages.map(\.status) == [.delivered])
-        #expect(try await bob.history(with: alice).map(\.text) == ["are you there?", "now?"])
     }
 
     @Test func aRejectedMessageFailsWithItsReasonAndDoesNotBlockTheStream() async throws {
-        let root = try TestRoot()
-        defer { root.remove() }
-        let (alice, bob) = try await connectedPair(in: root)
-        defer {
-            Task {
-                await alice.stop()
-                await bob.stop()
+        try await withConnectedPair { alice, bob in
+            // A text over the limit can only come from a faulty or newer peer: store it directly.
+            let store = alice.daemon.messenger.store
+            let bobKey = try #require(PeerKey(id: bob.id))
+            let oversized = try await store.enqueue(
+                to: bobKey, texts: [String(repeating: "x", count: 70_000)], at: 1)
+            await alice.daemon.registry.link(for: bobKey).committed(oversized)
+            _ = try await alice.client.send(SendParams(peer: "bob", text: "after the big one"))
+            try await eventually("the big one failed, the next delivered") {
+                try await alice.history(with: bob).map(\.status) == [.failed, .delivered]
             }
-        }
-        // A text over the limit can only come from a faulty or newer peer: store it directly.
-        let store = alice.daemon.messenger.store
-        let bobKey = try #require(PeerKey(id: bob.id))
-        let oversized = try await store.enqueue(
-            to: bobKey, texts: [String(repeating: "x", count: 70_000)], at: 1)
-        await alice.daemon.registry.link(for: bobKey).committed(oversized)
-        _ = try await alice.client.send(SendParams(peer: "bob", text: "after the big one"))
-        try await eventually("the big one failed, the next delivered") {
-            try await alice.history(with: bob).map(\.status) == [.failed, .delivered]
-        }
-        let failed = try #require(try await alice.history(with: bob).first)
-        #expect(failed.failReason == "rejected by the peer: message too large")
-        #expect(try await bob.history(with: alice).map(\.text) == ["after the big one"])
+            let failed = try #require(try await alice.history(with: bob).first)
+            #expect(failed.failReason == "rejected by the peer: message too large")
+            #expect(try await bob.history(with: alice).map(\.text) == ["after the big one"])
 
-        let retried = try await alice.client.retry(RetryParams(target: failed.id)).messages
-        #expect(retried.map(\.id) == [failed.id])
-        #expect(retried.first?.seq == 3)
-        try await eventually("rejected again") {
-            try await alice.history(with: bob).first?.status == .failed
+            let retried = try await alice.client.retry(RetryParams(target: failed.id)).messages
+            #expect(retried.map(\.id) == [failed.id])
+            #expect(retried.first?.seq == 3)
+            try await eventually("rejected again") {
+                try await alice.history(with: bob).first?.status == .failed
+            }
+            #expect(try await bob.history(with: alice).count == 1)
         }
-        #expect(try await bob.history(with: alice).count == 1)
     }
 
     @Test func aReceiverThatLostItsStoreGetsWhatWasNotYetDelivered() async throws {
-        let root = try TestRoot()
-        defer { root.remove() }
-        let (alice, bob) = try await connectedPair(in: root)
-        defer {
-            Task {
-                await alice.stop()
-                await bob.stop()
+        try await withConnectedPair { alice, bob in
+            _ = try await alice.client.send(SendParams(peer: "bob", text: "before", wait: true))
+            try await bob.stopAndWaitOffline(seenBy: alice)
+            _ = try await alice.client.send(SendParams(peer: "bob", texts: ["one", "two"]))
+            for suffix in ["", "-wal", "-shm"] {
+                try? FileManager.default.removeItem(
+                    atPath: bob.dataDirectory + "/lanchat.sqlite3" + suffix)
             }
+            try await bob.restart()
+            try await eventually("delivered after the store loss") {
+                try await alice.client.status().queued == 0
+            }
+            // The new store adopted alice's stream where the resend started.
+            let received = try await bob.history(with: alice)
+            #expect(received.map(\.text) == ["one", "two"])
+            #expect(received.map(\.seq) == [2, 3])
         }
-        _ = try await alice.client.send(SendParams(peer: "bob", text: "before", wait: true))
-        try await bob.stopAndWaitOffline(seenBy: alice)
-        _ = try await alice.client.send(SendParams(peer: "bob", texts: ["one", "two"]))
-        for suffix in ["", "-wal", "-shm"] {
-            try? FileManager.default.removeItem(
-                atPath: bob.dataDirectory + "/lanchat.sqlite3" + suffix)
-        }
-        try await bob.restart()
-        try await eventually("delivered after the store loss") {
-            try await alice.client.status().queued == 0
-        }
-        // The new store adopted alice's stream where the resend started.
-        let received = try await bob.history(with: alice)
-        #expect(received.map(\.text) == ["one", "two"])
-        #expect(received.map(\.seq) == [2, 3])
     }
 
     @Test func aSenderThatLostItsStoreStartsAFreshStreamThePeerAdopts() async throws {
-        let root = try TestRoot()
-        defer { root.remove() }
-        let (alice, bob) = try await connectedPair(in: root)
-        defer {
-            Task {
-                await alice.stop()
-                await bob.stop()
+        try await withConnectedPair { alice, bob in
+            _ = try await bob.client.send(SendParams(peer: "alice", texts: ["a", "b"], wait: true))
+            await bob.stop()
+            for suffix in ["", "-wal", "-shm"] {
+                try? FileManager.default.removeItem(
+                    atPath: bob.dataDirectory + "/lanchat.sqlite3" + suffix)
             }
+            try await bob.restart()
+            try await eventually("online again") { await bob.isOnline(alice) }
+            _ = try await bob.client.send(SendParams(peer: alice.id, text: "c", wait: true))
+            let received = try await alice.history(with: bob)
+            #expect(received.map(\.text) == ["a", "b", "c"])
+            #expect(received.map(\.seq) == [1, 2, 1])
         }
-        _ = try await bob.client.send(SendParams(peer: "alice", texts: ["a", "b"], wait: true))
-        await bob.stop()
-        for suffix in ["", "-wal", "-shm"] {
-            try? FileManager.default.removeItem(
-                atPath: bob.dataDirectory + "/lanchat.sqlite3" + suffix)
-        }
-        try await bob.restart()
-        try await eventually("online again") { await bob.isOnline(alice) }
-        _ = try await bob.client.send(SendParams(peer: alice.id, text: "c", wait: true))
-        let received = try await alice.history(with: bob)
-        #expect(received.map(\.text) == ["a", "b", "c"])
-        #expect(received.map(\.seq) == [1, 2, 1])
     }
 
     @Test func presenceChangesReachTheLiveSession() async throws {
-        let root = try TestRoot()
-        defer { root.remove() }
-        let (alice, bob) = try await connectedPair(in: root)
-        defer {
-            Task {
-                await alice.stop()
-                await bob.stop()
+        try await withConnectedPair { alice, bob in
+            let status = try await alice.client.presence(
+                PresenceParams(status: .away, text: "lunch"))
+            #expect(status.status == .away && status.statusText == "lunch")
+            try await eventually("bob sees alice away") {
+                let peer = try await bob.client.who().peers.first { $0.id == alice.id }
+                return peer?.status == .away && peer?.statusText == "lunch"
             }
-        }
-        let status = try await alice.client.presence(PresenceParams(status: .away, text: "lunch"))
-        #expect(status.status == .away && status.statusText == "lunch")
-        try await eventually("bob sees alice away") {
-            let peer = try await bob.client.who().peers.first { $0.id == alice.id }
-            return peer?.status == .away && peer?.statusText == "lunch"
-        }
-        await #expect(throws: ControlError.self) {
-            try await alice.client.presence(
-                PresenceParams(status: .busy, text: String(repeating: "é", count: 65)))
+            await #expect(throws: ControlError.self) {
+                try await alice.client.presence(
+                    PresenceParams(status: .busy, text: String(repeating: "é", count: 65)))
+            }
         }
     }
 
     /// A peer's clock is its own: `sent_at` = Int64.min (found by the fuzzer) is stored as the
     /// time of receipt, and both sides' history still answers.
     @Test func anAbsurdSendTimeNeitherCrashesNorReachesHistory() async throws {
-        let root = try TestRoot()
-        defer { root.remove() }
-        let (alice, bob) = try await connectedPair(in: root)
-        defer {
-            Task {
-                await alice.stop()
-                await bob.stop()
+        try await withConnectedPair { alice, bob in
+            let bobKey = try #require(PeerKey(id: bob.id))
+            let odd = try await alice.daemon.messenger.store.enqueue(
+                to: bobKey, texts: ["from the dawn of time"], at: .min)
+            await alice.daemon.registry.link(for: bobKey).committed(odd)
+            try await eventually("delivered") {
+                try await bob.history(with: alice).count == 1
             }
+            let received = try #require(try await bob.history(with: alice).first)
+            #expect(received.createdAt == received.receivedAt)
+            #expect(
+                try await alice.history(with: bob).first?.createdAt.rfc3339
+                    == "0000-01-01T00:00:00.000Z")
         }
-        let bobKey = try #require(PeerKey(id: bob.id))
-        let odd = try await alice.daemon.messenger.store.enqueue(
-            to: bobKey, texts: ["from the dawn of time"], at: .min)
-        await alice.daemon.registry.link(for: bobKey).committed(odd)
-        try await eventually("delivered") {
-            try await bob.history(with: alice).count == 1
-        }
-        let received = try #require(try await bob.history(with: alice).first)
-        #expect(received.createdAt == received.receivedAt)
-        #expect(
-            try await alice.history(with: bob).first?.createdAt.rfc3339
-                == "0000-01-01T00:00:00.000Z")
     }
 }
