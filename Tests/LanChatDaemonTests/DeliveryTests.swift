@@ -61,6 +61,11 @@ struct DeliveryTests {
             let waited = try await alice.client.send(
                 SendParams(peer: "bob", text: "now?", wait: true, timeout: 10))
             #expect(waited.messages.map(\.status) == [.delivered])
+            // At once, not eventually: an ACKed message is never shown queued, even while its
+            // `delivered` mark is still on its way to the store.
+            let shown = try await alice.history(with: bob)
+            #expect(shown.map(\.status) == [.delivered, .delivered])
+            #expect(shown.allSatisfy { $0.deliveredAt != nil })
             #expect(try await bob.history(with: alice).map(\.text) == ["are you there?", "now?"])
         }
     }

@@ -6,8 +6,7 @@ enum MessageMapping {
     /// `peerID` is the peer's text id when the caller already has it (a page of one
     /// conversation): base32 of the key once per page instead of once per message.
     static func info(
-        _ message: StoredMessage, inFlight: (stream: UInt64, seqs: ClosedRange<UInt64>)?,
-        peerID: String? = nil
+        _ message: StoredMessage, live: LiveOutgoingState, peerID: String? = nil
     ) -> MessageInfo {
         let peer = peerID ?? message.peer.id
         let timestamp = { (value: Int64?) in value.map(Timestamp.init(millisecondsSince1970:)) }
@@ -20,28 +19,28 @@ enum MessageMapping {
                 receivedAt: timestamp(message.receivedAt), read: message.readAt != nil,
                 readAt: timestamp(message.readAt))
         case .outgoing:
-            return MessageInfo(
+            var info = MessageInfo(
                 id: message.id.description, peer: peer, direction: .outgoing,
                 seq: message.seq, text: message.text,
                 createdAt: Timestamp(millisecondsSince1970: message.createdAt),
-                status: status(of: message, inFlight: inFlight), failReason: message.failReason,
+                status: .queued, failReason: message.failReason,
                 deliveredAt: timestamp(message.deliveredAt), readAt: timestamp(message.readAt))
-        }
-    }
-
-    static func status(
-        of message: StoredMessage, inFlight: (stream: UInt64, seqs: ClosedRange<UInt64>)?
-    ) -> MessageStatus {
-        switch message.status {
-        case .delivered: return .delivered
-        case .read: return .read
-        case .failed: return .failed
-        case .queued, nil:
-            if let inFlight, inFlight.stream == message.stream, inFlight.seqs.contains(message.seq)
-            {
-                return .sent
+            switch message.status {
+            case .delivered: info.status = .delivered
+            case .read: info.status = .read
+            case .failed: info.status = .failed
+            case .queued, nil:
+                // Not in the store yet: acknowledged (the mark is on its way), or in flight.
+                if let mark = live.unrecordedDeliveries[message.stream], message.seq <= mark.upTo {
+                    info.status = .delivered
+                    info.deliveredAt = timestamp(mark.at)
+                } else if let inFlight = live.inFlight, inFlight.stream == message.stream,
+                    inFlight.seqs.contains(message.seq)
+                {
+                    info.status = .sent
+                }
             }
-            return .queued
+            return info
         }
     }
 }

@@ -56,7 +56,7 @@ final class Messenger: Sendable {
             // a hop to its actor, which is busy with the pump and the peer's ACKs.
             let peerID = peer.key.id
             return SendResult(
-                messages: stored.map { MessageMapping.info($0, inFlight: nil, peerID: peerID) })
+                messages: stored.map { MessageMapping.info($0, live: .none, peerID: peerID) })
         }
         return try await waitFor(
             stored, peer: peer, target: waitTarget, timeout: params.timeout,
@@ -101,7 +101,7 @@ final class Messenger: Sendable {
         // store read (a delivery's local bookkeeping may still be on its way to disk).
         let peerID = peer.key.id
         let reached = stored.map { message -> MessageInfo in
-            var info = MessageMapping.info(message, inFlight: nil, peerID: peerID)
+            var info = MessageMapping.info(message, live: .none, peerID: peerID)
             let time = outcome.reachedAt[message.id].map(Timestamp.init(millisecondsSince1970:))
             info.status = target == .read ? .read : .delivered
             info.deliveredAt = info.deliveredAt ?? time
@@ -135,11 +135,12 @@ final class Messenger: Sendable {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
 
-    /// Control API views of stored messages, with `sent` for those in flight on the session.
+    /// Control API views of stored messages, with what the link knows laid over them: `sent`
+    /// for those in flight, `delivered` for those acknowledged but not yet recorded.
     func infos(_ messages: [StoredMessage], peer: PeerKey) async -> [MessageInfo] {
-        let inFlight = await registry.existingLink(for: peer)?.inFlight()
+        let live = await registry.existingLink(for: peer)?.liveOutgoingState() ?? .none
         let peerID = peer.id
-        return messages.map { MessageMapping.info($0, inFlight: inFlight, peerID: peerID) }
+        return messages.map { MessageMapping.info($0, live: live, peerID: peerID) }
     }
 }
 

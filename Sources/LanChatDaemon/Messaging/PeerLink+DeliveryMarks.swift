@@ -7,18 +7,22 @@ import LanChatCore
 /// restore. Awaited inline, that write queued behind a `send` holding the store's single
 /// writer (a batch of 1 000 takes milliseconds), and every later ACK of the session waited
 /// with it. So marks go to one writer task per link, which coalesces them: marks are
-/// cumulative, so per stream only the highest `upTo` is written, once per round.
+/// cumulative, so per stream only the highest `upTo` is written, once per round. A mark
+/// stays in `deliveryMarks` until it is in the store, and the control API lays it over store
+/// rows meanwhile (`liveOutgoingState`).
 extension PeerLink {
     struct DeliveryMark {
         var upTo: UInt64
         /// When the newest ACK covering it arrived: never earlier than the real ACK of any
         /// message it marks.
         var at: Int64
+        /// The writer has started writing it; a newer ACK replaces it with one not taken.
+        var taken = false
     }
 
     func recordDelivery(stream: UInt64, upTo: UInt64, at now: Int64) {
-        let highest = max(pendingDeliveryMarks[stream]?.upTo ?? 0, upTo)
-        pendingDeliveryMarks[stream] = DeliveryMark(upTo: highest, at: now)
+        let highest = max(deliveryMarks[stream]?.upTo ?? 0, upTo)
+        deliveryMarks[stream] = DeliveryMark(upTo: highest, at: now)
         guard !deliveryWriterRunning else { return }
         deliveryWriterRunning = true
         Task { await self.writeDeliveryMarks() }
@@ -26,8 +30,8 @@ extension PeerLink {
 
     private func writeDeliveryMarks() async {
         defer { deliveryWriterRunning = false }
-        while let (stream, mark) = pendingDeliveryMarks.first {
-            pendingDeliveryMarks[stream] = nil
+        while let (stream, mark) = deliveryMarks.first(where: { !$0.value.taken }) {
+            deliveryMarks[stream]?.taken = true
             do {
                 // The changed rows are only for listeners; with none, the update alone is
                 // much cheaper.
@@ -44,6 +48,8 @@ extension PeerLink {
                 // and dropped as duplicates later.
                 logger.error("cannot record delivery: \(error)")
             }
+            // Written (or given up): forget it, unless a newer ACK replaced it meanwhile.
+            if deliveryMarks[stream]?.taken == true { deliveryMarks[stream] = nil }
         }
     }
 }

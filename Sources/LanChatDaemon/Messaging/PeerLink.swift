@@ -33,8 +33,8 @@ actor PeerLink {
     var outboxCache: [UInt64: StoredMessage] = [:]
     var pumpRunning = false
     var pumpRequested = false
-    /// ACKs not yet written as `delivered`, per stream (`PeerLink+DeliveryMarks`).
-    var pendingDeliveryMarks: [UInt64: DeliveryMark] = [:]
+    /// ACKs not yet known to be written as `delivered`, per stream (`PeerLink+DeliveryMarks`).
+    var deliveryMarks: [UInt64: DeliveryMark] = [:]
     var deliveryWriterRunning = false
     var inboundBusy = false
     /// The name-clash warning of §3.8 row 7 was logged for this key (once per run).
@@ -53,11 +53,17 @@ actor PeerLink {
         self.logger = logger
     }
 
-    /// The seqs of our stream written to the current session and not yet acknowledged: the
-    /// messages `history` shows as `sent`.
-    func inFlight() -> (stream: UInt64, seqs: ClosedRange<UInt64>)? {
-        guard let flow, let stream = flow.stream, let range = flow.inFlight else { return nil }
-        return (stream, range)
+    /// The seqs of our stream written to the current session and not yet acknowledged (the
+    /// messages `history` shows as `sent`), and the ACKs not yet written to the store.
+    func liveOutgoingState() -> LiveOutgoingState {
+        var state = LiveOutgoingState()
+        if let flow, let stream = flow.stream, let range = flow.inFlight {
+            state.inFlight = (stream, range)
+        }
+        for (stream, mark) in deliveryMarks {
+            state.unrecordedDeliveries[stream] = (mark.upTo, mark.at)
+        }
+        return state
     }
 
     var isOnline: Bool { session != nil }

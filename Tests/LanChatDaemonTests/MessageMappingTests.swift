@@ -1,0 +1,53 @@
+import LanChatControl
+import LanChatCore
+import LanChatStore
+import Testing
+
+@testable import LanChatDaemon
+
+/// What the control API shows for an outgoing message: the store's status, with what the
+/// peer link knows laid over it (`sent` in flight; `delivered` once ACKed, even before the
+/// mark reaches the store).
+@Suite struct MessageMappingTests {
+    static let peer = PeerKey(bytes: [UInt8](repeating: 0x22, count: 31) + [0x02])
+
+    static func outgoing(
+        seq: UInt64, stream: UInt64 = 7, status: StoredStatus = .queued,
+        deliveredAt: Int64? = nil
+    ) throws -> StoredMessage {
+        StoredMessage(
+            rowID: Int64(seq), id: MessageID.random(), peer: try #require(peer),
+            direction: .outgoing, stream: stream, seq: seq, text: "m\(seq)", createdAt: 100,
+            status: status, failReason: status == .failed ? "too big" : nil,
+            deliveredAt: deliveredAt)
+    }
+
+    static func shown(_ message: StoredMessage, _ live: LiveOutgoingState) -> MessageInfo {
+        MessageMapping.info(message, live: live)
+    }
+
+    @Test func withNothingLiveTheStoreDecides() throws {
+        #expect(Self.shown(try Self.outgoing(seq: 1), .none).status == .queued)
+        let delivered = try Self.outgoing(seq: 1, status: .delivered, deliveredAt: 150)
+        #expect(Self.shown(delivered, .none).status == .delivered)
+        #expect(Self.shown(delivered, .none).deliveredAt?.millisecondsSince1970 == 150)
+        #expect(Self.shown(try Self.outgoing(seq: 1, status: .failed), .none).status == .failed)
+    }
+
+    @Test func anAcknowledgedMessageShowsDeliveredBeforeItsMarkIsStored() throws {
+        var live = LiveOutgoingState()
+        live.inFlight = (stream: 7, seqs: 1...10)
+        live.unrecordedDeliveries[7] = (upTo: 4, at: 200)
+        let acknowledged = Self.shown(try Self.outgoing(seq: 4), live)
+        #expect(acknowledged.status == .delivered)
+        #expect(acknowledged.deliveredAt?.millisecondsSince1970 == 200)
+        #expect(Self.shown(try Self.outgoing(seq: 5), live).status == .sent)
+        #expect(Self.shown(try Self.outgoing(seq: 11), live).status == .queued)
+        // Another stream's ACK covers nothing here; stored statuses are never overridden.
+        #expect(Self.shown(try Self.outgoing(seq: 2, stream: 8), live).status == .queued)
+        let failed = try Self.outgoing(seq: 3, status: .failed)
+        #expect(Self.shown(failed, live).status == .failed)
+        let recorded = try Self.outgoing(seq: 2, status: .delivered, deliveredAt: 150)
+        #expect(Self.shown(recorded, live).deliveredAt?.millisecondsSince1970 == 150)
+    }
+}
