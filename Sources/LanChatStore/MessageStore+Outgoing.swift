@@ -116,10 +116,7 @@ extension MessageStore {
     {
         try await writeBookkeeping("recording delivery") { db in
             try db.execute(
-                sql: """
-                    UPDATE messages SET status = 2, delivered_at = ?
-                    WHERE pk = ? AND direction = 1 AND stream = ? AND seq <= ? AND status = 0
-                    """,
+                sql: Self.deliveredUpdate,
                 arguments: [now, peer.blob, stream.storedValue, seq.storedValue])
             return db.changesCount
         }
@@ -134,16 +131,18 @@ extension MessageStore {
         }
     }
 
+    /// Queued messages of a stream up to a seq become delivered. Arguments: the time, the
+    /// peer, the stream, the seq. `markDelivered` adds RETURNING; `recordDelivered` does not.
+    static let deliveredUpdate = """
+        UPDATE messages SET status = 2, delivered_at = ?
+        WHERE pk = ? AND direction = 1 AND stream = ? AND seq <= ? AND status = 0
+        """
+
     static func setDelivered(
         _ db: Database, peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64
     ) throws -> [StoredMessage] {
         try Row.fetchAll(
-            db,
-            sql: """
-                UPDATE messages SET status = 2, delivered_at = ?
-                WHERE pk = ? AND direction = 1 AND stream = ? AND seq <= ? AND status = 0
-                RETURNING \(StoredMessage.columns)
-                """,
+            db, sql: deliveredUpdate + " RETURNING \(StoredMessage.columns)",
             arguments: [now, peer.blob, stream.storedValue, seq.storedValue]
         ).map { row throws in try StoredMessage(row: row) }
     }

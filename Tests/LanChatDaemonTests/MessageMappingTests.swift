@@ -37,7 +37,7 @@ import Testing
     @Test func anAcknowledgedMessageShowsDeliveredBeforeItsMarkIsStored() throws {
         var live = LiveOutgoingState()
         live.inFlight = (stream: 7, seqs: 1...10)
-        live.unrecordedDeliveries[7] = (upTo: 4, at: 200)
+        live.unrecordedDeliveries[7] = DeliveryMark(upTo: 4, at: 200)
         let acknowledged = Self.shown(try Self.outgoing(seq: 4), live)
         #expect(acknowledged.status == .delivered)
         #expect(acknowledged.deliveredAt?.millisecondsSince1970 == 200)

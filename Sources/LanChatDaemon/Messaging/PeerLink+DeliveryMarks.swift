@@ -11,15 +11,6 @@ import LanChatCore
 /// stays in `deliveryMarks` until it is in the store, and the control API lays it over store
 /// rows meanwhile (`liveOutgoingState`).
 extension PeerLink {
-    struct DeliveryMark {
-        var upTo: UInt64
-        /// When the newest ACK covering it arrived: never earlier than the real ACK of any
-        /// message it marks.
-        var at: Int64
-        /// The writer has started writing it; a newer ACK replaces it with one not taken.
-        var taken = false
-    }
-
     func recordDelivery(stream: UInt64, upTo: UInt64, at now: Int64) {
         let highest = max(deliveryMarks[stream]?.upTo ?? 0, upTo)
         deliveryMarks[stream] = DeliveryMark(upTo: highest, at: now)

@@ -60,9 +60,7 @@ actor PeerLink {
         if let flow, let stream = flow.stream, let range = flow.inFlight {
             state.inFlight = (stream, range)
         }
-        for (stream, mark) in deliveryMarks {
-            state.unrecordedDeliveries[stream] = (mark.upTo, mark.at)
-        }
+        state.unrecordedDeliveries = deliveryMarks
         return state
     }
 
