@@ -144,7 +144,10 @@ final class LinkRegistry: SessionDelegate {
         await link(for: key).detach(session)
         let now = services.now()
         let wasCounted = counted.withLock { $0.remove(session) != nil }
-        if wasCounted, let change = services.directory.sessionCountChanged(key, by: -1, at: now),
+        let peerShutDown = if case .closedByPeer(.shutdown) = end { true } else { false }
+        if wasCounted,
+            let change = services.directory.sessionCountChanged(
+                key, by: -1, at: now, peerShutDown: peerShutDown),
             change.before != change.after
         {
             services.events.publish(.presenceChanged(peer: key, change.after))

@@ -69,15 +69,22 @@ final class PeerDirectory: Sendable {
         }
     }
 
-    /// Counts a session up or down; returns the presence before and after.
-    func sessionCountChanged(_ key: PeerKey, by delta: Int, at now: Int64)
-        -> (before: Presence, after: Presence)?
-    {
+    /// Counts a session up or down; returns the presence before and after. `peerShutDown`:
+    /// the session ending was closed by the peer with CLOSE(shutdown).
+    func sessionCountChanged(
+        _ key: PeerKey, by delta: Int, at now: Int64, peerShutDown: Bool = false
+    ) -> (before: Presence, after: Presence)? {
         entries.withLock { map in
             guard var entry = map[key] else { return nil }
             let before = entry.presence
             entry.sessions = max(0, entry.sessions + delta)
-            if delta > 0 { entry.awaitingHandshake = false }
+            if delta > 0 {
+                entry.awaitingHandshake = false
+                entry.shutDown = false
+            } else if peerShutDown, entry.sessions == 0 {
+                entry.awaitingHandshake = false
+                entry.shutDown = true
+            }
             entry.record.lastSeen = now
             map[key] = entry
             return (before, entry.presence)
@@ -106,9 +113,10 @@ final class PeerDirectory: Sendable {
                 entry.announcements.insert(instance)
                 entry.hostName = hostName ?? entry.hostName
                 entry.announcedEndpoints = endpoints
-                if entry.sessions == 0 { entry.awaitingHandshake = true }
+                if entry.sessions == 0 && !entry.shutDown { entry.awaitingHandshake = true }
             } else {
                 entry.announcements.remove(instance)
+                if entry.announcements.isEmpty { entry.shutDown = false }
             }
             map[key] = entry
         }
@@ -120,6 +128,7 @@ final class PeerDirectory: Sendable {
         entries.withLock { map in
             for (key, entry) in map where entry.announcements.contains(instance) {
                 map[key]?.announcements.remove(instance)
+                if map[key]?.announcements.isEmpty == true { map[key]?.shutDown = false }
                 if !entry.pinned, map[key]?.announcements.isEmpty == true, entry.sessions == 0 {
                     map[key] = nil
                 }

@@ -18,6 +18,11 @@ struct PeerEntry: Sendable, Equatable {
     /// session makes the peer offline at once even while its record lingers in the mDNS
     /// cache (PROTOCOL.md §10), so session starts clear this.
     var awaitingHandshake = false
+    /// The peer closed its last session saying it is shutting down. Its record may still be
+    /// resolved in the second before its goodbye takes effect (RFC 6762 §10.1); such a
+    /// record is the departing peer's, not a new start, so it does not make it discovering.
+    /// Cleared when its records are withdrawn or a session comes up.
+    var shutDown = false
     /// The host name the peer's service last resolved to (a label, for `who QUERY`).
     var hostName: String?
     /// Addresses the discovery records resolved to, best first (shown, not stored).
