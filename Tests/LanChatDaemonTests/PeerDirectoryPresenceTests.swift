@@ -29,6 +29,16 @@ import Testing
         directory.announcement(record, of: key, present: present, hostName: "bob.local", now: 2)
     }
 
+    /// The peer was announced, had a session, and closed it with CLOSE(shutdown).
+    static func shutDownAfterASession() throws -> (PeerDirectory, PeerKey) {
+        let (directory, peer) = try Self.directory()
+        announce(directory, peer, present: true)
+        directory.sessionCountChanged(peer, by: 1, at: 3)
+        directory.sessionCountChanged(peer, by: -1, at: 4, peerShutDown: true)
+        #expect(presence(directory, peer) == .offline)
+        return (directory, peer)
+    }
+
     @Test func aResolvedRecordIsDiscoveringUntilTheHandshake() throws {
         let (directory, peer) = try Self.directory()
         #expect(Self.presence(directory, peer) == .offline)
@@ -53,38 +63,27 @@ import Testing
     /// moment after its CLOSE(shutdown); until the goodbye removes it a second later, it
     /// must not bring the departed peer back as discovering.
     @Test func aRecordResolvedAfterAShutdownKeepsThePeerOffline() throws {
-        let (directory, peer) = try Self.directory()
-        directory.sessionCountChanged(peer, by: 1, at: 3)
-        directory.sessionCountChanged(peer, by: -1, at: 4, peerShutDown: true)
+        let (directory, peer) = try Self.shutDownAfterASession()
         Self.announce(directory, peer, present: true)
         #expect(Self.presence(directory, peer) == .offline)
     }
 
     @Test func afterItsRecordIsWithdrawnAShutDownPeerIsDiscoveredAgain() throws {
-        let (directory, peer) = try Self.directory()
-        Self.announce(directory, peer, present: true)
-        directory.sessionCountChanged(peer, by: 1, at: 3)
-        directory.sessionCountChanged(peer, by: -1, at: 4, peerShutDown: true)
+        let (directory, peer) = try Self.shutDownAfterASession()
         Self.announce(directory, peer, present: false)
         Self.announce(directory, peer, present: true)
         #expect(Self.presence(directory, peer) == .discovering)
     }
 
     @Test func aWithdrawnInstanceAlsoEndsTheShutdownHold() throws {
-        let (directory, peer) = try Self.directory()
-        Self.announce(directory, peer, present: true)
-        directory.sessionCountChanged(peer, by: 1, at: 3)
-        directory.sessionCountChanged(peer, by: -1, at: 4, peerShutDown: true)
+        let (directory, peer) = try Self.shutDownAfterASession()
         directory.withdraw(Self.record)
         Self.announce(directory, peer, present: true)
         #expect(Self.presence(directory, peer) == .discovering)
     }
 
     @Test func aNewSessionEndsTheShutdownHold() throws {
-        let (directory, peer) = try Self.directory()
-        Self.announce(directory, peer, present: true)
-        directory.sessionCountChanged(peer, by: 1, at: 3)
-        directory.sessionCountChanged(peer, by: -1, at: 4, peerShutDown: true)
+        let (directory, peer) = try Self.shutDownAfterASession()
         directory.sessionCountChanged(peer, by: 1, at: 5)
         directory.sessionCountChanged(peer, by: -1, at: 6)
         Self.announce(directory, peer, present: true)
