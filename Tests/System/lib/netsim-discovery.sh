@@ -15,13 +15,13 @@
 : "${MDNS_TYPE:=_lanchat._tcp}"
 
 # ---------------------------------------------------------------------------------------------
-# One-shot views (`avahi-browse -rtpk`: browse, resolve, exit when the cache is exhausted)
+# One-shot views (`host_browse_once H -rpk`: browse, resolve, exit after "all for now")
 # ---------------------------------------------------------------------------------------------
 
 # mdns_rows H — the resolved rows H's avahi-daemon gives for _lanchat._tcp on eth0, both
 # families. Empty when there are none (or avahi-daemon of H is not running).
 mdns_rows() {
-  host_run "$1" avahi-browse -rtpk "$MDNS_TYPE" 2>/dev/null | grep '^=;eth0;' || true
+  host_browse_once "$1" -rpk "$MDNS_TYPE" 2>/dev/null | grep '^=;eth0;' || true
 }
 
 # mdns_rows_for_id H ID — the resolved rows on H whose TXT carries exactly `id=ID`.

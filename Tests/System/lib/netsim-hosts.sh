@@ -123,6 +123,19 @@ host_run() {
   "${_NETSIM_CMD[@]}"
 }
 
+# host_browse_once H ARGS… — `avahi-browse -t ARGS…` inside H (a one-shot browse: it ends once
+# avahi-daemon has said "all for now", about 1 s in), stopped after 3 s. avahi-browse -t -r never
+# ends when a record is withdrawn while it is still resolving it (remove_service() frees that
+# resolver without counting it finished), which happens whenever a record goes while we look:
+# one such hang held scenario 12 for 11 minutes. The rows it resolved are printed all the same
+# (it flushes each one), and a browse cut short this way returns 0.
+host_browse_once() {
+  local host=$1 status=0
+  shift
+  host_run "$host" timeout -k 1 3 avahi-browse -t "$@" || status=$?
+  ((status == 0 || status == 124)) || return "$status"
+}
+
 # _netsim_bg H NAME CGROUP_LEAF CMD… — start CMD in the background inside H, stdout and stderr
 # appended to log/NAME.log; a wrapper subshell records state/NAME.pid and, when CMD ends,
 # state/NAME.exit (its exit status, 128+N for signal N). Returns once the PID is known.

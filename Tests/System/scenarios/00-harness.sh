@@ -87,7 +87,7 @@ done
 # and each family is resolved on its own with avahi-resolve.
 for host in "${NETSIM_HOSTS[@]}"; do
   started=$(now_ms)
-  listing=$(host_run "$host" avahi-browse -rtp _lanchat._tcp)
+  listing=$(host_browse_once "$host" -rp _lanchat._tcp)
   netsim_log "avahi-browse -rtp on $host took $(($(now_ms) - started)) ms"
   index=0
   for other in "${NETSIM_HOSTS[@]}"; do
@@ -149,7 +149,7 @@ expect_no_tcp h1 "$h2_v4"
 expect_no_tcp h1 "$h2_v6"
 wait_until 3000 "h2's avahi-daemon leaves eth0" \
   grep -qF "Interface eth0.IPv4 no longer relevant for mDNS" "$(host_log h2 avahi)"
-[[ -z $(host_run h2 avahi-browse -rtp _lanchat._tcp) ]] || fail "h2 still sees services offline"
+[[ -z $(host_browse_once h2 -rp _lanchat._tcp) ]] || fail "h2 still sees services offline"
 : >"$browse_log" # from here on, only what h2 sees after the cable is back
 plugged=$(now_ms)
 host_link h2 up

@@ -17,7 +17,7 @@ net_up 3
 
 # sees_records H N — H's avahi-daemon resolves N _lanchat._tcp services on eth0 (IPv4).
 sees_records() {
-  (($(host_run "$1" avahi-browse -rtpk _lanchat._tcp 2>/dev/null | grep -c '^=;eth0;IPv4;') >= $2))
+  (($(host_browse_once "$1" -rpk _lanchat._tcp 2>/dev/null | grep -c '^=;eth0;IPv4;') >= $2))
 }
 
 # ---- a new node is listed online by the others within 1 s of its readiness ----------------------

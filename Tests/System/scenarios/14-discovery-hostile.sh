@@ -138,7 +138,7 @@ fi
 # all_resolved_on H — H's avahi-daemon resolves every published record.
 all_resolved_on() {
   local rows name
-  rows=$(host_run "$1" avahi-browse -rtpk _lanchat._tcp 2>/dev/null | grep '^=;eth0;' |
+  rows=$(host_browse_once "$1" -rpk _lanchat._tcp 2>/dev/null | grep '^=;eth0;' |
     cut -d ';' -f 4) || return 1
   for name in "${published[@]}"; do
     grep -qxF "${name// /\\032}" <<<"$rows" || return 1

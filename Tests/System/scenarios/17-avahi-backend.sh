@@ -32,7 +32,7 @@ host_bg h2 bad-base32 avahi-publish-service "itest-bad-base32 (h2)" _lanchat._tc
 host_bg h2 bad-duplicate avahi-publish-service "itest-bad-duplicate (h2)" _lanchat._tcp 40102 \
   txtvers=1 v=1 "id=$remote_id" "id=$remote_id"
 both_families() {
-  (($(host_run h1 avahi-browse -rtp _lanchat._tcp 2>/dev/null |
+  (($(host_browse_once h1 -rp _lanchat._tcp 2>/dev/null |
     grep -c '^=;eth0;IPv.;itest-remote') >= 2))
 }
 wait_until 10000 "h1's avahi-daemon resolves h2's record over IPv4 and IPv6" both_families >/dev/null
