@@ -7,36 +7,31 @@ extension EndToEnd {
     @Suite struct NoPlaintextOnWire {
         @Test func relayedBytesNeverContainTheText() async throws {
             try await inSandbox { sandbox in
-                // bob listens and dials no one; alice reaches bob only through the relay.
-                let bob = try await DaemonProcess.start("bob", in: sandbox)
-                let relay = try RecordingRelay(forwardingTo: try bob.port)
-                defer { relay.stop() }
-                let alice = try await DaemonProcess.start(
-                    "alice", in: sandbox, peers: ["127.0.0.1:\(relay.port)"])
-                try #require(try await alice.awaitOnline(bob.id), "\(alice.log)\n\(bob.log)")
+                try await withRelayedPair(in: sandbox) { alice, bob, relay in
+                    let text = "e2e canary: the eagle lands at dawn \(UUID().uuidString)"
+                    let message = try await alice.sendDelivered(text, to: "bob")
+                    let received = try await bob.awaitReceived(message.id, from: "alice")
+                    #expect(received?.text == text, "the relay must have carried the message")
 
-                let text = "e2e canary: the eagle lands at dawn \(UUID().uuidString)"
-                let message = try await alice.sendDelivered(text, to: "bob")
-                let received = try await bob.awaitReceived(message.id, from: "alice")
-                #expect(received?.text == text, "the relay must have carried the message")
-
-                let recordings = relay.recordings
-                try #require(recordings.count >= 1, "nothing went through the relay")
-                let sent = recordings.flatMap(\.clientToServer)
-                let answered = recordings.flatMap(\.serverToClient)
-                // A real session went through: the LCHT/1 preamble, a handshake, the message
-                // (at least as long as its text once encrypted) and its acknowledgement.
-                #expect(Array(sent.prefix(5)) == [0x4C, 0x43, 0x48, 0x54, 0x01])
-                #expect(sent.count > 42 + 76 + text.utf8.count, "client→server: \(sent.count) B")
-                #expect(answered.count > 108, "server→client: \(answered.count) B")
-                print(
-                    "[e2e] relay carried \(sent.count) B alice→bob, \(answered.count) B bob→alice "
-                        + "over \(recordings.count) connection(s)")
-
-                for (form, needle) in Self.encodings(of: text) {
+                    let recordings = relay.recordings
+                    try #require(recordings.count >= 1, "nothing went through the relay")
+                    let sent = recordings.flatMap(\.clientToServer)
+                    let answered = recordings.flatMap(\.serverToClient)
+                    // A real session went through: the LCHT/1 preamble, a handshake, the message
+                    // (at least as long as its text once encrypted) and its acknowledgement.
+                    #expect(Array(sent.prefix(5)) == [0x4C, 0x43, 0x48, 0x54, 0x01])
                     #expect(
-                        !Self.contains(sent, needle) && !Self.contains(answered, needle),
-                        "the text appears on the wire as \(form)")
+                        sent.count > 42 + 76 + text.utf8.count, "client→server: \(sent.count) B")
+                    #expect(answered.count > 108, "server→client: \(answered.count) B")
+                    print(
+                        "[e2e] relay carried \(sent.count) B alice→bob, \(answered.count) B bob→alice "
+                            + "over \(recordings.count) connection(s)")
+
+                    for (form, needle) in Self.encodings(of: text) {
+                        #expect(
+                            !Self.contains(sent, needle) && !Self.contains(answered, needle),
+                            "the text appears on the wire as \(form)")
+                    }
                 }
             }
         }

@@ -35,6 +35,25 @@ struct DaemonPair {
     }
 }
 
+/// bob listening and dialling no one, alice reaching bob only through a relay that records
+/// every byte: the setup of the wire tests. Runs `body` once alice lists bob online, and
+/// stops the relay when it returns.
+func withRelayedPair(
+    in sandbox: Sandbox, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: (_ alice: DaemonProcess, _ bob: DaemonProcess, _ relay: RecordingRelay) async throws
+        -> Void
+) async throws {
+    let bob = try await DaemonProcess.start("bob", in: sandbox)
+    let relay = try RecordingRelay(forwardingTo: try bob.port)
+    defer { relay.stop() }
+    let alice = try await DaemonProcess.start(
+        "alice", in: sandbox, peers: ["127.0.0.1:\(relay.port)"])
+    try #require(
+        try await alice.awaitOnline(bob.id), "\(alice.log)\n\(bob.log)",
+        sourceLocation: sourceLocation)
+    try await body(alice, bob, relay)
+}
+
 extension DaemonProcess {
     /// Sends `text` to `peer` with `lanchat send`, which must exit 0 and print one message
     /// id; returns the id.
