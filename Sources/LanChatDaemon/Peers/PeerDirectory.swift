@@ -71,6 +71,7 @@ final class PeerDirectory: Sendable {
 
     /// Counts a session up or down; returns the presence before and after. `peerShutDown`:
     /// the session ending was closed by the peer with CLOSE(shutdown).
+    @discardableResult
     func sessionCountChanged(
         _ key: PeerKey, by delta: Int, at now: Int64, peerShutDown: Bool = false
     ) -> (before: Presence, after: Presence)? {
@@ -115,8 +116,7 @@ final class PeerDirectory: Sendable {
                 entry.announcedEndpoints = endpoints
                 if entry.sessions == 0 && !entry.shutDown { entry.awaitingHandshake = true }
             } else {
-                entry.announcements.remove(instance)
-                if entry.announcements.isEmpty { entry.shutDown = false }
+                entry.withdraw(instance)
             }
             map[key] = entry
         }
@@ -127,8 +127,7 @@ final class PeerDirectory: Sendable {
     func withdraw(_ instance: ServiceInstance) {
         entries.withLock { map in
             for (key, entry) in map where entry.announcements.contains(instance) {
-                map[key]?.announcements.remove(instance)
-                if map[key]?.announcements.isEmpty == true { map[key]?.shutDown = false }
+                map[key]?.withdraw(instance)
                 if !entry.pinned, map[key]?.announcements.isEmpty == true, entry.sessions == 0 {
                     map[key] = nil
                 }

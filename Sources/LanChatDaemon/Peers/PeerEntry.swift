@@ -30,6 +30,13 @@ struct PeerEntry: Sendable, Equatable {
 
     var key: PeerKey { record.key }
 
+    /// `instance` no longer announces this key; with no record left, a later one is a new
+    /// start again, even after a shutdown.
+    mutating func withdraw(_ instance: ServiceInstance) {
+        announcements.remove(instance)
+        if announcements.isEmpty { shutDown = false }
+    }
+
     var presence: Presence {
         if sessions > 0 { return .online }
         return !announcements.isEmpty && awaitingHandshake ? .discovering : .offline
