@@ -36,6 +36,8 @@ struct TransportAttackTests {
 
     /// §7.1 4 and 15: a replayed first flight gets a fresh msg2, but without msg3 the
     /// deadline closes the connection; a silent connection is closed by the read timeout.
+    /// All three wait for the server's timers, so they run side by side. Each `run` reads
+    /// until the server closes; a server that never did would hit the suite's time limit.
     @Test func aReplayedFirstFlightAndASilentConnectionNeverBecomeSessions() async throws {
         let server = try await RunningListener.start()
         defer { Task { await server.stop() } }
@@ -45,19 +47,18 @@ struct TransportAttackTests {
             Issue.record("no first flight")
             return
         }
-        let started = ContinuousClock.now
-        var replies: [[UInt8]] = []
-        for _ in 0..<2 {
-            replies.append(
-                try await RawConnection.connect(to: server.endpoint).run { _, outbound in
-                    try await outbound.write(bytes: firstFlight)
-                })
+        let endpoint = server.endpoint
+        async let firstReply = RawConnection.connect(to: endpoint).run { _, outbound in
+            try await outbound.write(bytes: firstFlight)
         }
+        async let secondReply = RawConnection.connect(to: endpoint).run { _, outbound in
+            try await outbound.write(bytes: firstFlight)
+        }
+        async let silent = RawConnection.connect(to: endpoint).run { _, _ in }
+        let replies = try await [firstReply, secondReply]
         #expect(replies.allSatisfy { $0.count == 2 + 108 })
         #expect(replies[0] != replies[1])  // a fresh ephemeral each time
-        let silent = try await RawConnection.connect(to: server.endpoint).run { _, _ in }
-        #expect(silent.isEmpty)
-        #expect(started.duration(to: .now) < .seconds(5))
+        #expect(try await silent.isEmpty)
         #expect(server.delegate.events.isEmpty)
     }
 

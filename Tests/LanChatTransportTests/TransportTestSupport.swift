@@ -7,11 +7,15 @@ import NIOPosix
 import Synchronization
 import Testing
 
-/// Timers short enough that deadline tests finish in a fraction of a second.
+/// Session timers short enough that keepalive and dead-timeout tests finish in a fraction of
+/// a second. The handshake timers stay in seconds: a test that writes its first bytes after
+/// connecting may be scheduled late when the whole suite starts at once on a loaded machine,
+/// and a 300 ms read idle once closed such a connection before its first write (CI saw
+/// "I/O on closed channel").
 func fastConfiguration() -> TransportConfiguration {
     var configuration = TransportConfiguration()
-    configuration.handshakeTimeout = .milliseconds(600)
-    configuration.handshakeReadIdle = .milliseconds(300)
+    configuration.handshakeTimeout = .seconds(3)
+    configuration.handshakeReadIdle = .seconds(2)
     configuration.timerResolution = .milliseconds(20)
     configuration.keepaliveInterval = .milliseconds(100)
     configuration.deadTimeout = .milliseconds(400)
