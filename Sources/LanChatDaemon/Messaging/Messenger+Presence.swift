@@ -45,7 +45,8 @@ extension Messenger {
             let sorted = messages.sorted { $0.seq < $1.seq }
             await registry.link(for: key).committed(sorted)
             await connections.wantSession(with: key)
-            infos += await self.infos(sorted, peer: key)
+            // Just re-queued: nothing of them is in flight or acknowledged yet.
+            infos += self.infos(sorted, peer: key, live: .none)
         }
         return RetryResult(messages: infos)
     }

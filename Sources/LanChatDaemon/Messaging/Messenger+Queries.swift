@@ -48,6 +48,7 @@ extension Messenger {
         case (nil, let after?): anchor = .after(try Self.messageID(after))
         default: throw .invalidParams("give at most one of \"before\" and \"after\"")
         }
+        let live = await liveState(for: peer.key)
         let page: MessageStore.HistoryPage
         do {
             page = try await store.history(with: peer.key, limit: limit, anchor: anchor)
@@ -57,7 +58,7 @@ extension Messenger {
             throw .storeUnavailable("cannot read history: \(error)")
         }
         return HistoryResult(
-            peer: peer.info, messages: await infos(page.messages, peer: peer.key),
+            peer: peer.info, messages: infos(page.messages, peer: peer.key, live: live),
             hasOlder: page.hasOlder)
     }
 

@@ -135,10 +135,20 @@ final class Messenger: Sendable {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
 
-    /// Control API views of stored messages, with what the link knows laid over them: `sent`
-    /// for those in flight, `delivered` for those acknowledged but not yet recorded.
-    func infos(_ messages: [StoredMessage], peer: PeerKey) async -> [MessageInfo] {
-        let live = await registry.existingLink(for: peer)?.liveOutgoingState() ?? .none
+    /// What the link with `peer` knows that the store may not show yet. Take it *before*
+    /// reading the rows it is laid over: a delivery mark leaves the link only once it is in
+    /// the store, so one of the two shows it. Taken after, a mark written in between was in
+    /// neither, and an acknowledged message showed `queued`.
+    func liveState(for peer: PeerKey) async -> LiveOutgoingState {
+        await registry.existingLink(for: peer)?.liveOutgoingState() ?? .none
+    }
+
+    /// Control API views of stored messages, with `live` (taken before they were read) laid
+    /// over them: `sent` for those in flight, `delivered` for those acknowledged but not yet
+    /// recorded.
+    func infos(_ messages: [StoredMessage], peer: PeerKey, live: LiveOutgoingState)
+        -> [MessageInfo]
+    {
         let peerID = peer.id
         return messages.map { MessageMapping.info($0, live: live, peerID: peerID) }
     }
