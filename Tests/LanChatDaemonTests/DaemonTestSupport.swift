@@ -71,10 +71,24 @@ final class TestNode: @unchecked Sendable {
 
     /// Starts the daemon again on the same data directory (same key, same store) and port,
     /// so peers that dial it find it again.
+    ///
+    /// The stopped daemon released its lock, but this test process also spawns binaries (the
+    /// CLI and end-to-end suites run alongside): a child between fork and exec holds a copy
+    /// of every descriptor, the lock's included, so for that moment the directory is still
+    /// locked. Nothing announces the exec, so a held lock is retried for up to 2 s.
     func restart() async throws {
-        (daemon, task) = try await Self.launch(
-            name: name, dataDirectory: dataDirectory, socketPath: socketPath, peers: peers,
-            port: daemon.port)
+        let deadline = ContinuousClock.now + .seconds(2)
+        while true {
+            do {
+                (daemon, task) = try await Self.launch(
+                    name: name, dataDirectory: dataDirectory, socketPath: socketPath,
+                    peers: peers, port: daemon.port)
+                break
+            } catch let error as DaemonError where error.exitCode == 75 {
+                guard ContinuousClock.now < deadline else { throw error }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
         client = ControlClient(socketPath: socketPath)
     }
 
