@@ -101,13 +101,17 @@ let package = Package(
             path: "Benchmarks/LanChatBench"
         ),
 
-        .testTarget(name: "LanChatCoreTests", dependencies: ["LanChatCore"]),
-        .testTarget(name: "LanChatCryptoTests", dependencies: ["LanChatCrypto", "LanChatCore"]),
+        // What several test targets share (a test target cannot import another).
+        .target(name: "LanChatTestSupport", path: "Tests/Support"),
+        .testTarget(name: "LanChatCoreTests", dependencies: ["LanChatCore", "LanChatTestSupport"]),
+        .testTarget(
+            name: "LanChatCryptoTests",
+            dependencies: ["LanChatCrypto", "LanChatCore", "LanChatTestSupport"]),
         .testTarget(name: "LanChatStoreTests", dependencies: ["LanChatStore", "LanChatCore"]),
         .testTarget(
             name: "LanChatDiscoveryTests",
             dependencies: [
-                "LanChatDiscovery", "LanChatCore",
+                "LanChatDiscovery", "LanChatCore", "LanChatTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -119,7 +123,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "LanChatControlTests", dependencies: ["LanChatControl"]),
+        .testTarget(
+            name: "LanChatControlTests", dependencies: ["LanChatControl", "LanChatTestSupport"]),
         .testTarget(
             name: "LanChatCLITests",
             dependencies: ["LanChatCLI", "LanChatClient", "LanChatControl"]

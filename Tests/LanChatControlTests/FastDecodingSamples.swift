@@ -1,24 +1,18 @@
 import FoundationEssentials
 import LanChatControl
+import LanChatTestSupport
 
 /// Generated values for the fast-decoding equivalence tests: deterministic (a fixed seed), and
 /// biased toward what breaks JSON readers: escapes, control characters, non-BMP characters,
 /// line separators, empty and null optionals, extreme integers and timestamps.
 struct SampleGenerator: RandomNumberGenerator {
-    private var state: UInt64
+    private var seeded: SeededGenerator
 
     init(seed: UInt64) {
-        state = seed
+        seeded = SeededGenerator(seed: seed)
     }
 
-    /// SplitMix64: tiny, and the same sequence on every platform.
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
+    mutating func next() -> UInt64 { seeded.next() }
 
     mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 

@@ -1,4 +1,5 @@
 import LanChatCore
+import LanChatTestSupport
 import Testing
 
 /// The handshake state machine over `PlaintextNoise`: the PROTOCOL.md §7.1 rules that do not
@@ -260,7 +261,7 @@ import Testing
 
     /// Random input never traps the responder or the initiator; it either waits or fails.
     @Test func randomInputNeverCrashes() throws {
-        var generator = SplitMix64(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         for round in 0..<2_000 {
             let noise = try PlaintextNoise(staticByte: 0x22, ephemeralByte: 0x44)
             var r = HandshakeMachine(role: .responder, noise: noise)
@@ -297,17 +298,4 @@ func feedSettling(_ machine: inout HandshakeMachine<PlaintextNoise>, _ bytes: [U
         }
     }
     return (sent, final)
-}
-
-/// A small seeded generator, so property tests are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

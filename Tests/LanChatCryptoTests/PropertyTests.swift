@@ -1,5 +1,6 @@
 import LanChatCore
 import LanChatCrypto
+import LanChatTestSupport
 import Testing
 
 /// PROTOCOL.md §7.5: round trip over random frame sequences with random REKEYs, single
@@ -143,21 +144,5 @@ extension ChannelHandshakeBox {
             default: return nil
             }
         }
-    }
-}
-
-/// SplitMix64 with a byte helper.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func bytes(_ count: Int) -> [UInt8] {
-        (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) }
     }
 }

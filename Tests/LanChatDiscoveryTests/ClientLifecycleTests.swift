@@ -1,5 +1,6 @@
 import LanChatCore
 import LanChatDiscovery
+import LanChatTestSupport
 import Testing
 
 /// The Avahi client lifecycle as a state machine: one warning per outage, publish when the
@@ -107,7 +108,7 @@ import Testing
     /// alternate, and retries never wait longer than the cap.
     @Test(arguments: 0..<20)
     func invariantsHoldOverRandomSequences(seed: UInt64) {
-        var random = SeededGenerator(state: seed)
+        var random = SeededGenerator(seed: seed)
         var lifecycle = ClientLifecycle()
         var lastReport: DiscoveryState?
         var paused = false
