@@ -105,6 +105,22 @@ extension JSONReader {
         slot = value
         return true
     }
+
+    /// Reads an object of which one required member matters (a wrapper such as
+    /// `{"messages": [...]}`; other keys are skipped): its value, or nil when the object is
+    /// malformed, repeats the member or lacks it.
+    package mutating func readSingleMember<Value>(
+        _ name: StaticString, _ read: (inout JSONReader) -> Value?
+    ) -> Value? {
+        var value: Value?
+        let complete = readObject { reader, key in
+            switch key {
+            case name: reader.field(&value, read)
+            default: reader.skipValue()
+            }
+        }
+        return complete ? value : nil
+    }
 }
 
 /// An object's key as the reader met it, matched against the names a type knows with

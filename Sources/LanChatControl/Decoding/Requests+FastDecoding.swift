@@ -23,14 +23,9 @@ extension RPCRequestHead: FastJSONDecodable {
 extension RPCRequestParams: FastJSONDecodable where Params: FastJSONDecodable {
     /// Nil when `params` is missing or null too: the caller's slow path handles "no params".
     package init?(json reader: inout JSONReader) {
-        var params: Params?
-        let complete = reader.readObject { reader, key in
-            switch key {
-            case "params": reader.field(&params) { $0.read(Params.self) }
-            default: reader.skipValue()
-            }
+        guard let params = reader.readSingleMember("params", { $0.read(Params.self) }) else {
+            return nil
         }
-        guard complete, let params else { return nil }
         self.init(params: params)
     }
 }

@@ -2,14 +2,10 @@
 
 extension SendResult: FastJSONDecodable {
     package init?(json reader: inout JSONReader) {
-        var messages: [MessageInfo]?
-        let complete = reader.readObject { reader, key in
-            switch key {
-            case "messages": reader.field(&messages) { $0.readArray { $0.read(MessageInfo.self) } }
-            default: reader.skipValue()
-            }
+        let messages = reader.readSingleMember("messages") {
+            $0.readArray { $0.read(MessageInfo.self) }
         }
-        guard complete, let messages else { return nil }
+        guard let messages else { return nil }
         self.init(messages: messages)
     }
 }
