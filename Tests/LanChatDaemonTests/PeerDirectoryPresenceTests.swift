@@ -18,7 +18,11 @@ import Testing
         let own = try #require(Self.own)
         let peer = try #require(Self.peer)
         let pinned = PeerRecord(key: peer, keyTag: "AAAA-BBBB", name: "bob", firstSeen: 1)
-        return (PeerDirectory(ownKey: own, records: [pinned]), peer)
+        return (
+            PeerDirectory(
+                ownKey: own, records: [pinned], persistence: InMemoryPeerPersistence([pinned])),
+            peer
+        )
     }
 
     static func presence(_ directory: PeerDirectory, _ key: PeerKey) -> Presence? {

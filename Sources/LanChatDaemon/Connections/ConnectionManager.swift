@@ -14,6 +14,7 @@ actor ConnectionManager {
     private let transport: Transport
     private let registry: LinkRegistry
     private let directory: PeerDirectory
+    private let clock: DaemonClock
     private let logger: Logger
     private var targets: [ServiceInstance: DialTarget] = [:]
     private var badAddresses = BadAddresses()
@@ -23,19 +24,21 @@ actor ConnectionManager {
     private var stopping = false
 
     init(
-        transport: Transport, registry: LinkRegistry, directory: PeerDirectory, logger: Logger,
-        discoveryState: DiscoveryState
+        transport: Transport, registry: LinkRegistry, directory: PeerDirectory,
+        clock: DaemonClock, logger: Logger, discoveryState: DiscoveryState
     ) {
         self.transport = transport
         self.registry = registry
         self.directory = directory
+        self.clock = clock
         self.logger = logger
         self.discoveryState = discoveryState
     }
 
     // MARK: Inputs
 
-    /// Runs until cancelled: consumes discovery events and starts dials when they are due.
+    /// Runs until cancelled: consumes discovery events and the registry's session changes,
+    /// and starts dials when they are due.
     func run(discoveries: [AsyncStream<DiscoveryEvent>]) async {
         await withDiscardingTaskGroup { group in
             for events in discoveries {
@@ -43,9 +46,18 @@ actor ConnectionManager {
                     for await event in events { await self.handle(event) }
                 }
             }
+            let sessionChanges = registry.sessionChanges
+            group.addTask {
+                for await change in sessionChanges {
+                    switch change {
+                    case .started(let key): await self.sessionStarted(with: key)
+                    case .ended(let key, let end): await self.sessionEnded(with: key, end: end)
+                    }
+                }
+            }
             while !Task.isCancelled {
                 let nextDue = startDueDials(in: &group)
-                await wakeup.wait(until: nextDue)
+                await wakeup.wait(until: nextDue, clock: clock)
             }
         }
     }
@@ -73,12 +85,12 @@ actor ConnectionManager {
             targets[peer.instance]
             ?? DialTarget(
                 instance: peer.instance, kind: .announced, endpoints: peer.endpoints,
-                hostName: peer.hostName)
+                hostName: peer.hostName, nextAttempt: clock.monotonic())
         if let previous = target.announcedKey, previous != key {
             // Same instance, another key now: it no longer announces the previous one.
             directory.announcement(
                 peer.instance, of: previous, present: false, hostName: nil,
-                now: LinkServices.wallClock())
+                now: clock.wallMilliseconds())
         }
         let changed =
             target.endpoints != peer.endpoints || target.announcedKey != key
@@ -91,17 +103,18 @@ actor ConnectionManager {
         if changed || targets[peer.instance] == nil {
             // Rediscovered: try at once (§4.6).
             target.backoff.reset()
-            target.nextAttempt = .now
+            target.nextAttempt = clock.monotonic()
         }
         targets[peer.instance] = target
         // A record whose every address already presented another key is not evidence that
         // the key is around: it must not show the peer as discovering.
         if let key,
-            !badAddresses.usable(peer.endpoints, expecting: key, at: .now).usable.isEmpty
+            !badAddresses.usable(peer.endpoints, expecting: key, at: clock.monotonic()).usable
+                .isEmpty
         {
             directory.announcement(
                 peer.instance, of: key, present: true, hostName: peer.hostName,
-                endpoints: peer.endpoints, now: LinkServices.wallClock())
+                endpoints: peer.endpoints, now: clock.wallMilliseconds())
         }
         wakeup.signal()
     }
@@ -114,14 +127,14 @@ actor ConnectionManager {
         let instance = ServiceInstance(name: "outbox:\(key.id)", interface: nil)
         targets[instance] = DialTarget(
             instance: instance, kind: .outbox, endpoints: record.addresses, hostName: "",
-            announcedKey: key)
+            announcedKey: key, nextAttempt: clock.monotonic())
         wakeup.signal()
     }
 
     /// A session with `key` came up (inbound or outbound): an outbox target for it has done
     /// its job. Backoff is not reset here: only a session that lived 60 s resets it (§4.6),
     /// or short sessions that keep failing (a peer whose disk is full) would redial in a loop.
-    func sessionStarted(with key: PeerKey) {
+    private func sessionStarted(with key: PeerKey) {
         for (instance, target) in targets where target.key == key {
             if target.kind == .outbox && !target.dialling { targets[instance] = nil }
         }
@@ -129,9 +142,9 @@ actor ConnectionManager {
 
     /// A session with `key` ended: targets skipped while it was online may dial now, unless
     /// the peer said it is shutting down: then wait (mDNS tells us when it is back).
-    func sessionEnded(with key: PeerKey, end: SessionEnd) {
+    private func sessionEnded(with key: PeerKey, end: SessionEnd) {
         if case .closedByPeer(.shutdown) = end {
-            let now = ContinuousClock.now
+            let now = clock.monotonic()
             for instance in targets.keys where targets[instance]?.key == key {
                 guard var target = targets[instance] else { continue }
                 target.nextAttempt = now + target.backoff.nextDelay()
@@ -152,7 +165,7 @@ actor ConnectionManager {
 
     private func startDueDials(in group: inout DiscardingTaskGroup) -> ContinuousClock.Instant? {
         guard !stopping else { return nil }
-        let now = ContinuousClock.now
+        let now = clock.monotonic()
         var nextDue: ContinuousClock.Instant?
         for (instance, target) in targets where !target.dialling && target.wanted {
             if let key = target.key, directory.entry(key)?.sessions ?? 0 > 0 { continue }
@@ -197,7 +210,7 @@ actor ConnectionManager {
     ) {
         guard var target = targets[instance] else { return }
         target.dialling = false
-        let now = ContinuousClock.now
+        let now = clock.monotonic()
         switch outcome {
         case .sessionEnded(let key, let lifetime, _):
             if target.announcedKey == nil { target.learnedKey = key }
@@ -210,7 +223,7 @@ actor ConnectionManager {
                 // The record is not what it claims: it must not make `expected` look present.
                 directory.announcement(
                     instance, of: expected, present: false, hostName: nil,
-                    now: LinkServices.wallClock())
+                    now: clock.wallMilliseconds())
             case .ownKey, .blocked:
                 target.wanted = false
             }

@@ -17,11 +17,11 @@ struct DialTarget: Sendable {
     var endpoints: [Endpoint]
     var hostName: String
     /// The key the record announced (TXT `id`, or `--peer ID@…`).
-    var announcedKey: PeerKey?
+    var announcedKey: PeerKey? = nil
     /// The key proven by the last session to this target (static peers without an id).
     var learnedKey: PeerKey?
     var backoff = RedialBackoff()
-    var nextAttempt = ContinuousClock.now
+    var nextAttempt: ContinuousClock.Instant
     var dialling = false
     /// Still wanted: a target whose record was lost while dialling is removed when done.
     var wanted = true

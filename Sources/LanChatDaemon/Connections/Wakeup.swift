@@ -30,7 +30,8 @@ final class Wakeup: Sendable {
         waiter?.resume()
     }
 
-    func wait(until deadline: ContinuousClock.Instant?) async {
+    /// Waits for a signal, or until `deadline` by `clock` (nil: no deadline).
+    func wait(until deadline: ContinuousClock.Instant?, clock: DaemonClock = .system) async {
         let alreadySignalled = state.withLock { state in
             guard case .signalled = state else { return false }
             state = .idle
@@ -40,7 +41,7 @@ final class Wakeup: Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitForSignal() }
             if let deadline {
-                group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+                group.addTask { try? await clock.sleepUntil(deadline) }
             }
             await group.next()
             group.cancelAll()

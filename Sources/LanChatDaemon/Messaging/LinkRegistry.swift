@@ -4,51 +4,98 @@ import LanChatCrypto
 import LanChatStore
 import LanChatTransport
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// The daemon's side of every connection (`SessionDelegate`): decides identities
 /// (PROTOCOL.md §3.8), pins new keys on first contact (TOFU), keeps presence, and routes each
 /// session to its peer's `PeerLink`.
-final class LinkRegistry: SessionDelegate {
+///
+/// A `Service`: `run()` owns every link's work as child tasks (a link's loops start when the
+/// link is created and end at graceful shutdown, after the sessions were closed). Session
+/// starts and ends are also told, in order, on `sessionChanges`, which the connection
+/// manager consumes to plan its dials; that stream is how the two meet without holding each
+/// other.
+final class LinkRegistry: SessionDelegate, Service {
     let services: LinkServices
-    private let links = Mutex<[PeerKey: PeerLink]>([:])
-    /// Set when the daemon begins to stop.
-    private let refusing = Mutex(false)
-    /// Sessions counted in the directory's presence, so each is uncounted exactly once.
-    private let counted = Mutex<Set<SessionHandle>>([])
+    private let state = Mutex(State())
     private let policy: IdentityPolicy
-    /// Told when a session with a key ends, so the dialler can plan a redial.
-    let sessionEnded: @Sendable (PeerKey, SessionEnd) async -> Void
-    let sessionStarted: @Sendable (PeerKey) async -> Void
+    /// Links created and not yet handed to `run()`.
+    private let created: AsyncStream<PeerLink>.Continuation
+    private let createdLinks: AsyncStream<PeerLink>
+    private let sessionChangesContinuation: AsyncStream<SessionChange>.Continuation
+    /// Session starts and ends, for the connection manager (one consumer).
+    let sessionChanges: AsyncStream<SessionChange>
 
-    init(
-        services: LinkServices,
-        sessionStarted: @escaping @Sendable (PeerKey) async -> Void = { _ in },
-        sessionEnded: @escaping @Sendable (PeerKey, SessionEnd) async -> Void = { _, _ in }
-    ) {
+    private struct State {
+        var links: [PeerKey: PeerLink] = [:]
+        /// Set when the daemon begins to stop: a session that completes now is closed.
+        var refusing = false
+        /// Set when `run()` ended: links made now never run, so they start stopped.
+        var stopped = false
+        /// Sessions counted in the directory's presence, so each is uncounted exactly once.
+        var counted: Set<SessionHandle> = []
+    }
+
+    enum SessionChange: Sendable {
+        case started(PeerKey)
+        case ended(PeerKey, SessionEnd)
+    }
+
+    init(services: LinkServices) {
         self.services = services
         self.policy = IdentityPolicy(ownKey: services.directory.ownKey)
-        self.sessionStarted = sessionStarted
-        self.sessionEnded = sessionEnded
+        (createdLinks, created) = AsyncStream.makeStream(of: PeerLink.self)
+        (sessionChanges, sessionChangesContinuation) = AsyncStream.makeStream(
+            of: SessionChange.self)
     }
 
     var logger: Logger { services.logger }
 
+    /// Runs every link's work until graceful shutdown; then asks each link to finish and
+    /// waits for all of them.
+    func run() async throws {
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                for await link in createdLinks {
+                    group.addTask { await link.run() }
+                }
+            }
+        } onGracefulShutdown: {
+            self.stopLinks()
+        }
+        stopLinks()
+    }
+
+    private func stopLinks() {
+        let links = state.withLock { state in
+            state.stopped = true
+            return Array(state.links.values)
+        }
+        created.finish()
+        sessionChangesContinuation.finish()
+        for link in links { link.requestStop() }
+    }
+
     /// The link for `key`, created on first use (a session, or a message to an offline peer).
     func link(for key: PeerKey) -> PeerLink {
-        links.withLock { map in
-            if let existing = map[key] { return existing }
+        let (link, isNew, stopped) = state.withLock { state in
+            if let existing = state.links[key] { return (existing, false, state.stopped) }
             let link = PeerLink(key: key, services: services)
-            map[key] = link
-            return link
+            state.links[key] = link
+            return (link, true, state.stopped)
         }
+        if isNew {
+            if stopped { link.requestStop() } else { created.yield(link) }
+        }
+        return link
     }
 
     func existingLink(for key: PeerKey) -> PeerLink? {
-        links.withLock { $0[key] }
+        state.withLock { $0.links[key] }
     }
 
-    var allLinks: [PeerLink] { links.withLock { Array($0.values) } }
+    var allLinks: [PeerLink] { state.withLock { Array($0.links.values) } }
 
     // MARK: SessionDelegate
 
@@ -91,42 +138,34 @@ final class LinkRegistry: SessionDelegate {
 
     /// The daemon is stopping: a session that completes now is closed at once.
     func refuseNewSessions() {
-        refusing.withLock { $0 = true }
+        state.withLock { $0.refusing = true }
     }
 
     func sessionOpened(_ session: SessionHandle) async {
         let key = session.remoteKey
-        if refusing.withLock({ $0 }) {
+        if state.withLock({ $0.refusing }) {
             await session.close(.shutdown)
             return
         }
         let now = services.now()
-        if !services.directory.isPinned(key) {
-            // Trust on first use (§3.8 row 6): pin the proven key as unverified.
-            let keyTag = Fingerprint.keyTag(key)
-            let endpoint = session.info.role == .initiator ? session.info.remoteAddress : nil
-            do {
-                try await services.store.recordPeerSeen(
-                    key, keyTag: keyTag, name: nil, status: nil, statusText: nil,
-                    endpoint: endpoint, at: now)
-                services.directory.update(
-                    PeerRecord(
-                        key: key, keyTag: keyTag, name: "", firstSeen: now, lastSeen: now,
-                        addresses: endpoint.map { [$0] } ?? []))
-                logger.notice("new peer \(keyTag) pinned (unverified)")
-            } catch {
-                logger.error("cannot pin a new peer, closing: \(error)")
-                await session.close(.normal)
-                return
+        do {
+            if try await services.directory.pinOnFirstContact(
+                key, dialledAddress: session.dialledAddress, at: now)
+            {
+                logger.notice("new peer \(Fingerprint.keyTag(key)) pinned (unverified)")
             }
+        } catch {
+            logger.error("cannot pin a new peer, closing: \(error)")
+            await session.close(.normal)
+            return
         }
-        counted.withLock { _ = $0.insert(session) }
+        state.withLock { _ = $0.counted.insert(session) }
         if let change = services.directory.sessionCountChanged(key, by: 1, at: now),
             change.before != change.after
         {
             services.events.publish(.presenceChanged(peer: key, change.after))
         }
-        await sessionStarted(key)
+        sessionChangesContinuation.yield(.started(key))
         let kept = await link(for: key).attach(session)
         logger.info(
             kept ? "session up" : "duplicate session closed",
@@ -143,7 +182,7 @@ final class LinkRegistry: SessionDelegate {
         let key = session.remoteKey
         await link(for: key).detach(session)
         let now = services.now()
-        let wasCounted = counted.withLock { $0.remove(session) != nil }
+        let wasCounted = state.withLock { $0.counted.remove(session) != nil }
         let peerShutDown = if case .closedByPeer(.shutdown) = end { true } else { false }
         if wasCounted,
             let change = services.directory.sessionCountChanged(
@@ -153,8 +192,8 @@ final class LinkRegistry: SessionDelegate {
             services.events.publish(.presenceChanged(peer: key, change.after))
         }
         let logger = self.logger
-        services.store.setLastSeen(key, at: now) { error in
-            if let error { logger.error("cannot record last seen: \(error)") }
+        services.directory.recordLastSeen(key, at: now) { error in
+            logger.error("cannot record last seen: \(error)")
         }
         let level: Logger.Level =
             switch end {
@@ -166,13 +205,13 @@ final class LinkRegistry: SessionDelegate {
             metadata: [
                 "peer": "\(Fingerprint.keyTag(key))", "session": "\(session.info.sessionTag)",
             ])
-        await sessionEnded(key, end)
+        sessionChangesContinuation.yield(.ended(key, end))
     }
 
     /// Sends CLOSE(reason) on every open session, current or not (clean shutdown: peers
     /// see us offline at once), and forgets them in the links.
     func closeAll(_ reason: CloseReason) async {
-        let sessions = counted.withLock { Array($0) }
+        let sessions = state.withLock { Array($0.counted) }
         await withTaskGroup(of: Void.self) { group in
             for link in allLinks {
                 group.addTask { await link.closeSession(reason) }

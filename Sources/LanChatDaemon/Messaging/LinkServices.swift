@@ -13,12 +13,10 @@ struct LinkServices: Sendable {
     let logger: Logger
     /// With read receipts off we never send READ and always send `in_read = 0` (§9.5).
     let readReceipts: Bool
-    /// Milliseconds since the Unix epoch; injected so tests can fix time.
-    let now: @Sendable () -> Int64
+    let clock: DaemonClock
 
-    static func wallClock() -> Int64 {
-        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
-    }
+    /// Milliseconds since the Unix epoch, by the injected clock.
+    func now() -> Int64 { clock.wallMilliseconds() }
 }
 
 /// Our own display name, presence and status text: announced in HELLO, PRESENCE and the

@@ -51,11 +51,3 @@ extension Messenger {
         return RetryResult(messages: infos)
     }
 }
-
-extension PeerLink {
-    /// Sends a control message (PRESENCE, TYPING) on the live session, if any.
-    func announce(_ message: AppMessage) {
-        guard helloReceived, let session else { return }
-        session.sendControl([message])
-    }
-}

@@ -20,7 +20,7 @@ extension Messenger {
             statusText: profile.statusText, version: LanChatVersion.current,
             apiVersion: ControlAPI.version, startedAt: runtime.startedAt,
             uptimeSeconds: Double(
-                runtime.startInstant.duration(to: .now).components.seconds),
+                runtime.startInstant.duration(to: services.clock.monotonic()).components.seconds),
             listening: runtime.listening, avahi: avahi, peersOnline: directory.onlineCount,
             queued: counts.queued, unread: counts.unread, dataDir: runtime.dataDirectory,
             socket: runtime.socketPath)

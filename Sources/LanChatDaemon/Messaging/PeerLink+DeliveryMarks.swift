@@ -6,21 +6,27 @@ import LanChatCore
 /// answers on `.acknowledged`); writing `delivered` is bookkeeping the peer's HELLO can
 /// restore. Awaited inline, that write queued behind a `send` holding the store's single
 /// writer (a batch of 1 000 takes milliseconds), and every later ACK of the session waited
-/// with it. So marks go to one writer task per link, which coalesces them: marks are
+/// with it. So marks go to the link's writer loop, which coalesces them: marks are
 /// cumulative, so per stream only the highest `upTo` is written, once per round. A mark
 /// stays in `deliveryMarks` until it is in the store, and the control API lays it over store
-/// rows meanwhile (`liveOutgoingState`).
+/// rows meanwhile (`liveOutgoingState`). When the link stops, the loop writes what it holds
+/// before it returns.
 extension PeerLink {
     func recordDelivery(stream: UInt64, upTo: UInt64, at now: Int64) {
         let highest = max(deliveryMarks[stream]?.upTo ?? 0, upTo)
         deliveryMarks[stream] = DeliveryMark(upTo: highest, at: now)
-        guard !deliveryWriterRunning else { return }
-        deliveryWriterRunning = true
-        Task { await self.writeDeliveryMarks() }
+        marksWakeup.signal()
+    }
+
+    func runDeliveryMarks() async {
+        while true {
+            await writeDeliveryMarks()
+            if shouldStop { return }
+            await marksWakeup.wait(until: nil)
+        }
     }
 
     private func writeDeliveryMarks() async {
-        defer { deliveryWriterRunning = false }
         while let (stream, mark) = deliveryMarks.first(where: { !$0.value.taken }) {
             deliveryMarks[stream]?.taken = true
             do {

@@ -3,22 +3,63 @@ import LanChatCore
 import LanChatStore
 import LanChatTransport
 
-/// Receiving on the current session: HELLO (resume), MSG (store, then ACK), ACK, READ,
-/// REJECT, PRESENCE. Called by the transport one batch at a time, in wire order.
+/// One read's worth of application messages from a session, waiting for the inbound loop.
+struct InboundBatch {
+    let messages: [AppMessage]
+    let source: any LinkSession
+    /// Resumed once the batch is processed: the transport reads more only then.
+    let processed: CheckedContinuation<Void, Never>
+}
+
+/// Receiving: HELLO (resume), MSG (store, then ACK), ACK, READ, REJECT, PRESENCE. The
+/// transport hands over one batch at a time per connection, in wire order; the link's inbound
+/// loop processes batches one at a time, from whichever session, in arrival order.
 extension PeerLink {
-    func received(_ messages: [AppMessage], on source: SessionHandle) async {
+    /// Queues a batch for the inbound loop and returns when it has been processed. After the
+    /// link stopped, nothing is processed any more (the daemon is going down).
+    func received(_ messages: [AppMessage], on source: any LinkSession) async {
+        await withCheckedContinuation { (processed: CheckedContinuation<Void, Never>) in
+            guard !isStopping else { return processed.resume() }
+            inbound.append(InboundBatch(messages: messages, source: source, processed: processed))
+            inboundWakeup.signal()
+        }
+    }
+
+    func runInbound() async {
+        while !inbound.isEmpty || !shouldStop {
+            guard !inbound.isEmpty else {
+                await inboundWakeup.wait(until: nil)
+                continue
+            }
+            let batch = inbound.removeFirst()
+            if !shouldStop { await process(batch.messages, on: batch.source) }
+            batch.processed.resume()
+        }
+        // Cancelled rather than stopped: nothing processes batches from now on, so the flag
+        // must turn later ones away, and the ones that came in meanwhile are answered.
+        requestStop()
+        for batch in inbound { batch.processed.resume() }
+        inbound.removeAll()
+    }
+
+    private func process(_ messages: [AppMessage], on source: any LinkSession) async {
         var index = messages.startIndex
         while index < messages.endIndex {
-            guard source === session else { return }
             let message = messages[index]
-            if !helloReceived {
+            switch phase {
+            case .offline, .opening:
+                // Not (or no longer) the current session: what it says does not count.
+                return
+            case .awaitingHello(let session, _):
+                guard session === source else { return }
                 guard case .hello(let hello) = message else {
                     return await protocolViolation("a message before HELLO", on: source)
                 }
-                helloReceived = true
                 await applyHello(hello, on: source)
                 index += 1
                 continue
+            case .established(let session, _):
+                guard session === source else { return }
             }
             switch message {
             case .hello:
@@ -61,24 +102,16 @@ extension PeerLink {
 
     // MARK: HELLO
 
-    private func applyHello(_ hello: Hello, on source: SessionHandle) async {
+    /// The peer's HELLO on the session awaiting it: records what it says about itself,
+    /// resumes our stream where the peer's cursor says (§9.3), and establishes the session.
+    private func applyHello(_ hello: Hello, on source: any LinkSession) async {
         let now = services.now()
-        let endpoint = source.info.role == .initiator ? source.info.remoteAddress : nil
         do {
-            try await services.store.recordPeerSeen(
-                key, keyTag: keyTag, name: hello.name, status: hello.presence.availability,
-                statusText: hello.statusText, endpoint: endpoint, at: now)
+            try await services.directory.recordHello(
+                key, name: hello.name, status: hello.presence.availability,
+                statusText: hello.statusText, dialledAddress: source.dialledAddress, at: now)
         } catch {
             logger.error("cannot record the peer's HELLO: \(error)")
-        }
-        services.directory.modify(key) { entry in
-            entry.record.name = hello.name
-            entry.record.status = hello.presence.availability
-            entry.record.statusText = hello.statusText
-            if let endpoint {
-                entry.record.addresses.removeAll { $0 == endpoint }
-                entry.record.addresses.insert(endpoint, at: 0)
-            }
         }
         warnIfNameBelongsToAnotherKey(hello.name)
         let outgoing: OutgoingStreamState?
@@ -86,15 +119,15 @@ extension PeerLink {
             outgoing = try await services.store.outgoingState(for: key)
         } catch {
             logger.error("cannot read the outbox: \(error)")
-            return await source.close(.normal)
+            return await closeAfterStoreFailure(source)
         }
-        guard source === session, flow != nil else { return }
-        let resume = flow?.helloReceived(
-            inStream: hello.inStream, inDelivered: hello.inDelivered, inRead: hello.inRead,
-            firstUndelivered: outgoing?.firstUndelivered)
-        if let resume, let stream = outgoing?.stream,
-            resume.deliveredUpTo != nil || resume.readUpTo != nil
-        {
+        let resume = phase.updateFlow(on: source) { flow in
+            flow.helloReceived(
+                inStream: hello.inStream, inDelivered: hello.inDelivered, inRead: hello.inRead,
+                firstUndelivered: outgoing?.firstUndelivered)
+        }
+        guard let resume else { return }  // replaced or closed during the read
+        if let stream = outgoing?.stream, resume.deliveredUpTo != nil || resume.readUpTo != nil {
             do {
                 let changed = try await services.store.applyResume(
                     peer: key, stream: stream, deliveredUpTo: resume.deliveredUpTo,
@@ -102,10 +135,10 @@ extension PeerLink {
                 publishStatus(changed)
             } catch {
                 logger.error("cannot record the peer's resume point: \(error)")
-                return await source.close(.normal)
+                return await closeAfterStoreFailure(source)
             }
         }
-        if resume?.peerAheadOfStream == true {
+        if resume.peerAheadOfStream {
             logger.warning(
                 "the peer has seen more of our stream than we stored (restored backup?); starting a new stream"
             )
@@ -113,13 +146,21 @@ extension PeerLink {
                 let fresh = try await services.store.rotateStream(to: key)
                 let state = try await services.store.outgoingState(for: key)
                 outboxCache.removeAll()
-                flow?.assigned(stream: fresh, upTo: (state?.nextSeq ?? 1) - 1)
+                phase.updateFlow(on: source) {
+                    $0.assigned(stream: fresh, upTo: (state?.nextSeq ?? 1) - 1)
+                }
             } catch {
                 logger.error("cannot start a new stream: \(error)")
-                return await source.close(.normal)
+                return await closeAfterStoreFailure(source)
             }
         }
-        schedulePump()
+        if phase.peerHelloApplied(on: source) { pumpWakeup.signal() }
+    }
+
+    /// The store failed us mid-session: close it (the peer resends what we did not store).
+    private func closeAfterStoreFailure(_ source: any LinkSession) async {
+        detach(source)
+        await source.close(.normal)
     }
 
     /// PROTOCOL.md §3.8 row 7: a key presenting the display name of another pinned peer is
@@ -143,10 +184,10 @@ extension PeerLink {
     // MARK: MSG
 
     /// Classifies, stores and acknowledges one chunk. Returns false when the session ended.
-    private func accept(_ run: [WireMessage], on source: SessionHandle) async -> Bool {
-        await enterInbound()
-        defer { leaveInbound() }
-        guard source === session, var working = ledger else { return false }
+    /// Only the inbound loop calls it, so no other batch moves the ledger meanwhile.
+    private func accept(_ run: [WireMessage], on source: any LinkSession) async -> Bool {
+        guard phase.isCurrent(source), let committed = ledger else { return false }
+        var working = committed
         var records: [IncomingRecord] = []
         var replies: [AppMessage] = []
         var violation: String?
@@ -171,12 +212,11 @@ extension PeerLink {
             if violation != nil { break }
         }
         let cursor = working.cursor
-        if cursor != committedCursor {
+        if cursor != committed.cursor {
             do {
                 let stored = try await services.store.commitIncoming(
                     from: key, records: records, cursor: cursor, at: now)
                 ledger = working
-                committedCursor = cursor
                 if !stored.isEmpty {
                     services.events.publish(.messagesReceived(peer: key, stored))
                 }
@@ -184,13 +224,13 @@ extension PeerLink {
                 // Nothing of the chunk is stored and nothing is acknowledged: the peer sends
                 // it again on the next session.
                 logger.error("cannot store received messages, closing the session: \(error)")
-                if source === session { resetSession() }
-                await source.close(.normal)
+                await closeAfterStoreFailure(source)
                 return false
             }
         }
         // REJECTs before the ACK that covers them; the ACK only after the commit.
-        replies.append(.ack(stream: committedCursor.stream, delivered: committedCursor.delivered))
+        let acknowledged = ledger?.cursor ?? cursor
+        replies.append(.ack(stream: acknowledged.stream, delivered: acknowledged.delivered))
         source.sendControl(replies)
         if let violation {
             await protocolViolation(violation, on: source)
@@ -199,52 +239,54 @@ extension PeerLink {
         return true
     }
 
-    func enterInbound() async {
-        guard inboundBusy else {
-            inboundBusy = true
-            return
-        }
-        await withCheckedContinuation { inboundWaiters.append($0) }
-    }
-
-    func leaveInbound() {
-        if inboundWaiters.isEmpty {
-            inboundBusy = false
-        } else {
-            inboundWaiters.removeFirst().resume()
-        }
-    }
-
     // MARK: ACK, READ, REJECT, PRESENCE
 
-    private func applyAck(stream: UInt64, delivered: UInt64, on source: SessionHandle) async
+    /// Applies a flow step for `source`; a step the flow refuses is a protocol violation.
+    /// Returns nil when the session ended (replaced, or closed for the violation).
+    private func flowStep<Result>(
+        on source: any LinkSession, _ step: (inout OutgoingFlow) throws(OutgoingFlow.Violation) -> Result
+    ) async -> Result? {
+        let outcome: Swift.Result<Result, OutgoingFlow.Violation>? = phase.updateFlow(on: source) {
+            flow in
+            do throws(OutgoingFlow.Violation) {
+                return .success(try step(&flow))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .none:
+            return nil
+        case .success(let value):
+            return value
+        case .failure(let violation):
+            await protocolViolation(violation.description, on: source)
+            return nil
+        }
+    }
+
+    private func applyAck(stream: UInt64, delivered: UInt64, on source: any LinkSession) async
         -> Bool
     {
-        let upTo: UInt64?
-        do {
-            upTo = try flow?.ackReceived(stream: stream, delivered: delivered) ?? nil
-        } catch {
-            await protocolViolation(error.description, on: source)
-            return false
-        }
-        guard let upTo else { return true }
+        guard let step = await flowStep(on: source, { flow throws(OutgoingFlow.Violation) in
+            try flow.ackReceived(stream: stream, delivered: delivered)
+        }) else { return false }
+        guard let upTo = step else { return true }
         for seq in outboxCache.keys where seq <= upTo { outboxCache[seq] = nil }
-        schedulePump()
+        pumpWakeup.signal()
         let now = services.now()
         services.events.publish(.acknowledged(peer: key, stream: stream, upTo: upTo, at: now))
         recordDelivery(stream: stream, upTo: upTo, at: now)
         return true
     }
 
-    private func applyRead(stream: UInt64, read: UInt64, on source: SessionHandle) async -> Bool {
-        let upTo: UInt64?
-        do {
-            upTo = try flow?.readReceived(stream: stream, read: read) ?? nil
-        } catch {
-            await protocolViolation(error.description, on: source)
-            return false
-        }
-        guard let upTo else { return true }
+    private func applyRead(stream: UInt64, read: UInt64, on source: any LinkSession) async
+        -> Bool
+    {
+        guard let step = await flowStep(on: source, { flow throws(OutgoingFlow.Violation) in
+            try flow.readReceived(stream: stream, read: read)
+        }) else { return false }
+        guard let upTo = step else { return true }
         do {
             publishStatus(
                 try await services.store.markReadByPeer(
@@ -256,14 +298,11 @@ extension PeerLink {
     }
 
     private func applyReject(
-        stream: UInt64, seq: UInt64, reason: RejectReason, on source: SessionHandle
+        stream: UInt64, seq: UInt64, reason: RejectReason, on source: any LinkSession
     ) async -> Bool {
-        do {
-            try flow?.rejectReceived(stream: stream, seq: seq)
-        } catch {
-            await protocolViolation(error.description, on: source)
-            return false
-        }
+        guard await flowStep(on: source, { flow throws(OutgoingFlow.Violation) in
+            try flow.rejectReceived(stream: stream, seq: seq)
+        }) != nil else { return false }
         logger.notice("the peer rejected message \(seq): \(reason)")
         do {
             if let failed = try await services.store.markFailed(
@@ -278,14 +317,9 @@ extension PeerLink {
     }
 
     private func applyPresence(status: AnnouncedStatus, statusText: String) async {
-        services.directory.modify(key) { entry in
-            entry.record.status = status.availability
-            entry.record.statusText = statusText
-        }
         do {
-            try await services.store.recordPeerSeen(
-                key, keyTag: keyTag, name: nil, status: status.availability,
-                statusText: statusText, endpoint: nil, at: services.now())
+            try await services.directory.recordPresence(
+                key, status: status.availability, statusText: statusText, at: services.now())
         } catch {
             logger.error("cannot record presence: \(error)")
         }

@@ -2,26 +2,21 @@ import LanChatCore
 import LanChatStore
 
 /// Writing our stream to the session: in seq order, at most `Limits.maxInFlight` ahead of
-/// the peer's ACKs, in batches of up to 256 messages per write.
+/// the peer's ACKs, in batches of up to 256 messages per write. One loop per link, woken by
+/// `pumpWakeup` whenever something may have become sendable (a commit, an ACK, a resume), so
+/// whoever signals never waits on the network.
 extension PeerLink {
-    /// Starts the pump unless it is already running; a running pump is told to look again.
-    /// The pump is a separate task (at most one per link) so that whoever calls this (the
-    /// `send` handler, the inbound path after an ACK) never waits on the network.
-    func schedulePump() {
-        guard helloReceived, session != nil else { return }
-        if pumpRunning {
-            pumpRequested = true
-            return
+    func runPump() async {
+        while !shouldStop {
+            await pumpWhileSendable()
+            await pumpWakeup.wait(until: nil)
         }
-        pumpRunning = true
-        Task { await self.pump() }
     }
 
-    private func pump() async {
-        defer { pumpRunning = false }
-        while true {
-            pumpRequested = false
-            guard helloReceived, let current = session, let flow, let stream = flow.stream,
+    /// Writes batches until nothing is sendable, the session changes, or a write fails.
+    private func pumpWhileSendable() async {
+        while !shouldStop {
+            guard let (current, flow) = phase.established, let stream = flow.stream,
                 let range = flow.sendable
             else { return }
             let last = min(range.upperBound, range.lowerBound + UInt64(Self.maxBatch) - 1)
@@ -41,7 +36,7 @@ extension PeerLink {
                     return
                 }
                 // The world may have moved during the read: start over if so.
-                guard current === session, self.flow?.nextToSend == range.lowerBound else {
+                guard phase.isCurrent(current), phase.flow?.nextToSend == range.lowerBound else {
                     continue
                 }
                 batch += fetched
@@ -51,7 +46,7 @@ extension PeerLink {
                 logger.error("outbox has no message \(range.lowerBound) of its stream")
                 return
             }
-            self.flow?.didSend(upTo: lastSent.seq)
+            phase.updateFlow(on: current) { $0.didSend(upTo: lastSent.seq) }
             services.events.publish(.statusChanged(peer: key, contiguous, sent: true))
             do {
                 try await current.send(contiguous.map(Self.wireMessage))

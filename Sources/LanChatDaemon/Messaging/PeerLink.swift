@@ -1,45 +1,50 @@
 import LanChatCore
 import LanChatCrypto
 import LanChatStore
-import LanChatTransport
 import Logging
+import Synchronization
 
-/// Everything about one peer key: its current session, our outgoing stream to it
-/// (`OutgoingFlow`, §9.3/§9.5) and its stream to us (`IncomingLedger`, §9.4).
+/// Everything about one peer key: its session phase (`LinkPhase`: which session is current
+/// and our stream's flow on it), the peer's stream to us (`IncomingLedger`, §9.4), and the
+/// work that moves messages.
 ///
-/// Concurrency: an actor, so its state changes one call at a time; after every `await` the
-/// code re-checks that the session it works for is still the current one (a reconnect or a
-/// simultaneous dial can replace it meanwhile). Inbound batches are additionally serialised
-/// by `inboundGate`, because a batch's classification and its commit must not interleave
-/// with another batch's. Sending runs in a separate pump task so that receiving never waits
-/// for the network.
+/// Ownership and concurrency: an actor, so its state changes one call at a time. Its
+/// long-lived work runs in `run()`, a child task of the `LinkRegistry` service, as three
+/// loops, each woken by its own `Wakeup`:
+/// - inbound: the batches the transport hands over, one at a time, in arrival order (so a
+///   batch's classification and its commit never interleave with another batch's, whichever
+///   session it came on). The transport's call waits until its batch is processed, which is
+///   the backpressure that bounds memory when the store is slow.
+/// - the pump: writes our stream to the session. A separate loop, so receiving never waits on
+///   a peer that reads slowly.
+/// - the delivery-mark writer: records ACKs as `delivered`, off the inbound path.
+/// After every `await`, the code asks `phase` whether its session is still current.
 actor PeerLink {
     let key: PeerKey
     let keyTag: String
     let services: LinkServices
-    var logger: Logger
+    let logger: Logger
 
-    /// The session messages go out on; nil while offline.
-    var session: SessionHandle?
-    /// The peer's HELLO arrived on `session`: resume is known, MSGs may flow.
-    var helloReceived = false
-    /// Our stream's state for `session`; reset with every session.
-    var flow: OutgoingFlow?
-    /// The incoming cursor as classified (may be ahead of the committed one while a batch
-    /// is being stored) and as committed (what HELLO and ACK may carry).
+    /// The current session and our flow on it. The one place that says.
+    var phase: LinkPhase = .offline
+    /// The peer's stream to us as committed (what HELLO and ACK carry); read from the store
+    /// with the first session and kept across sessions.
     var ledger: IncomingLedger?
-    var committedCursor = IncomingCursor()
     /// Recently committed outgoing messages by seq, so the pump rarely reads the store.
+    /// Dropped with each session.
     var outboxCache: [UInt64: StoredMessage] = [:]
-    var pumpRunning = false
-    var pumpRequested = false
     /// ACKs not yet known to be written as `delivered`, per stream (`PeerLink+DeliveryMarks`).
     var deliveryMarks: [UInt64: DeliveryMark] = [:]
-    var deliveryWriterRunning = false
-    var inboundBusy = false
+    /// Batches from the transport waiting for the inbound loop (`PeerLink+Inbound`).
+    var inbound: [InboundBatch] = []
     /// The name-clash warning of §3.8 row 7 was logged for this key (once per run).
     var warnedNameClash = false
-    var inboundWaiters: [CheckedContinuation<Void, Never>] = []
+
+    let pumpWakeup = Wakeup()
+    let marksWakeup = Wakeup()
+    let inboundWakeup = Wakeup()
+    /// Set once by `requestStop()` (from any thread); the loops finish their work and return.
+    private let stopRequested = Atomic<Bool>(false)
 
     static let maxBatch = Limits.maxAckBatch
     static let maxCachedMessages = 4 * Limits.maxInFlight
@@ -53,102 +58,121 @@ actor PeerLink {
         self.logger = logger
     }
 
+    // MARK: Life
+
+    /// The link's work, until `requestStop()`. Run by the registry as one of its children.
+    func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.runInbound() }
+            group.addTask { await self.runPump() }
+            group.addTask { await self.runDeliveryMarks() }
+        }
+    }
+
+    /// Asks the loops to finish: the inbound loop answers what is queued, the writer stores
+    /// the marks it holds, the pump stops. Callable from any thread.
+    nonisolated func requestStop() {
+        stopRequested.store(true, ordering: .sequentiallyConsistent)
+        inboundWakeup.signal()
+        pumpWakeup.signal()
+        marksWakeup.signal()
+    }
+
+    nonisolated var isStopping: Bool { stopRequested.load(ordering: .sequentiallyConsistent) }
+
+    /// Stop asked for, or the loop's task cancelled (the registry's task group torn down).
+    nonisolated var shouldStop: Bool { isStopping || Task.isCancelled }
+
+    // MARK: Views
+
     /// The seqs of our stream written to the current session and not yet acknowledged (the
     /// messages `history` shows as `sent`), and the ACKs not yet written to the store.
     func liveOutgoingState() -> LiveOutgoingState {
         var state = LiveOutgoingState()
-        if let flow, let stream = flow.stream, let range = flow.inFlight {
+        if let flow = phase.flow, let stream = flow.stream, let range = flow.inFlight {
             state.inFlight = (stream, range)
         }
         state.unrecordedDeliveries = deliveryMarks
         return state
     }
 
-    var isOnline: Bool { session != nil }
+    var isOnline: Bool { phase.session != nil }
 
     // MARK: Sessions
 
     /// A new authenticated session with this key. Applies the one-session rule (§3.9) and,
     /// when the new one is kept, sends our HELLO first of all. Returns whether it was kept.
-    func attach(_ new: SessionHandle) async -> Bool {
-        if let existing = session {
-            let outcome = SessionArbitration.decide(
-                existingAge: existing.establishedAt.duration(to: .now),
-                existingInitiator: existing.initiatorKey(ownKey: services.directory.ownKey),
-                newInitiator: new.initiatorKey(ownKey: services.directory.ownKey))
-            switch outcome {
-            case .keepExisting:
-                logger.debug("simultaneous dial: keeping \(existing), closing \(new)")
-                await new.close(.duplicate)
-                return false
-            case .replaceAsDuplicate:
-                logger.debug("simultaneous dial: keeping \(new), closing \(existing)")
-                resetSession()
-                await existing.close(.duplicate)
-            case .replaceAsReconnect:
-                resetSession()
-                await existing.close(.replaced)
+    func attach(_ new: any LinkSession) async -> Bool {
+        switch phase.sessionUp(
+            new, ownKey: services.directory.ownKey, now: services.clock.monotonic())
+        {
+        case .refuse:
+            logger.debug("simultaneous dial: keeping \(phase.session.map { "\($0)" } ?? "?"), closing \(new)")
+            await new.close(.duplicate)
+            return false
+        case .keep(let replacing):
+            outboxCache.removeAll()
+            if let (old, reason) = replacing {
+                if reason == .duplicate {
+                    logger.debug("simultaneous dial: keeping \(new), closing \(old)")
+                }
+                await old.close(reason)
             }
         }
-        // Claim the link before any await, so nothing else is sent on it before HELLO.
-        session = new
-        helloReceived = false
         do {
             let outgoing = try await services.store.outgoingState(for: key)
-            if ledger == nil {
-                let cursor = try await services.store.incomingCursor(from: key)
-                if ledger == nil {
-                    ledger = IncomingLedger(cursor: cursor)
-                    committedCursor = cursor
-                }
-            }
-            guard session === new else { return false }
-            flow = OutgoingFlow(
+            let cursor = try await incomingCursor()
+            let flow = OutgoingFlow(
                 stream: outgoing?.stream, highestAssigned: (outgoing?.nextSeq ?? 1) - 1)
+            // Overtaken by a newer session or a close while reading: that one speaks now.
+            guard phase.ourHelloSent(on: new, flow: flow) else { return false }
             let profile = services.profile.snapshot
             new.sendControl([
                 .hello(
                     Hello(
                         name: profile.name, presence: profile.status,
                         statusText: profile.statusText, outStream: outgoing?.stream ?? 0,
-                        outNext: outgoing?.nextSeq ?? 1, inStream: committedCursor.stream,
-                        inDelivered: committedCursor.delivered,
-                        inRead: services.readReceipts ? committedCursor.read : 0))
+                        outNext: outgoing?.nextSeq ?? 1, inStream: cursor.stream,
+                        inDelivered: cursor.delivered,
+                        inRead: services.readReceipts ? cursor.read : 0))
             ])
             return true
         } catch {
             logger.error("cannot read the store for a new session: \(error)")
-            if session === new { resetSession() }
+            phase.sessionDown(new)
             await new.close(.normal)
             return false
         }
     }
 
-    /// The session ended. If it was the current one, its in-flight messages fall back to
-    /// queued (they are simply no longer in any flow's in-flight range).
-    func detach(_ old: SessionHandle) {
-        if old === session { resetSession() }
+    /// The committed incoming cursor, read from the store the first time.
+    private func incomingCursor() async throws(StoreError) -> IncomingCursor {
+        if let ledger { return ledger.cursor }
+        let cursor = try await services.store.incomingCursor(from: key)
+        // Another session's attach may have loaded it (and the inbound loop moved it on)
+        // while this read was under way: the first one stays.
+        if ledger == nil { ledger = IncomingLedger(cursor: cursor) }
+        return ledger?.cursor ?? cursor
     }
 
-    func resetSession() {
-        session = nil
-        helloReceived = false
-        flow = nil
-        outboxCache.removeAll()
+    /// The session ended. If it was the current one, its in-flight messages fall back to
+    /// queued (they are simply no longer in any flow's in-flight range).
+    func detach(_ old: any LinkSession) {
+        if phase.sessionDown(old) { outboxCache.removeAll() }
     }
 
     /// Closes the current session with `reason` (shutdown, protocol error, block).
     func closeSession(_ reason: CloseReason) async {
-        guard let current = session else { return }
-        resetSession()
+        guard let current = phase.session else { return }
+        detach(current)
         await current.close(reason)
     }
 
-    func protocolViolation(_ what: String, on source: SessionHandle) async {
+    func protocolViolation(_ what: String, on source: any LinkSession) async {
         logger.warning(
             "protocol error, closing the session: \(what)",
-            metadata: ["session": "\(source.info.sessionTag)"])
-        if source === session { resetSession() }
+            metadata: ["session": "\(source.sessionTag)"])
+        detach(source)
         await source.close(.protocolError)
     }
 
@@ -160,7 +184,12 @@ actor PeerLink {
         if outboxCache.count + messages.count <= Self.maxCachedMessages {
             for message in messages { outboxCache[message.seq] = message }
         }
-        flow?.assigned(stream: last.stream, upTo: last.seq)
-        schedulePump()
+        phase.committed(stream: last.stream, upTo: last.seq)
+        pumpWakeup.signal()
+    }
+
+    /// Sends a control message (PRESENCE, TYPING) on the established session, if any.
+    func announce(_ message: AppMessage) {
+        phase.established?.session.sendControl([message])
     }
 }

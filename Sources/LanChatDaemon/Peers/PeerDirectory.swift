@@ -4,23 +4,32 @@ import LanChatCrypto
 import LanChatStore
 import Synchronization
 
-/// The daemon's live view of every peer: the pin store's records (loaded once, then kept in
-/// step with every write the daemon makes) plus presence. Lookups are synchronous (a lock,
-/// no suspension) because the identity decision and PEER resolution sit on hot paths.
-///
-/// Ownership: the store is the source of truth for records; the directory is updated by
-/// whoever writes them (the links and the control handlers), always after the write.
+/// The one owner of peer state: the pin store's records (loaded once at start) and live
+/// presence. Every change to a peer record goes through a method here, which writes the
+/// store and then the in-memory entry, so the two cannot drift; everyone else asks. Lookups
+/// are synchronous (a lock, no suspension) because the identity decision and PEER resolution
+/// sit on hot paths.
 final class PeerDirectory: Sendable {
     private let entries: Mutex<[PeerKey: PeerEntry]>
+    private let persistence: any PeerPersistence
     let ownKey: PeerKey
 
-    init(ownKey: PeerKey, records: [PeerRecord]) {
+    init(ownKey: PeerKey, records: [PeerRecord], persistence: any PeerPersistence) {
         self.ownKey = ownKey
+        self.persistence = persistence
         var map: [PeerKey: PeerEntry] = [:]
         for record in records where record.key != ownKey {
             map[record.key] = PeerEntry(record: record)
         }
         entries = Mutex(map)
+    }
+
+    /// The directory of everything `persistence` has pinned.
+    static func load(ownKey: PeerKey, from persistence: any PeerPersistence)
+        async throws(StoreError) -> PeerDirectory
+    {
+        PeerDirectory(
+            ownKey: ownKey, records: try await persistence.peers(), persistence: persistence)
     }
 
     func entry(_ key: PeerKey) -> PeerEntry? {
@@ -45,22 +54,99 @@ final class PeerDirectory: Sendable {
         entries.withLock { $0.values.filter { $0.sessions > 0 }.count }
     }
 
-    /// Inserts or replaces the record (after the store was written): the key is pinned.
-    func update(_ record: PeerRecord) {
+    /// Whether the pin store knows this key.
+    func isPinned(_ key: PeerKey) -> Bool {
+        entries.withLock { $0[key]?.pinned ?? false }
+    }
+
+    // MARK: Changes to records (store first, then memory)
+
+    /// Pins a proven key on first contact (TOFU, §3.8 row 6) as unverified. Returns false when
+    /// it was pinned already.
+    func pinOnFirstContact(_ key: PeerKey, dialledAddress: Endpoint?, at now: Int64)
+        async throws(StoreError) -> Bool
+    {
+        guard !isPinned(key) else { return false }
+        let keyTag = Self.keyTag(key)
+        try await persistence.recordPeerSeen(
+            key, keyTag: keyTag, name: nil, status: nil, statusText: nil,
+            endpoint: dialledAddress, at: now)
+        pin(
+            PeerRecord(
+                key: key, keyTag: keyTag, name: "", firstSeen: now, lastSeen: now,
+                addresses: dialledAddress.map { [$0] } ?? []))
+        return true
+    }
+
+    /// Pins a key known before its first contact (`--peer ID@…`), so no TOFU window opens.
+    /// Nothing changes for a key already pinned.
+    func pinAhead(_ key: PeerKey, at now: Int64) async throws(StoreError) {
+        guard key != ownKey, !isPinned(key) else { return }
+        let keyTag = Self.keyTag(key)
+        try await persistence.addPeer(key, keyTag: keyTag, name: nil, at: now)
+        pin(PeerRecord(key: key, keyTag: keyTag, name: "", firstSeen: now))
+    }
+
+    /// What the peer's HELLO says about itself, and the address we reached it at. The entry
+    /// shows it even when the store could not record it (the error is rethrown).
+    func recordHello(
+        _ key: PeerKey, name: String, status: String, statusText: String,
+        dialledAddress: Endpoint?, at now: Int64
+    ) async throws(StoreError) {
+        var failure: StoreError?
+        do {
+            try await persistence.recordPeerSeen(
+                key, keyTag: Self.keyTag(key), name: name, status: status,
+                statusText: statusText, endpoint: dialledAddress, at: now)
+        } catch {
+            failure = error
+        }
+        modify(key) { entry in
+            entry.record.name = name
+            entry.record.status = status
+            entry.record.statusText = statusText
+            if let dialledAddress {
+                entry.record.addresses.removeAll { $0 == dialledAddress }
+                entry.record.addresses.insert(dialledAddress, at: 0)
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// A PRESENCE from the peer (§9.6). Shown even when the store could not record it.
+    func recordPresence(_ key: PeerKey, status: String, statusText: String, at now: Int64)
+        async throws(StoreError)
+    {
+        modify(key) { entry in
+            entry.record.status = status
+            entry.record.statusText = statusText
+        }
+        try await persistence.recordPeerSeen(
+            key, keyTag: Self.keyTag(key), name: nil, status: status, statusText: statusText,
+            endpoint: nil, at: now)
+    }
+
+    /// A session with `key` ended at `now`: stored as its last seen time. Runs even while the
+    /// calling task is being cancelled (a session ending at shutdown); errors go to `failed`.
+    func recordLastSeen(
+        _ key: PeerKey, at now: Int64, failed: @escaping @Sendable (StoreError) -> Void
+    ) {
+        persistence.setLastSeen(key, at: now) { error in
+            if let error { failed(error) }
+        }
+    }
+
+    private func pin(_ record: PeerRecord) {
         entries.withLock { map in
             map[record.key, default: PeerEntry(record: record)].record = record
             map[record.key]?.pinned = true
         }
     }
 
-    /// Whether the pin store knows this key.
-    func isPinned(_ key: PeerKey) -> Bool {
-        entries.withLock { $0[key]?.pinned ?? false }
-    }
-
-    /// Applies `change` to the record of `key` if it is known. Returns the new entry.
+    /// Applies `change` to the live entry of `key` if it is known. Live facts only: a record
+    /// field changed here without its store write would be lost at the next start.
     @discardableResult
-    func modify(_ key: PeerKey, _ change: (inout PeerEntry) -> Void) -> PeerEntry? {
+    private func modify(_ key: PeerKey, _ change: (inout PeerEntry) -> Void) -> PeerEntry? {
         entries.withLock { map in
             guard var entry = map[key] else { return nil }
             change(&entry)

@@ -41,30 +41,25 @@ public final class Daemon: Sendable {
         let lock = try DataDirectoryLock.acquire(in: configuration.dataDirectory)
         let identity = try Self.loadIdentity(configuration, logger: logger)
         let store = try Self.openStore(configuration)
-        let records: [PeerRecord]
+        let clock = DaemonClock.system
+        let directory: PeerDirectory
         do {
-            records = try await store.peers()
+            directory = try await PeerDirectory.load(ownKey: identity.publicKey, from: store)
         } catch {
             throw .store("cannot read the pin store: \(error)")
         }
-        let directory = PeerDirectory(ownKey: identity.publicKey, records: records)
-        let now = LinkServices.wallClock()
         for peer in configuration.staticPeers {
-            guard let key = peer.key, key != identity.publicKey, directory.entry(key) == nil else {
-                continue
-            }
+            guard let key = peer.key else { continue }
             // `--peer ID@…` pins the key before the first contact (no TOFU window).
             do {
-                try await store.addPeer(key, keyTag: Fingerprint.keyTag(key), name: nil, at: now)
-                directory.update(
-                    PeerRecord(key: key, keyTag: Fingerprint.keyTag(key), name: "", firstSeen: now))
+                try await directory.pinAhead(key, at: clock.wallMilliseconds())
             } catch {
                 throw .store("cannot pin \(key.id): \(error)")
             }
         }
         return try await Self.assemble(
             configuration, identity: identity, store: store, directory: directory, lock: lock,
-            logger: logger, environment: environment, handleSignals: handleSignals)
+            clock: clock, logger: logger, environment: environment, handleSignals: handleSignals)
     }
 
     private init(
@@ -86,21 +81,15 @@ public final class Daemon: Sendable {
 
     private static func assemble(
         _ configuration: DaemonConfiguration, identity: IdentityKeyPair, store: MessageStore,
-        directory: PeerDirectory, lock: DataDirectoryLock, logger: Logger,
+        directory: PeerDirectory, lock: DataDirectoryLock, clock: DaemonClock, logger: Logger,
         environment: [String: String], handleSignals: Bool
     ) async throws(DaemonError) -> Daemon {
         let events = EventBus()
         let profile = OwnProfile(name: configuration.name)
         let services = LinkServices(
             store: store, directory: directory, events: events, profile: profile,
-            logger: logger, readReceipts: configuration.readReceipts, now: LinkServices.wallClock)
-        let connectionsBox = ConnectionsBox()
-        let registry = LinkRegistry(
-            services: services,
-            sessionStarted: { key in await connectionsBox.manager?.sessionStarted(with: key) },
-            sessionEnded: { key, end in
-                await connectionsBox.manager?.sessionEnded(with: key, end: end)
-            })
+            logger: logger, readReceipts: configuration.readReceipts, clock: clock)
+        let registry = LinkRegistry(services: services)
         let transport = Transport(
             identity: identity, configuration: configuration.transport, logger: logger)
         let listener: Listener
@@ -120,27 +109,28 @@ public final class Daemon: Sendable {
                     StaticDiscovery.Peer(endpoint: $0.endpoint, key: $0.key)
                 })
         ]
-        let announcer = Announcer(
-            key: identity.publicKey, port: listener.port, name: configuration.name)
-        if configuration.mdns {
-            let mdns = AvahiDiscovery(
+        let mdns: AvahiDiscovery? =
+            configuration.mdns
+            ? AvahiDiscovery(
                 configuration: .init(
                     ownKey: identity.publicKey, interfaces: configuration.interfaces),
                 logger: logger)
+            : nil
+        let announcer = Announcer(key: identity.publicKey, port: listener.port, mdns: mdns)
+        if let mdns {
             // Announced before READY: publication starts as soon as the client connects.
-            mdns.announce(announcer.advertisement(for: profile.snapshot))
-            announcer.discovery = mdns
+            announcer.announce(profile.snapshot)
             discoveries.append(mdns)
         }
         let connections = ConnectionManager(
-            transport: transport, registry: registry, directory: directory, logger: logger,
-            discoveryState: configuration.mdns ? .connecting : .disabled)
-        connectionsBox.set(connections)
+            transport: transport, registry: registry, directory: directory, clock: clock,
+            logger: logger, discoveryState: configuration.mdns ? .connecting : .disabled)
         let listening = [listener.localAddress?.description ?? "\(configuration.listenHost):?"]
         let runtime = RuntimeFacts(
             name: { profile.snapshot.name },
-            startedAt: Timestamp(millisecondsSince1970: LinkServices.wallClock()),
-            startInstant: .now, listening: listening, dataDirectory: configuration.dataDirectory,
+            startedAt: Timestamp(millisecondsSince1970: clock.wallMilliseconds()),
+            startInstant: clock.monotonic(), listening: listening,
+            dataDirectory: configuration.dataDirectory,
             socketPath: configuration.socketPath, mdnsEnabled: configuration.mdns,
             presenceChanged: { snapshot in announcer.announce(snapshot) })
         let messenger = Messenger(
@@ -189,6 +179,8 @@ public final class Daemon: Sendable {
                     }
                 })
         }
+        // Every link's work; stopped after the sessions below were closed.
+        serviceList.append(registry)
         serviceList.append(
             ShutdownService(description: "sessions") {
                 // Peers must see us go, not come back: no new dials or sessions, then
@@ -290,20 +282,10 @@ public final class Daemon: Sendable {
 
 /// Turns our profile into the mDNS advertisement (PROTOCOL.md §10) and hands it to the mDNS
 /// backend, if there is one.
-final class Announcer: Sendable {
+struct Announcer: Sendable {
     let key: PeerKey
     let port: UInt16
-    private let mdns = Mutex<(any PeerDiscovery)?>(nil)
-
-    init(key: PeerKey, port: UInt16, name: String) {
-        self.key = key
-        self.port = port
-    }
-
-    var discovery: (any PeerDiscovery)? {
-        get { mdns.withLock { $0 } }
-        set { mdns.withLock { $0 = newValue } }
-    }
+    let mdns: (any PeerDiscovery)?
 
     func advertisement(for profile: OwnProfile.Snapshot) -> Advertisement {
         Advertisement(
@@ -313,15 +295,6 @@ final class Announcer: Sendable {
     }
 
     func announce(_ profile: OwnProfile.Snapshot) {
-        discovery?.announce(advertisement(for: profile))
+        mdns?.announce(advertisement(for: profile))
     }
-}
-
-/// Lets the link registry (built first) reach the connection manager (built after it).
-final class ConnectionsBox: Sendable {
-    private let stored = Mutex<ConnectionManager?>(nil)
-
-    func set(_ connections: ConnectionManager) { stored.withLock { $0 = connections } }
-
-    var manager: ConnectionManager? { stored.withLock { $0 } }
 }

@@ -1,0 +1,19 @@
+import LanChatCore
+import LanChatStore
+
+/// Where `PeerDirectory` keeps peer records: the pin store. The store is the real one; tests
+/// give the directory a double so presence rules run without a database.
+protocol PeerPersistence: Sendable {
+    func peers() async throws(StoreError) -> [PeerRecord]
+    @discardableResult
+    func recordPeerSeen(
+        _ key: PeerKey, keyTag: String, name: String?, status: String?, statusText: String?,
+        endpoint: Endpoint?, at now: Int64
+    ) async throws(StoreError) -> Bool
+    func addPeer(_ key: PeerKey, keyTag: String, name: String?, at now: Int64)
+        async throws(StoreError)
+    func setLastSeen(
+        _ key: PeerKey, at now: Int64, completion: @escaping @Sendable (StoreError?) -> Void)
+}
+
+extension MessageStore: PeerPersistence {}
