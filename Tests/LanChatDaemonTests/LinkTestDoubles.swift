@@ -52,3 +52,62 @@ final class InMemoryPeerPersistence: PeerPersistence {
 
     func record(_ key: PeerKey) -> PeerRecord? { rows.withLock { $0[key] } }
 }
+
+/// A session without a socket: records what the link writes and whether it closed it, and
+/// hands each write to the test in order through `writes`.
+final class FakeSession: LinkSession {
+    enum Write: Sendable, Equatable {
+        case control([AppMessage])
+        case messages([AppMessage])
+        case closed(CloseReason)
+    }
+
+    let remoteKey: PeerKey
+    let sessionTag: String
+    let dialledAddress: Endpoint?
+    let establishedAt: ContinuousClock.Instant
+    /// Who dialled: the peer (inbound) or us (outbound).
+    let dialledByPeer: Bool
+    let writes: AsyncStream<Write>
+    private let continuation: AsyncStream<Write>.Continuation
+    private let closedWith = Mutex<CloseReason?>(nil)
+
+    init(
+        peer: PeerKey, tag: String, dialledByPeer: Bool = true,
+        establishedAt: ContinuousClock.Instant = .now
+    ) {
+        remoteKey = peer
+        sessionTag = tag
+        self.dialledByPeer = dialledByPeer
+        dialledAddress = dialledByPeer ? nil : Endpoint(host: "127.0.0.1", port: 7000)
+        self.establishedAt = establishedAt
+        (writes, continuation) = AsyncStream.makeStream(of: Write.self)
+    }
+
+    var description: String { "fake session \(sessionTag)" }
+    var closeReason: CloseReason? { closedWith.withLock { $0 } }
+
+    func initiatorKey(ownKey: PeerKey) -> PeerKey { dialledByPeer ? remoteKey : ownKey }
+
+    func send(_ messages: [AppMessage]) async throws {
+        guard closeReason == nil else { throw CancellationError() }
+        continuation.yield(.messages(messages))
+    }
+
+    func sendControl(_ messages: [AppMessage]) {
+        guard closeReason == nil else { return }
+        continuation.yield(.control(messages))
+    }
+
+    func close(_ reason: CloseReason) async {
+        let first = closedWith.withLock { current in
+            guard current == nil else { return false }
+            current = reason
+            return true
+        }
+        if first {
+            continuation.yield(.closed(reason))
+            continuation.finish()
+        }
+    }
+}

@@ -244,7 +244,8 @@ extension PeerLink {
     /// Applies a flow step for `source`; a step the flow refuses is a protocol violation.
     /// Returns nil when the session ended (replaced, or closed for the violation).
     private func flowStep<Result>(
-        on source: any LinkSession, _ step: (inout OutgoingFlow) throws(OutgoingFlow.Violation) -> Result
+        on source: any LinkSession,
+        _ step: (inout OutgoingFlow) throws(OutgoingFlow.Violation) -> Result
     ) async -> Result? {
         let outcome: Swift.Result<Result, OutgoingFlow.Violation>? = phase.updateFlow(on: source) {
             flow in
@@ -268,9 +269,13 @@ extension PeerLink {
     private func applyAck(stream: UInt64, delivered: UInt64, on source: any LinkSession) async
         -> Bool
     {
-        guard let step = await flowStep(on: source, { flow throws(OutgoingFlow.Violation) in
-            try flow.ackReceived(stream: stream, delivered: delivered)
-        }) else { return false }
+        guard
+            let step = await flowStep(
+                on: source,
+                { flow throws(OutgoingFlow.Violation) in
+                    try flow.ackReceived(stream: stream, delivered: delivered)
+                })
+        else { return false }
         guard let upTo = step else { return true }
         for seq in outboxCache.keys where seq <= upTo { outboxCache[seq] = nil }
         pumpWakeup.signal()
@@ -283,9 +288,13 @@ extension PeerLink {
     private func applyRead(stream: UInt64, read: UInt64, on source: any LinkSession) async
         -> Bool
     {
-        guard let step = await flowStep(on: source, { flow throws(OutgoingFlow.Violation) in
-            try flow.readReceived(stream: stream, read: read)
-        }) else { return false }
+        guard
+            let step = await flowStep(
+                on: source,
+                { flow throws(OutgoingFlow.Violation) in
+                    try flow.readReceived(stream: stream, read: read)
+                })
+        else { return false }
         guard let upTo = step else { return true }
         do {
             publishStatus(
@@ -300,9 +309,13 @@ extension PeerLink {
     private func applyReject(
         stream: UInt64, seq: UInt64, reason: RejectReason, on source: any LinkSession
     ) async -> Bool {
-        guard await flowStep(on: source, { flow throws(OutgoingFlow.Violation) in
-            try flow.rejectReceived(stream: stream, seq: seq)
-        }) != nil else { return false }
+        guard
+            await flowStep(
+                on: source,
+                { flow throws(OutgoingFlow.Violation) in
+                    try flow.rejectReceived(stream: stream, seq: seq)
+                }) != nil
+        else { return false }
         logger.notice("the peer rejected message \(seq): \(reason)")
         do {
             if let failed = try await services.store.markFailed(

@@ -107,7 +107,9 @@ actor PeerLink {
             new, ownKey: services.directory.ownKey, now: services.clock.monotonic())
         {
         case .refuse:
-            logger.debug("simultaneous dial: keeping \(phase.session.map { "\($0)" } ?? "?"), closing \(new)")
+            logger.debug(
+                "simultaneous dial: keeping \(phase.session.map { "\($0)" } ?? "?"), closing \(new)"
+            )
             await new.close(.duplicate)
             return false
         case .keep(let replacing):

@@ -1,0 +1,187 @@
+import Foundation
+import LanChatCore
+import LanChatStore
+import Logging
+import Testing
+
+@testable import LanChatDaemon
+
+/// One `PeerLink` driven through `FakeSession`s, with a real store in a temporary directory
+/// and its loops running as they do under the registry: sessions up and replaced, HELLO,
+/// MSG/ACK, resume, close and stop, without sockets.
+@Suite struct PeerLinkTests {
+    struct Harness {
+        let root: TestRoot
+        let store: MessageStore
+        let events: EventBus
+        let link: PeerLink
+        let peer: PeerKey
+        let run: Task<Void, Never>
+
+        static func start() async throws -> Harness {
+            let root = try TestRoot()
+            let store = try MessageStore.open(path: root.path + "/lanchat.sqlite3")
+            let own = try #require(LinkPhaseTests.own)
+            let peer = try #require(LinkPhaseTests.peer)
+            let directory = PeerDirectory(ownKey: own, records: [], persistence: store)
+            _ = try await directory.pinOnFirstContact(peer, dialledAddress: nil, at: 1_000)
+            let events = EventBus()
+            let services = LinkServices(
+                store: store, directory: directory, events: events,
+                profile: OwnProfile(name: "alice"), logger: quietLogger, readReceipts: true,
+                clock: .system)
+            let link = PeerLink(key: peer, services: services)
+            let run = Task { await link.run() }
+            return Harness(
+                root: root, store: store, events: events, link: link, peer: peer, run: run)
+        }
+
+        func stop() async {
+            link.requestStop()
+            await run.value
+            store.close()
+            root.remove()
+        }
+
+        func session(_ tag: String, dialledByPeer: Bool = true) -> FakeSession {
+            FakeSession(peer: peer, tag: tag, dialledByPeer: dialledByPeer)
+        }
+
+        /// A session that is up and has exchanged HELLOs: our HELLO read, theirs applied.
+        func established(_ tag: String, theirHello: Hello = Harness.hello()) async throws
+            -> (FakeSession, AsyncStream<FakeSession.Write>.Iterator)
+        {
+            let session = self.session(tag)
+            var writes = session.writes.makeAsyncIterator()
+            #expect(await link.attach(session))
+            guard case .control(let first) = await writes.next(), case .hello = first.first else {
+                Issue.record("HELLO must be the first thing written")
+                throw CancellationError()
+            }
+            await link.received([.hello(theirHello)], on: session)
+            return (session, writes)
+        }
+
+        static func hello(inStream: UInt64 = 0, inDelivered: UInt64 = 0) -> Hello {
+            Hello(
+                name: "bob", presence: .available, statusText: "", outStream: 0, outNext: 1,
+                inStream: inStream, inDelivered: inDelivered, inRead: 0)
+        }
+
+        func incoming() async throws -> [StoredMessage] {
+            try await store.history(with: peer, limit: 100).messages.filter {
+                $0.direction == .incoming
+            }
+        }
+    }
+
+    static func wire(_ seq: UInt64, stream: UInt64 = 77, text: String = "hi") -> AppMessage {
+        .message(
+            WireMessage(
+                stream: stream, seq: seq, id: MessageID.random(), sentAt: 1_000, text: text))
+    }
+
+    @Test func aMessageBeforeTheHelloClosesTheSessionAndStoresNothing() async throws {
+        let harness = try await Harness.start()
+        let session = harness.session("a")
+        #expect(await harness.link.attach(session))
+        await harness.link.received([Self.wire(1)], on: session)
+        #expect(session.closeReason == .protocolError)
+        #expect(try await harness.incoming().isEmpty)
+        #expect(await !harness.link.isOnline)
+        await harness.stop()
+    }
+
+    @Test func aMessageAfterTheHelloIsStoredThenAcknowledged() async throws {
+        let harness = try await Harness.start()
+        var (session, writes) = try await harness.established("a")
+        await harness.link.received([Self.wire(1), Self.wire(2)], on: session)
+        #expect(await writes.next() == .control([.ack(stream: 77, delivered: 2)]))
+        #expect(try await harness.incoming().map(\.seq) == [1, 2])
+        // A resent one is a duplicate: acknowledged again, not stored twice.
+        await harness.link.received([Self.wire(2)], on: session)
+        #expect(await writes.next() == .control([.ack(stream: 77, delivered: 2)]))
+        #expect(try await harness.incoming().count == 2)
+        await harness.stop()
+    }
+
+    @Test func aSecondHelloIsAProtocolError() async throws {
+        let harness = try await Harness.start()
+        let (session, _) = try await harness.established("a")
+        await harness.link.received([.hello(Harness.hello())], on: session)
+        #expect(session.closeReason == .protocolError)
+        await harness.stop()
+    }
+
+    @Test func whatAReplacedSessionStillDeliversIsIgnored() async throws {
+        let harness = try await Harness.start()
+        let (old, _) = try await harness.established("old")
+        let (new, _) = try await harness.established("new")
+        #expect(old.closeReason == .replaced)
+        #expect(new.closeReason == nil)
+        // A batch the old connection read before it closed arrives late.
+        await harness.link.received([Self.wire(1)], on: old)
+        #expect(try await harness.incoming().isEmpty)
+        // Its end does not take the new session down.
+        await harness.link.detach(old)
+        #expect(await harness.link.isOnline)
+        await harness.stop()
+    }
+
+    @Test func theStreamResumesWhereThePeersHelloSaysAndAcksAreRecorded() async throws {
+        let harness = try await Harness.start()
+        let stored = try await harness.store.enqueue(
+            to: harness.peer, texts: ["one", "two", "three"], at: 2_000)
+        await harness.link.committed(stored)
+        let stream = try #require(stored.first?.stream)
+        let statuses = harness.events.subscribe()
+        // The peer already has seq 1 (its HELLO says so): 2 and 3 go out.
+        var (session, writes) = try await harness.established(
+            "a", theirHello: Harness.hello(inStream: stream, inDelivered: 1))
+        guard case .messages(let sent) = await writes.next() else {
+            Issue.record("the pump must write the rest of the stream")
+            return
+        }
+        let seqs = sent.compactMap { message -> UInt64? in
+            if case .message(let wire) = message { return wire.seq }
+            return nil
+        }
+        #expect(seqs == [2, 3])
+        await harness.link.received([.ack(stream: stream, delivered: 3)], on: session)
+        // The writer records the ACK; its status change is the proof it is in the store.
+        for await event in statuses {
+            if case .statusChanged(_, let changed, sent: false) = event,
+                changed.contains(where: { $0.seq == 3 && $0.status == .delivered })
+            {
+                break
+            }
+        }
+        let rows = try await harness.store.messages(ids: stored.map(\.id))
+        #expect(rows.allSatisfy { $0.status == .delivered })
+        await harness.stop()
+    }
+
+    @Test func anAckBeyondWhatWasSentIsAProtocolError() async throws {
+        let harness = try await Harness.start()
+        let stored = try await harness.store.enqueue(to: harness.peer, texts: ["one"], at: 2_000)
+        await harness.link.committed(stored)
+        let stream = try #require(stored.first?.stream)
+        var (session, writes) = try await harness.established("a")
+        _ = await writes.next()  // the MSG
+        await harness.link.received([.ack(stream: stream, delivered: 5)], on: session)
+        #expect(session.closeReason == .protocolError)
+        await harness.stop()
+    }
+
+    @Test func stoppingEndsTheLoopsAndTurnsLaterBatchesAway() async throws {
+        let harness = try await Harness.start()
+        let (session, _) = try await harness.established("a")
+        harness.link.requestStop()
+        await harness.run.value
+        // Returns at once rather than waiting for a loop that no longer runs.
+        await harness.link.received([Self.wire(1)], on: session)
+        #expect(try await harness.incoming().isEmpty)
+        harness.store.close()
+        harness.root.remove()
+    }
+}
