@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 import LanChatCore
 
 /// The human-facing forms of a key (PROTOCOL.md §6): the 32-byte fingerprint behind the QR
@@ -12,11 +12,14 @@ public enum Fingerprint {
 
     /// `fp32(pk) = BLAKE2b-256("lanchat-fingerprint-v1\0" ‖ pk)`.
     public static func fingerprint32(_ key: PeerKey) -> [UInt8] {
-        _ = try? Sodium.initialize()
         let input = fingerprintPrefix + key.bytes
-        var out = [UInt8](repeating: 0, count: 32)
-        _ = crypto_generichash(&out, 32, input, UInt64(input.count), nil, 0)
-        return out
+        do {
+            return try Blake2b.hash256(input)
+        } catch {
+            // Fixed sizes and no key: only a libsodium that cannot initialise fails here, and
+            // the daemon refuses to start without one (`Sodium.initialize` at start-up).
+            preconditionFailure("BLAKE2b failed on a fixed-size input: \(error)")
+        }
     }
 
     /// The first 8 base32 characters of `fp32`, as `XXXX-XXXX` (40 bits: to tell peers apart,
@@ -55,7 +58,10 @@ public enum Fingerprint {
 
     private static func sha512(_ data: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 64)
-        _ = crypto_hash_sha512(&out, data, UInt64(data.count))
+        guard crypto_hash_sha512(&out, data, UInt64(data.count)) == 0 else {
+            // Documented never to fail; a libsodium that does cannot make safety numbers.
+            preconditionFailure("crypto_hash_sha512 failed")
+        }
         return out
     }
 }
@@ -63,10 +69,7 @@ public enum Fingerprint {
 /// Test hook: the key file checksum (BLAKE2b-256, no key) over arbitrary bytes, so tests can
 /// build files that pass the checksum but fail a later check.
 package enum KeyFileChecksum {
-    package static func compute(_ bytes: [UInt8]) -> [UInt8] {
-        _ = try? Sodium.initialize()
-        var out = [UInt8](repeating: 0, count: 32)
-        _ = crypto_generichash(&out, 32, bytes, UInt64(bytes.count), nil, 0)
-        return out
+    package static func compute(_ bytes: [UInt8]) throws(SodiumError) -> [UInt8] {
+        try Blake2b.hash256(bytes)
     }
 }

@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 import LanChatCore
 
 /// The 108-byte `identity.key` image (PROTOCOL.md §5): "LCHTKEY1" ‖ flags u32 BE (0) ‖ sk ‖
@@ -20,7 +20,7 @@ enum IdentityKeyFile {
         for (index, byte) in identity.publicKey.bytes.enumerated() {
             bytes[publicOffset + index] = byte
         }
-        _ = crypto_generichash(bytes + checksumOffset, 32, bytes, UInt64(checksumOffset), nil, 0)
+        try Blake2b.hash256(bytes, count: checksumOffset, into: bytes + checksumOffset)
         return image
     }
 
@@ -38,7 +38,11 @@ enum IdentityKeyFile {
         let flags = (8..<12).reduce(UInt32(0)) { $0 << 8 | UInt32(bytes[$1]) }
         guard flags == 0 else { throw corrupt("unsupported flags \(flags)") }
         var checksum = [UInt8](repeating: 0, count: 32)
-        _ = crypto_generichash(&checksum, 32, bytes, UInt64(checksumOffset), nil, 0)
+        do {
+            try Blake2b.hash256(bytes, count: checksumOffset, into: &checksum)
+        } catch {
+            throw IdentityKeyError(.unreadable(reason: "\(error)"), path: path)
+        }
         guard sodium_memcmp(checksum, bytes + checksumOffset, 32) == 0 else {
             throw corrupt("checksum mismatch")
         }

@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 import Glibc
 
 /// Loading, creating and resetting `identity.key` (PROTOCOL.md §5). Called once at daemon

@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 import LanChatCore
 
 /// The node's long-term X25519 key pair, used only as the Noise static key (PROTOCOL.md §3.2).

@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 import Glibc
 
 /// The POSIX steps behind the key file (PROTOCOL.md §5): directory checks, the atomic

@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 import LanChatCore
 
 /// Noise `XX` (`-> e; <- e, ee, s, es; -> s, se`) on libsodium: the implementation of

@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 import LanChatCore
 
 /// The Noise `25519_ChaChaPoly_SHA256` functions on exactly the libsodium 1.0.18 calls of

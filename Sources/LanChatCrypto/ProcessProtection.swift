@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 /// Process-wide protection of the secrets this module keeps in memory (PROTOCOL.md §5).
 /// Called once by the daemon at start-up, before the identity key is loaded.

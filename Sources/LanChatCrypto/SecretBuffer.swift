@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 /// A fixed-size buffer for one secret (a key, a DH output, a chaining key, a key file image),
 /// in `sodium_malloc` memory: guard pages, a canary, mlock/MADV_DONTDUMP where possible, and

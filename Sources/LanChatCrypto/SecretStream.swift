@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 import LanChatCore
 
 private typealias StreamState = crypto_secretstream_xchacha20poly1305_state

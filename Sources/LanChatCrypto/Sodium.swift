@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 /// libsodium start-up (PROTOCOL.md §3.1): `sodium_init` once, and a guard that the library is
 /// at least 1.0.18 (ABI 10.3; later releases have larger majors, so never test for equality).

@@ -162,8 +162,9 @@ import Testing
         let cases: [(String, [UInt8])] = [
             ("short", Array(LCHTVector.keyFile.dropLast())), ("long", LCHTVector.keyFile + [0]),
             ("empty", []), ("magic", badMagic), ("flags", badFlags), ("checksum", badChecksum),
-            ("public key", rechecksummed(wrongPublic)), ("zero secret", rechecksummed(zeroSecret)),
-            ("flags with valid checksum", rechecksummed(badFlags)),
+            ("public key", try rechecksummed(wrongPublic)),
+            ("zero secret", try rechecksummed(zeroSecret)),
+            ("flags with valid checksum", try rechecksummed(badFlags)),
         ]
         for (name, bytes) in cases {
             Self.write(bytes, to: path)
@@ -224,7 +225,7 @@ import Testing
     }
 
     /// The vector's checksum recomputed over modified content (BLAKE2b-256 of bytes 0..<76).
-    func rechecksummed(_ bytes: [UInt8]) -> [UInt8] {
-        Array(bytes.prefix(76)) + KeyFileChecksum.compute(Array(bytes.prefix(76)))
+    func rechecksummed(_ bytes: [UInt8]) throws -> [UInt8] {
+        Array(bytes.prefix(76)) + (try KeyFileChecksum.compute(Array(bytes.prefix(76))))
     }
 }
