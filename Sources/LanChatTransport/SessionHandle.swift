@@ -46,7 +46,13 @@ public final class SessionHandle: Sendable, Hashable, CustomStringConvertible {
         channel.writeAndFlush(SessionCommand.send(messages), promise: nil)
     }
 
-    /// Sends CLOSE(reason) and closes the connection; returns once it is closed. Idempotent.
+    /// How long CLOSE may wait to leave. It is sealed after everything already written, so a
+    /// peer that stopped reading (a busy store, a full window) would hold it, and with it a
+    /// clean stop, for as long as it pleases.
+    public static let closeGrace: TimeAmount = .milliseconds(250)
+
+    /// Sends CLOSE(reason) and closes the connection; returns once it is closed, at the latest
+    /// `closeGrace` later (then without CLOSE: the peer sees the connection end). Idempotent.
     public func close(_ reason: CloseReason) async {
         let first = localCloseReason.withLock { current in
             guard current == nil else { return false }
@@ -56,7 +62,12 @@ public final class SessionHandle: Sendable, Hashable, CustomStringConvertible {
         guard first else { return }
         let closed = channel.eventLoop.makePromise(of: Void.self)
         channel.writeAndFlush(SessionCommand.close(reason), promise: closed)
+        let channel = self.channel
+        let deadline = channel.eventLoop.scheduleTask(in: Self.closeGrace) {
+            channel.close(promise: nil)
+        }
         try? await closed.futureResult.get()
+        deadline.cancel()
     }
 
     /// The reason given to `close`, if the daemon closed it.

@@ -124,3 +124,79 @@ struct TransportSessionTests {
         _ = await dial.value
     }
 }
+
+/// A delegate whose peer stops reading: the first batch it receives is never finished, so
+/// the connection reads nothing more (backpressure) until `release()`.
+final class StallingDelegate: SessionDelegate {
+    let recorder = RecordingDelegate()
+    private let gate: AsyncStream<Void>
+    private let opener: AsyncStream<Void>.Continuation
+
+    init() {
+        (gate, opener) = AsyncStream.makeStream(of: Void.self)
+    }
+
+    func release() { opener.finish() }
+
+    func authorize(_ remote: PeerKey, connection: ConnectionInfo) async
+        -> Result<Void, IdentityPolicy.Rejection>
+    {
+        await recorder.authorize(remote, connection: connection)
+    }
+
+    func sessionOpened(_ session: SessionHandle) async { await recorder.sessionOpened(session) }
+
+    func session(_ session: SessionHandle, received messages: [AppMessage]) async {
+        for await _ in gate {}
+    }
+
+    func sessionClosed(_ session: SessionHandle, end: SessionEnd) async {
+        await recorder.sessionClosed(session, end: end)
+    }
+}
+
+@Suite("Closing a session", .timeLimit(.minutes(1)))
+struct SessionCloseTests {
+    /// A clean stop must not wait for a peer that stopped reading: CLOSE is queued behind
+    /// megabytes it will not take, so the connection is closed after the grace period.
+    @Test func closeReturnsEvenWhenThePeerStoppedReading() async throws {
+        let stalling = StallingDelegate()
+        // Timers long enough that only the grace period can end the close.
+        var configuration = fastConfiguration()
+        configuration.keepaliveInterval = .seconds(20)
+        configuration.deadTimeout = .seconds(60)
+        let server = Transport(
+            identity: try IdentityKeyPair.generate(), configuration: configuration,
+            logger: testLogger)
+        let listener = try await server.listen(host: "127.0.0.1", port: 0)
+        let serving = Task<Void, Never> { _ = try? await listener.run(delegate: stalling) }
+        let client = Transport(
+            identity: try IdentityKeyPair.generate(), configuration: configuration,
+            logger: testLogger)
+        let clientDelegate = RecordingDelegate()
+        let dial = Task {
+            await client.dial(
+                Endpoint(host: "127.0.0.1", port: listener.port), expectation: nil,
+                delegate: clientDelegate)
+        }
+        let session = try #require(await clientDelegate.openedSession())
+        // 32 MiB: far beyond both kernel buffers, so most of it waits in the channel.
+        let big = (1...512).map { seq in
+            AppMessage.message(
+                WireMessage(
+                    stream: 1, seq: UInt64(seq), id: .random(), sentAt: 0,
+                    text: String(repeating: "x", count: 65_536)))
+        }
+        try await session.send(big)
+        await session.close(.shutdown)
+        let end = await dial.value
+        stalling.release()
+        serving.cancel()
+        await listener.close()
+        await serving.value
+        guard case .sessionEnded(_, _, .closedLocally(.shutdown)) = end else {
+            Issue.record("the dial did not end with our own close: \(end)")
+            return
+        }
+    }
+}
