@@ -55,6 +55,8 @@ enum AppCodecHarness {
                 fuzzCheck(
                     !text.isEmpty && text.utf8.count <= Limits.maxTextBytes,
                     "MSG text outside 1…65 536 bytes accepted: \(fuzzHex(bytes))")
+                fuzzCheck(
+                    !text.utf8.contains(0), "MSG text with U+0000 accepted: \(fuzzHex(bytes))")
             }
             fuzzCheck(
                 wire.group.map { $0.count == 16 } ?? true, "MSG group id is not 16 bytes")

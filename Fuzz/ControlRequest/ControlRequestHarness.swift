@@ -10,8 +10,13 @@ import LanChatFuzzSupport
 /// Input: up to 8 lines separated by `\n`, as the daemon's line decoder cuts them. Every line
 /// is tried against every method's params (the fuzzer cannot know which method a line names).
 /// Properties: decoding never traps; whatever params decode encode again as one line (no raw
-/// newline) and decode back equal; the error response for any id is one line that gives that
-/// id back.
+/// newline) and decode back equal; the daemon's fast path (`JSONReader`) for `send` reads
+/// exactly what `JSONDecoder` reads; every method's params go through the same validation the
+/// daemon runs before it writes anything (`ParamsValidation.swift`: `send`, `presence`,
+/// `history`; `status`, `who` and `retry` have only types to check, and their handlers resolve
+/// a PEER before writing), which answers bad params with `invalidParams` or `badInput` only and
+/// lets through only values within the limits; the error response for any id is one line that
+/// gives that id back.
 enum ControlRequestHarness {
     static func run(_ bytes: [UInt8]) {
         let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).prefix(8)
@@ -31,18 +36,90 @@ enum ControlRequestHarness {
         checkErrorResponse(id: head.id, message: head.method ?? "")
         roundTrip(NoParams.self, line)
         roundTrip(WhoParams.self, line)
-        roundTrip(SendParams.self, line) { $0.timeout.map { !$0.isFinite } ?? false }
-        roundTrip(HistoryParams.self, line)
-        roundTrip(PresenceParams.self, line)
+        let send = roundTrip(SendParams.self, line) { $0.timeout.map { !$0.isFinite } ?? false }
+        checkFastPath(line, slow: send)
+        send.map(checkValidation)
+        roundTrip(HistoryParams.self, line).map(checkValidation)
+        roundTrip(PresenceParams.self, line).map(checkValidation)
         roundTrip(RetryParams.self, line)
+    }
+
+    /// `send` params as the daemon's fast path reads them: if it reads any, `JSONDecoder`
+    /// reads the same.
+    static func checkFastPath(_ line: Data, slow: SendParams?) {
+        let fast = line.withUnsafeBytes { bytes in
+            JSONReader.read(bytes) { RPCRequestParams<SendParams>(json: &$0) }
+        }
+        guard let fast = fast?.params else { return }
+        fuzzCheck(fast == slow, "fast path read \(fast), JSONDecoder \(String(describing: slow))")
+    }
+
+    /// A refusal is a params error (exit 64) or bad input (exit 65), never anything else.
+    static func checkRefusal(_ error: ControlError, _ what: String, codes: Set<Int32> = [64, 65]) {
+        fuzzCheck(codes.contains(error.exitCode), "\(what) refused with \(error.rpcCode): \(error)")
+    }
+
+    static func checkValidation(_ params: SendParams) {
+        do {
+            let texts = try params.validatedTexts()
+            fuzzCheck(
+                texts == params.text.map { [$0] } ?? params.texts, "validated texts changed")
+            fuzzCheck(
+                (1...ParamsLimits.maxTextsPerRequest).contains(texts.count),
+                "\(texts.count) texts accepted")
+            for text in texts {
+                fuzzCheck(
+                    !text.allSatisfy(\.isWhitespace) && text.utf8.count <= ParamsLimits.maxTextBytes
+                        && !text.utf8.contains(0),
+                    "text \(text.debugDescription.prefix(80)) accepted")
+            }
+        } catch {
+            checkRefusal(error, "send texts")
+        }
+        do {
+            let seconds = try params.validatedWaitSeconds()
+            let waits = params.wait == true || params.waitRead == true
+            fuzzCheck((seconds != nil) == waits, "wait seconds \(String(describing: seconds))")
+            if let seconds {
+                fuzzCheck(
+                    seconds.isFinite && seconds >= 0 && seconds <= ParamsLimits.maxTimeoutSeconds,
+                    "timeout \(seconds) accepted")
+            }
+        } catch {
+            checkRefusal(error, "send timeout", codes: [64])
+        }
+    }
+
+    static func checkValidation(_ params: PresenceParams) {
+        do {
+            try params.validate()
+            if let text = params.text {
+                fuzzCheck(
+                    text.utf8.count <= ParamsLimits.maxStatusTextBytes && !text.utf8.contains(0),
+                    "status text \(text.debugDescription) accepted")
+            }
+        } catch {
+            checkRefusal(error, "presence", codes: [65])
+        }
+    }
+
+    static func checkValidation(_ params: HistoryParams) {
+        do {
+            let limit = try params.validatedLimit()
+            fuzzCheck(ParamsLimits.historyLimits.contains(limit), "history limit \(limit) accepted")
+            fuzzCheck(params.before == nil || params.after == nil, "before and after accepted")
+        } catch {
+            checkRefusal(error, "history", codes: [64])
+        }
     }
 
     /// Decodes `P` as the dispatcher would; if that works, the value survives encoding.
     /// `unencodable` names values JSON cannot carry (a non-finite number), which the daemon
     /// rejects on use.
+    @discardableResult
     static func roundTrip<P: Codable & Hashable>(
         _ type: P.Type, _ line: Data, unencodable: (P) -> Bool = { _ in false }
-    ) {
+    ) -> P? {
         let decoder = ControlJSON.decoder()
         let params: P
         do {
@@ -53,9 +130,9 @@ enum ControlRequestHarness {
                 params = try decoder.decode(P.self, from: Data("{}".utf8))
             }
         } catch {
-            return
+            return nil
         }
-        guard !unencodable(params) else { return }
+        guard !unencodable(params) else { return params }
         do {
             let encoded = try ControlJSON.encoder().encode(params)
             fuzzCheck(!encoded.contains(0x0A), "\(P.self) encodes with a raw newline")
@@ -64,6 +141,7 @@ enum ControlRequestHarness {
         } catch {
             FuzzFailure.report("\(P.self) \(params) does not survive encoding: \(error)")
         }
+        return params
     }
 
     /// The daemon answers every line, even one it cannot read, with one line.

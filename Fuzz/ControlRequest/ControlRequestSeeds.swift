@@ -46,6 +46,29 @@ enum ControlRequestSeeds {
                 request(Methods.SetPresence.name, PresenceParams(status: .busy, text: ""))
             ),
             ("retry", request(Methods.Retry.name, RetryParams(target: id))),
+            // Params each refused by validation before the daemon writes anything.
+            (
+                "bad-send-nul",
+                request(Methods.Send.name, SendParams(peer: "bob", texts: ["ok", "a\u{0}b"]))
+            ),
+            (
+                "bad-send-timeout",
+                request(
+                    Methods.Send.name,
+                    SendParams(peer: "bob", text: "hi", wait: true, timeout: -5))
+            ),
+            (
+                "bad-history-range",
+                request(
+                    Methods.History.name,
+                    HistoryParams(peer: "bob", limit: 0, before: id, after: id))
+            ),
+            (
+                "bad-presence-text",
+                request(
+                    Methods.SetPresence.name,
+                    PresenceParams(status: .away, text: String(repeating: "z", count: 129)))
+            ),
             (
                 "two-lines",
                 request(Methods.Status.name, NoParams()) + [0x0A]

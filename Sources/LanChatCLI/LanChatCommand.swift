@@ -68,9 +68,11 @@ public enum LanChatCLI {
         }
     }
 
-    /// ArgumentParser writes `Error: …`; lanchat writes every error as `lanchat: …`.
+    /// ArgumentParser writes `Error: …`; lanchat writes every error as `lanchat: …`, made
+    /// terminal-safe (it may quote an argument).
     static func usageError(_ text: String) -> String {
-        let body = text.hasPrefix("Error: ") ? String(text.dropFirst("Error: ".count)) : text
+        let body = terminalSafeBlock(
+            text.hasPrefix("Error: ") ? String(text.dropFirst("Error: ".count)) : text)
         return "lanchat: " + body + (body.hasSuffix("\n") ? "" : "\n")
     }
 }

@@ -25,7 +25,8 @@ extension MessageStore {
     public func commitIncoming(
         from peer: PeerKey, records: [IncomingRecord], cursor: IncomingCursor, at now: Int64
     ) async throws(StoreError) -> [StoredMessage] {
-        try await write("storing received messages") { db in
+        try Self.refuseNUL(in: records.map(\.text))
+        return try await write("storing received messages") { db in
             let insert = try db.cachedStatement(
                 sql: """
                     INSERT INTO messages (uuid, pk, direction, stream, seq, text, created_at, received_at)
@@ -58,5 +59,15 @@ extension MessageStore {
             ])
             return stored
         }
+    }
+}
+
+extension MessageStore {
+    /// SQLite binds a Swift string as a C string, so a text with U+0000 would be stored cut
+    /// at the NUL while the caller believes all of it was kept. The daemon refuses such texts
+    /// earlier (API: bad input; wire: REJECT); this is the store's own guarantee.
+    static func refuseNUL(in texts: [String]) throws(StoreError) {
+        guard texts.contains(where: { $0.utf8.contains(0) }) else { return }
+        throw StoreError(.invalidText, "a message text contains U+0000 (NUL); nothing was stored")
     }
 }

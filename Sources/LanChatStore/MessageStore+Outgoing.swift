@@ -6,12 +6,13 @@ import LanChatCore
 extension MessageStore {
     /// Stores new messages to `peer` as `queued`, assigning the stream (created with the first
     /// message) and consecutive seqs **in the same transaction**. When this returns, the
-    /// messages are on disk; nothing is stored if it throws.
+    /// messages are on disk; nothing is stored if it throws, also for a text with U+0000.
     public func enqueue(
         to peer: PeerKey, texts: [String], at now: Int64,
         newStreamID: @escaping @Sendable () -> UInt64 = randomStreamID
     ) async throws(StoreError) -> [StoredMessage] {
-        try await write("storing the message") { db in
+        try Self.refuseNUL(in: texts)
+        return try await write("storing the message") { db in
             guard
                 try Bool.fetchOne(
                     db, sql: "SELECT 1 FROM peers WHERE pk = ?", arguments: [peer.blob]) != nil

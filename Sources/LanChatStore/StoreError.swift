@@ -13,6 +13,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case tooNew
         /// A message id, peer or stream that does not exist.
         case notFound
+        /// A text the store cannot keep faithfully (one with U+0000, which SQLite's text
+        /// binding would cut); refused before the transaction, so nothing was written.
+        case invalidText
     }
 
     public let kind: Kind

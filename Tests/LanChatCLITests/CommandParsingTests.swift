@@ -61,6 +61,8 @@ import Testing
         ["send", "bob", "text", "--lines"],
         ["send", "bob", "hi", "--wait", "--timeout", "0"],
         ["send", "bob", "hi", "--wait", "--timeout", "nan"],
+        // Over the daemon's 86 400 s: refused before connecting, never after storing.
+        ["send", "bob", "hi", "--wait", "--timeout", "100000"],
         ["send", "bob", "hi", "--timeout", "5"],
         ["send"],
         ["history", "bob", "--limit", "0"],

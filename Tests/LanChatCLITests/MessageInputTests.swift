@@ -44,6 +44,49 @@ import Testing
         }
     }
 
+    /// The daemon's stores end a text at U+0000; `send` refuses it on every input path.
+    @Test func aNULIsBadInputFromWordsAndStandardInput() {
+        let refused = ControlError.badInput(
+            "the message contains U+0000 (NUL), which lanchat does not send")
+        #expect(throws: refused) { try MessageText.validate("before\u{0}after") }
+        #expect(throws: refused) { try MessageText.fromStandardInput(Array("a\u{0}b\n".utf8)) }
+    }
+
+    @Test func aLineWithNULIsRejectedWhileOthersPass() {
+        var classifier = LineClassifier()
+        let items = classifier.feed(ArraySlice(Array("ok\nbad\u{0}line\nfine\n".utf8)))
+        #expect(
+            items == [
+                .message(line: 1, text: "ok"),
+                .rejected(line: 2, reason: "line 2 contains U+0000 (NUL)"),
+                .message(line: 3, text: "fine"),
+            ])
+    }
+
+    // MARK: undecodable arguments
+
+    @Test func argumentsThatAreNotUTF8AreRecognisedAfterSwiftRepairedThem() {
+        let undecodable = UndecodableArguments(raw: [
+            Array("send".utf8), Array("bob".utf8), [0x68, 0x69, 0xFF],
+            Array("--text=".utf8) + [0xC3, 0x28],
+        ])
+        #expect(undecodable.decoded == ["hi\u{FFFD}", "--text=\u{FFFD}(", "\u{FFFD}("])
+        #expect(
+            throws: ControlError.badInput(
+                "the message argument is not valid UTF-8; nothing was sent")
+        ) {
+            try undecodable.check(["hello", "hi\u{FFFD}"], as: "message")
+        }
+        #expect(
+            throws: ControlError.badInput(
+                "the --text argument is not valid UTF-8; nothing was sent")
+        ) {
+            try undecodable.check(["\u{FFFD}("], as: "--text")
+        }
+        // A real U+FFFD typed by the user is valid UTF-8 and is sent.
+        #expect(throws: Never.self) { try undecodable.check(["bob", "\u{FFFD}"], as: "PEER") }
+    }
+
     // MARK: --lines
 
     @Test func linesAreSplitAcrossChunksAndBlankOnesSkipped() {

@@ -139,13 +139,110 @@ import Testing
 
     @Test func peerTextCannotDriveTheTerminal() {
         #expect(
-            HistoryView.displayable("a\u{1B}[2Jb\r\nc\td\u{7}") == "a\u{FFFD}[2Jb\nc\td\u{FFFD}")
+            HistoryView.displayable("a\u{1B}[2Jb\r\nc\td\u{7}") == #"a\u{1B}[2Jb"# + "\nc\td"
+                + #"\u{7}"#)
         let sneaky = PeerInfo(
             id: "x", keyTag: "XXXX-XXXX", name: "evil\u{1B}]0;pwned\u{7}", presence: .online)
         let text = WhoView.render(
             WhoResult(peers: [sneaky]), query: nil, all: false, now: CLIFixtures.now, zone: utc,
             style: .plain)
         #expect(!text.contains("\u{1B}"))
+    }
+
+    // MARK: Hostile text (one rule: TerminalText, through terminalSafe/truncated)
+
+    /// ESC, BEL, an OSC title sequence, C1 CSI, DEL and a right-to-left override.
+    static let hostile = "x\u{1B}]0;pwned\u{7}\u{9B}2J\u{7F}\u{202E}gnp.exe"
+    static let hostileShown = #"x\u{1B}]0;pwned\u{7}\u{9B}2J\u{7F}\u{202E}gnp.exe"#
+    static let bidiControls: [Unicode.Scalar] = [
+        "\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}", "\u{2066}", "\u{2067}",
+        "\u{2068}", "\u{2069}", "\u{200E}", "\u{200F}", "\u{061C}",
+    ]
+
+    /// Nothing a terminal acts on: no C0 but the layout's, no DEL, no C1, no bidi control.
+    static func isInert(_ text: String) -> Bool {
+        !text.unicodeScalars.contains { scalar in
+            (scalar.value < 0x20 && scalar != "\n") || (0x7F...0x9F).contains(scalar.value)
+                || bidiControls.contains(scalar)
+        }
+    }
+
+    @Test func everyBidiControlIsEscaped() {
+        for scalar in Self.bidiControls {
+            let shown = terminalSafe("a" + String(scalar) + "b")
+            #expect(shown == "a\\u{\(String(scalar.value, radix: 16, uppercase: true))}b")
+        }
+        #expect(terminalSafe("ok: é ✓ 日本") == "ok: é ✓ 日本")
+        #expect(terminalSafe("two\nlines\tand\r\nmore") == "two lines and more")
+    }
+
+    @Test func statusShowsAHostileOwnNameAndTextEscaped() {
+        var status = CLIFixtures.status
+        status.name = Self.hostile
+        status.statusText = "away\u{1B}[5m"
+        let text = StatusView.render(status, style: .plain)
+        #expect(text.contains("name       " + Self.hostileShown + "\n"))
+        #expect(text.contains(#"presence   busy: away\u{1B}[5m"#))
+        #expect(Self.isInert(text))
+        let changed = StatusView.presenceChanged(status, style: .colored)
+        #expect(changed.hasPrefix(Self.hostileShown + " is now "))
+    }
+
+    @Test func whoShowsHostileNamesAliasesAndStatusTextsEscaped() {
+        let sneaky = PeerInfo(
+            id: "x", keyTag: "XXXX-XXXX", name: "\u{1B}]0;x\u{7}\u{202E}y", alias: "\u{202E}evil",
+            presence: .online, statusText: "\u{9D}8;;http://x\u{9C}", addresses: ["h\u{1B}:1"])
+        let text = WhoView.render(
+            WhoResult(peers: [sneaky]), query: nil, all: false, now: CLIFixtures.now, zone: utc,
+            style: .colored)
+        #expect(text.contains(#"\u{1B}]0;x\u{7}\u{202E}y (\u{202E}evil)"#))
+        #expect(text.contains(#"\u{9D}8;;http://x\u{9C}"#))
+        #expect(text.contains(#"h\u{1B}:1"#))
+        // Only the view's own colour sequences remain.
+        #expect(Self.isInert(text.replacing(/\u{1B}\[[0-9;]*m/, with: "")))
+        let none = WhoView.render(
+            WhoResult(peers: []), query: "\u{1B}[2J", all: false, now: CLIFixtures.now, zone: utc,
+            style: .plain)
+        #expect(none.hasPrefix(#"No peer matches '\u{1B}[2J'."#))
+    }
+
+    @Test func historyShowsHostileNamesTextsAndReasonsEscaped() {
+        var peer = CLIFixtures.bob
+        peer.name = Self.hostile
+        peer.alias = nil
+        let result = HistoryResult(
+            peer: peer,
+            messages: [
+                CLIFixtures.incoming(
+                    1, "line one\n\u{202E}\u{1B}]2;t\u{7}", at: "2026-11-21T10:00:00Z"),
+                CLIFixtures.outgoing(
+                    2, "ok", .failed, at: "2026-11-21T10:01:00Z", reason: "rejected\u{1B}[31m"),
+            ], hasOlder: false)
+        let text = HistoryView.render(result, now: CLIFixtures.now, zone: utc, style: .plain)
+        #expect(text.contains(#"\u{202E}\u{1B}]2;t\u{7}"#))
+        #expect(text.contains(#"✗ failed: rejected\u{1B}[31m"#))
+        #expect(text.contains("line one\n"))
+        #expect(Self.isInert(text))
+    }
+
+    @Test func errorsShowHostileMessagesAndCandidatesEscaped() {
+        let error = ControlError.peerAmbiguous(
+            "b",
+            candidates: [
+                PeerCandidate(
+                    id: "i\u{7}", keyTag: "K\u{1B}", name: "\u{9B}0m\u{202E}", alias: nil),
+                PeerCandidate(id: "j", keyTag: "L", name: "b\u{2066}", alias: nil),
+            ])
+        let text = ErrorView.render(error)
+        #expect(text.contains(#"  \u{9B}0m\u{202E}  K\u{1B}  i\u{7}"#))
+        #expect(Self.isInert(text))
+        let failed = ErrorView.render(.failed("\u{1B}]0;x\u{7} is blocked; unblock to send"))
+        #expect(failed == #"lanchat: \u{1B}]0;x\u{7} is blocked; unblock to send"# + "\n")
+    }
+
+    @Test func aCutNeverSplitsAnEscape() {
+        #expect(truncated("abc\u{1B}def", to: 5) == "abc…")
+        #expect(truncated("ab\u{1B}", to: 10) == #"ab\u{1B}"#)
     }
 
     @Test func ambiguousPeerListsTheCandidates() {

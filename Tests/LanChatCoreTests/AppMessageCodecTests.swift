@@ -81,6 +81,21 @@ struct AppMessageCodecTests {
         #expect(decoded.text == .unacceptable(.invalidText))
     }
 
+    /// The store would keep only what precedes a NUL, after the ACK said all of it was
+    /// stored: such a MSG is REJECTed as invalid text (PROTOCOL.md §9.1 reason 2).
+    @Test func aTextWithNULIsRejectedAsInvalidText() throws {
+        for text in ["a\u{0}b", "\u{0}", "ends with NUL\u{0}"] {
+            let message = AppMessage.message(
+                WireMessage(stream: 1, seq: 1, id: Self.id, sentAt: 0, text: text)
+            ).encoded()
+            guard case .message(let decoded) = try AppMessage.decode(message) else {
+                Issue.record("not a MSG")
+                return
+            }
+            #expect(decoded.text == .unacceptable(.invalidText), "\(text.debugDescription)")
+        }
+    }
+
     @Test func oversizedAndEmptyTextsAreRejectedWithTheirReasons() throws {
         let big = WireMessage(
             stream: 1, seq: 1, id: Self.id, sentAt: 0, text: String(repeating: "y", count: 65_537))

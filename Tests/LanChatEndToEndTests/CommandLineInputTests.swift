@@ -24,6 +24,10 @@ extension EndToEnd {
                     testDescription: "invalid UTF-8 on stdin", arguments: [],
                     input: Data([0x68, 0x69, 0x20, 0xFF, 0xFE, 0x21])),
                 BadText(testDescription: "empty stdin", arguments: ["-"], input: Data()),
+                // The stores would keep only "before": refused, not cut.
+                BadText(
+                    testDescription: "NUL on stdin", arguments: [],
+                    input: Data("before\u{0}after".utf8)),
             ]
         }
 
@@ -48,6 +52,44 @@ extension EndToEnd {
                 let largest = String(repeating: "z", count: 65536)
                 let accepted = try await pair.alice.sendDelivered(largest, to: "bob")
                 #expect(accepted.text.utf8.count == 65536)
+            }
+        }
+
+        /// Bytes that are not UTF-8 in a message or PEER argument: exit 65, as on standard
+        /// input, and nothing sent (Swift would have sent U+FFFD in their place). A shell
+        /// passes the raw byte 0xFF, which no Swift string can hold.
+        @Test func argumentsThatAreNotUTF8Exit65AndSendNothing() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                // sh -c 'exec "$@" …' sh BINARY ARGUMENTS…: the raw argument goes last.
+                func withRawLast(_ format: String) -> [String] {
+                    ["/bin/sh", "-c", #"exec "$@" "$(printf '"# + format + #"')""#, "sh"]
+                }
+                let runs: [(String, [String], [String])] = [
+                    ("message word", ["send", "bob", "hello"], withRawLast(#"w\377rld"#)),
+                    ("only word", ["send", "bob"], withRawLast(#"\303\050"#)),
+                    ("PEER", ["send"], withRawLast(#"b\377b"#)),
+                ]
+                for (what, arguments, launcher) in runs {
+                    let result = try await pair.alice.lanchat(arguments, launcher: launcher)
+                    #expect(result.status == 65, "\(what): \(result)")
+                    #expect(result.output.isEmpty, "\(what): \(result)")
+                    #expect(
+                        result.standardError.contains("is not valid UTF-8"), "\(what): \(result)")
+                }
+                // PEER given raw, then a valid text: the PEER is refused.
+                let peerFirst = try await pair.alice.lanchat(
+                    ["send"],
+                    launcher: [
+                        "/bin/sh", "-c", #"exec "$@" "$(printf 'b\377b')" hi"#, "sh",
+                    ])
+                #expect(peerFirst.status == 65, "\(peerFirst)")
+                #expect(peerFirst.standardError.contains("PEER"), "\(peerFirst)")
+                let history = try await pair.alice.json(HistoryResult.self, ["history", "bob"])
+                #expect(history.messages.isEmpty, "nothing may have been stored")
+                // A real U+FFFD typed by the user is valid UTF-8 and is sent as it is.
+                let sent = try await pair.alice.sendDelivered("w\u{FFFD}rld", to: "bob")
+                #expect(sent.text == "w\u{FFFD}rld")
             }
         }
 

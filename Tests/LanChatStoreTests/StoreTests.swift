@@ -52,6 +52,30 @@ struct StoreTests {
         #expect(try await store.counts().queued == 0)
     }
 
+    /// SQLite would keep only what precedes a NUL; the store refuses such a text instead of
+    /// cutting it silently, and writes nothing of the batch.
+    @Test func aTextWithNULIsRefusedAndNothingIsStored() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        await #expect(throws: StoreError.self) {
+            try await store.enqueue(to: bob, texts: ["fine", "cut\u{0}here"], at: 1)
+        }
+        let incoming = WireMessage(stream: 5, seq: 1, id: .random(), sentAt: 1, text: "x")
+        await #expect(throws: StoreError.self) {
+            try await store.commitIncoming(
+                from: bob, records: [.init(message: incoming, text: "in\u{0}coming")],
+                cursor: IncomingCursor(stream: 5, delivered: 1, read: 0), at: 2)
+        }
+        #expect(try await store.history(with: bob, limit: 10).messages.isEmpty)
+        #expect(try await store.incomingCursor(from: bob) == IncomingCursor())
+        do {
+            _ = try await store.enqueue(to: bob, texts: ["x\u{0}"], at: 1)
+        } catch {
+            #expect(error.kind == .invalidText)
+        }
+    }
+
     @Test func deliveryReadAndRejectionMoveStatusesForwardOnly() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -38,6 +38,9 @@ struct HistoryCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let undecodable = CLIEnvironment.current.undecodableArguments
+        try undecodable.check([peer], as: "PEER")
+        try undecodable.check([before, after], as: "message id")
         let context = global.makeContext()
         let params = HistoryParams(peer: peer, limit: limit, before: before, after: after)
         let result = try await context.client.history(params)

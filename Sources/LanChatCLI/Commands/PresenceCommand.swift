@@ -23,10 +23,14 @@ struct PresenceCommand: AsyncParsableCommand {
 
     /// Too long a text is bad input (65), not a usage error (64), so it is checked here.
     func run() async throws {
+        try CLIEnvironment.current.undecodableArguments.check([text], as: "--text")
         if let text, text.utf8.count > Self.maxTextBytes {
             throw ControlError.badInput(
                 "the status text is \(text.utf8.count) bytes; the limit is \(Self.maxTextBytes) bytes"
             )
+        }
+        if let text, text.containsNUL {
+            throw ControlError.badInput("the status text contains U+0000 (NUL)")
         }
         let context = global.makeContext()
         let params = PresenceParams(status: presence.availability, text: text)

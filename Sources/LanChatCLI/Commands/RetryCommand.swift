@@ -16,6 +16,7 @@ struct RetryCommand: AsyncParsableCommand {
     var target: String?
 
     func run() async throws {
+        try CLIEnvironment.current.undecodableArguments.check([target], as: "ID or PEER")
         let context = global.makeContext()
         let result = try await context.client.retry(RetryParams(target: target))
         if !context.json && result.messages.isEmpty {

@@ -14,8 +14,8 @@ struct SendCommand: AsyncParsableCommand {
         discussion: """
             Returns as soon as lanchatd has stored the message, whether or not the peer is \
             online; a queued message goes out when the peer is back. A message is 1 to 65536 bytes \
-            of UTF-8 and not only white space; otherwise lanchat exits 65 and sends \
-            nothing. Standard input read as one message loses its trailing line ends.
+            of UTF-8, not only white space and without U+0000 (NUL); otherwise lanchat exits 65 \
+            and sends nothing. Standard input read as one message loses its trailing line ends.
 
             With --lines, blank lines are skipped and a line that is too long or not UTF-8 is \
             reported on standard error and not sent, while the other lines are; lanchat then \
@@ -47,7 +47,9 @@ struct SendCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("Seconds --wait and --wait-read wait (default 30).", valueName: "secs"))
+        help: ArgumentHelp(
+            "Seconds --wait and --wait-read wait, at most 86400 (default 30).",
+            valueName: "secs"))
     var timeout: Double?
 
     @Flag(name: .shortAndLong, help: "Print nothing on success.")
@@ -59,8 +61,12 @@ struct SendCommand: AsyncParsableCommand {
         if lines && !readsStandardInput {
             throw ValidationError("--lines reads standard input; give no TEXT (or -)")
         }
-        if let timeout, !(timeout.isFinite && timeout > 0) {
-            throw ValidationError("--timeout must be a positive number of seconds")
+        // Checked here, before connecting: the daemon would refuse it too, but a usage error
+        // must not depend on the daemon (and must never follow a stored message).
+        if let timeout,
+            !(timeout.isFinite && timeout > 0 && timeout <= ParamsLimits.maxTimeoutSeconds)
+        {
+            throw ValidationError("--timeout must be more than 0 and at most 86400 seconds")
         }
         if timeout != nil && !wait && !waitRead {
             throw ValidationError("--timeout applies to --wait and --wait-read")
@@ -68,6 +74,9 @@ struct SendCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let undecodable = CLIEnvironment.current.undecodableArguments
+        try undecodable.check(words, as: "message")
+        try undecodable.check([peer], as: "PEER")
         let context = global.makeContext()
         let environment = context.environment
         if lines {

@@ -21,6 +21,7 @@ struct WhoCommand: AsyncParsableCommand {
     var all = false
 
     func run() async throws {
+        try CLIEnvironment.current.undecodableArguments.check([query], as: "QUERY")
         let context = global.makeContext()
         let params = WhoParams(query: query, all: all ? true : nil)
         let result = try await context.client.who(params)

@@ -70,6 +70,9 @@ package struct LineClassifier {
         guard let text = String(validating: current, as: UTF8.self) else {
             return .rejected(line: lineNumber, reason: "line \(lineNumber) is not valid UTF-8")
         }
+        if text.containsNUL {
+            return .rejected(line: lineNumber, reason: "line \(lineNumber) contains U+0000 (NUL)")
+        }
         if text.allSatisfy(\.isWhitespace) { return nil }
         return .message(line: lineNumber, text: text)
     }

@@ -1,8 +1,9 @@
 import LanChatControl
 
 /// The checks `lanchat send` makes before anything reaches the daemon (PRODUCT.md §7): a
-/// message is 1 to 65536 bytes of UTF-8 and not only white space. Failures are `badInput`
-/// (exit 65), so nothing is sent.
+/// message is 1 to 65536 bytes of UTF-8, not only white space and without U+0000 (which the
+/// daemon refuses too: stores and C strings end at it). Failures are `badInput` (exit 65), so
+/// nothing is sent.
 package enum MessageText {
     package static let maxBytes = 65_536
 
@@ -15,6 +16,9 @@ package enum MessageText {
         if size > maxBytes {
             throw .badInput(
                 "the message is \(grouped(size)) bytes; the limit is \(grouped(maxBytes)) bytes")
+        }
+        if text.containsNUL {
+            throw .badInput("the message contains U+0000 (NUL), which lanchat does not send")
         }
         return text
     }

@@ -5,7 +5,7 @@ import LanChatControl
 /// (from the error's data) so the user can pick one.
 package enum ErrorView {
     package static func render(_ error: ControlError) -> String {
-        let text = "lanchat: \(error.message)\n"
+        let text = "lanchat: \(terminalSafeBlock(error.message))\n"
         guard error.isPeerLookupFailure else { return text }
         let candidates = error.data?.candidates ?? []
         if candidates.isEmpty {
@@ -17,8 +17,8 @@ package enum ErrorView {
                 .init(
                     truncated(
                         PeerText.nameWithAlias(candidate.name, alias: candidate.alias), to: 40)),
-                .init(candidate.keyTag),
-                .init(candidate.id),
+                .init(terminalSafe(candidate.keyTag)),
+                .init(truncated(candidate.id, to: 60)),
             ])
         }
         let indented = table.render(style: .plain)

@@ -10,16 +10,19 @@ package enum HistoryView {
         let (presence, presenceColor) = PeerText.presence(peer, style: style)
         var text =
             style.bold(truncated(PeerText.nameWithAlias(peer), to: 80)) + "  "
-            + style.cyan(peer.keyTag) + "  " + presenceColor(presence) + "\n"
+            + style.cyan(terminalSafe(peer.keyTag)) + "  " + presenceColor(presence) + "\n"
         guard let first = result.messages.first else {
             if result.hasOlder {
                 return text + "No messages in this range.\n"
             }
-            return text + "No messages yet. Send one: lanchat send \(peer.keyTag) TEXT\n"
+            return text
+                + "No messages yet. Send one: lanchat send \(terminalSafe(peer.keyTag)) TEXT\n"
         }
         text +=
             result.hasOlder
-            ? style.dim("(older messages: lanchat history \(peer.keyTag) --before \(first.id))")
+            ? style.dim(
+                terminalSafe(
+                    "(older messages: lanchat history \(peer.keyTag) --before \(first.id))"))
                 + "\n"
             : style.dim("(nothing older: this is the start of the conversation)") + "\n"
 
@@ -68,19 +71,9 @@ package enum HistoryView {
         }
     }
 
-    /// Message text as it may reach a terminal: newlines and tabs kept, every other control
-    /// character (an escape sequence a peer could use to rewrite the screen) replaced by `�`;
-    /// CRLF line ends become LF.
+    /// Message text as it may reach a terminal: `terminalSafeBlock` (newlines and tabs kept,
+    /// CR LF shown as LF, every other control and bidirectional control escaped).
     package static func displayable(_ text: String) -> String {
-        var scalars = String.UnicodeScalarView()
-        for scalar in text.replacing("\r\n", with: "\n").unicodeScalars {
-            let isControl = scalar.properties.generalCategory == .control
-            if isControl && scalar != "\n" && scalar != "\t" {
-                scalars.append("\u{FFFD}")
-            } else {
-                scalars.append(scalar)
-            }
-        }
-        return String(scalars)
+        terminalSafeBlock(text)
     }
 }

@@ -4,25 +4,29 @@ import LanChatControl
 package enum StatusView {
     package static func render(_ status: StatusResult, style: TextStyle) -> String {
         var lines: [(String, String)] = []
-        lines.append(("name", style.bold(status.name)))
-        lines.append(("id", status.id))
-        lines.append(("key tag", style.cyan(status.keyTag)))
+        lines.append(("name", style.bold(terminalSafe(status.name))))
+        lines.append(("id", terminalSafe(status.id)))
+        lines.append(("key tag", style.cyan(terminalSafe(status.keyTag))))
         lines.append(("presence", presence(status, style: style)))
         lines.append(
             (
                 "daemon",
-                "lanchatd \(status.version), control API \(status.apiVersion), up "
+                "lanchatd \(terminalSafe(status.version)), control API \(status.apiVersion), up "
                     + SmartTime.duration(seconds: status.uptimeSeconds)
             ))
         lines.append(
-            ("listening", status.listening.isEmpty ? "-" : status.listening.joined(separator: ", "))
+            (
+                "listening",
+                status.listening.isEmpty
+                    ? "-" : terminalSafe(status.listening.joined(separator: ", "))
+            )
         )
         lines.append(("avahi", avahi(status.avahi, style: style)))
         lines.append(("peers", "\(status.peersOnline) online"))
         lines.append(("queued", "\(status.queued)"))
         lines.append(("unread", status.unread > 0 ? style.bold("\(status.unread)") : "0"))
-        lines.append(("socket", status.socket))
-        lines.append(("data", status.dataDir))
+        lines.append(("socket", terminalSafe(status.socket)))
+        lines.append(("data", terminalSafe(status.dataDir)))
         let width = lines.map(\.0.count).max() ?? 0
         var text = lines.map { label, value in
             label + String(repeating: " ", count: width - label.count) + "  " + value + "\n"
@@ -50,7 +54,7 @@ package enum StatusView {
 
     /// The line `lanchat presence` prints after a change.
     package static func presenceChanged(_ status: StatusResult, style: TextStyle) -> String {
-        "\(status.name) is now \(presence(status, style: style))\n"
+        "\(terminalSafe(status.name)) is now \(presence(status, style: style))\n"
     }
 
     private static func avahi(_ state: String, style: TextStyle) -> String {
@@ -59,7 +63,7 @@ package enum StatusView {
         case "connecting": return style.yellow(state) + " (waiting for avahi-daemon)"
         case "failed": return style.red(state) + " (see the lanchatd log)"
         case "disabled": return state + " (--no-mdns)"
-        default: return state
+        default: return terminalSafe(state)
         }
     }
 }

@@ -1,3 +1,5 @@
+import LanChatControl
+
 /// A left-aligned text table with a header row, columns separated by two spaces, trailing
 /// spaces trimmed. Widths count characters, not bytes, and ignore colour: cells are padded
 /// first and painted after.
@@ -46,12 +48,18 @@ package struct TextTable {
     }
 }
 
-/// Shortens text for a table cell: at most `limit` characters, `…` marking a cut, and
-/// control characters (a newline in a status text) shown as spaces.
+/// Shortens text for a table cell: at most `limit` characters, `…` marking a cut, made
+/// terminal-safe first (`terminalSafe`); the cut never splits an escape.
 package func truncated(_ text: String, to limit: Int) -> String {
-    let flat = String(
-        String.UnicodeScalarView(
-            text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
-    guard flat.count > limit, limit > 1 else { return flat }
-    return String(flat.prefix(limit - 1)) + "…"
+    let pieces = TerminalText.pieces(text, keepingLayout: false)
+    let width = pieces.reduce(0) { $0 + $1.count }
+    guard width > limit, limit > 1 else { return pieces.joined() }
+    var kept = ""
+    var keptWidth = 0
+    for piece in pieces {
+        guard keptWidth + piece.count <= limit - 1 else { break }
+        kept += piece
+        keptWidth += piece.count
+    }
+    return kept + "…"
 }

@@ -15,12 +15,12 @@ package enum WhoView {
             let (trust, trustColor) = PeerText.trust(peer.trust, style: style)
             table.append([
                 .init(truncated(PeerText.nameWithAlias(peer), to: 40), paint: style.bold),
-                .init(peer.keyTag, paint: style.cyan),
+                .init(terminalSafe(peer.keyTag), paint: style.cyan),
                 .init(presence, paint: presenceColor),
                 .init(peer.statusText.isEmpty ? "-" : truncated(peer.statusText, to: 30)),
                 .init(trust, paint: trustColor),
                 .init(lastSeen(peer, now: now, zone: zone)),
-                .init(address(peer), paint: style.dim),
+                .init(truncated(address(peer), to: 60), paint: style.dim),
             ])
         }
         return table.render(style: style)
@@ -40,7 +40,7 @@ package enum WhoView {
     static func emptyHint(query: String?, all: Bool) -> String {
         if let query {
             let wider = all ? "" : " Add --all to include offline peers."
-            return "No peer matches '\(query)'.\(wider)\n"
+            return "No peer matches '\(terminalSafe(query))'.\(wider)\n"
         }
         let headline =
             all

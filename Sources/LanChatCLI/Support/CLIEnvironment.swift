@@ -22,11 +22,14 @@ package struct CLIEnvironment: Sendable {
     package var output: any OutputSink
     /// Whether standard output is a terminal (`--color auto`).
     package var outputIsTerminal: Bool
+    /// The arguments that were not valid UTF-8 (see `UndecodableArguments`).
+    package var undecodableArguments: UndecodableArguments
 
     package init(
         variables: [String: String], uid: UInt32, now: @escaping @Sendable () -> Timestamp,
         utcOffset: any UTCOffsetProvider, standardInput: Int32, standardInputIsTerminal: Bool,
-        output: any OutputSink, outputIsTerminal: Bool
+        output: any OutputSink, outputIsTerminal: Bool,
+        undecodableArguments: UndecodableArguments = UndecodableArguments()
     ) {
         self.variables = variables
         self.uid = uid
@@ -36,6 +39,7 @@ package struct CLIEnvironment: Sendable {
         self.standardInputIsTerminal = standardInputIsTerminal
         self.output = output
         self.outputIsTerminal = outputIsTerminal
+        self.undecodableArguments = undecodableArguments
     }
 
     /// Set by tests with `CLIEnvironment.$current.withValue(…)`; the real process otherwise.
@@ -47,7 +51,7 @@ package struct CLIEnvironment: Sendable {
             variables: readVariables(), uid: UInt32(getuid()), now: systemNow,
             utcOffset: SystemUTCOffset(), standardInput: 0,
             standardInputIsTerminal: isatty(0) == 1, output: StandardStreams(),
-            outputIsTerminal: isatty(1) == 1)
+            outputIsTerminal: isatty(1) == 1, undecodableArguments: .ofProcess())
     }
 
     /// Only the variables the CLI uses, read with `getenv` (cheaper than copying `environ`).

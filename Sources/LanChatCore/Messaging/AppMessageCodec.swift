@@ -123,13 +123,17 @@ extension AppMessage {
         guard flags & ~0x01 == 0 else { throw .invalidFlags(flags) }
         let group = flags & 0x01 != 0 ? Array(try reader.raw(16)) : nil
         // The length must lie inside the message (else: protocol error); past that, an
-        // oversized, empty or non-UTF-8 text is the peer's content problem and is REJECTed.
+        // oversized, empty or non-UTF-8 text is the peer's content problem and is REJECTed,
+        // and so is a text with U+0000: the store would keep only what precedes it, after
+        // the ACK said all of it was stored.
         let length = Int(try reader.u32())
         let textBytes = try reader.raw(length)
         let text: WireMessage.Text
         if length > Limits.maxTextBytes {
             text = .unacceptable(.tooLarge)
         } else if length == 0 {
+            text = .unacceptable(.invalidText)
+        } else if textBytes.contains(0) {
             text = .unacceptable(.invalidText)
         } else if let valid = String(validating: textBytes, as: UTF8.self) {
             text = .valid(valid)

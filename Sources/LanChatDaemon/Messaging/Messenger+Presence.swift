@@ -6,9 +6,7 @@ extension Messenger {
     /// Sets our presence and status text: sent as PRESENCE on every live session (§9.6) and
     /// announced in the mDNS TXT record.
     func setPresence(_ params: PresenceParams) async throws(ControlError) -> StatusResult {
-        if let text = params.text, text.utf8.count > Limits.maxStatusTextBytes {
-            throw .badInput("status text is over \(Limits.maxStatusTextBytes) bytes")
-        }
+        try params.validate()
         let status: AnnouncedStatus =
             switch params.status {
             case .available: .available

@@ -38,9 +38,8 @@ extension Messenger {
     }
 
     func history(_ params: HistoryParams) async throws(ControlError) -> HistoryResult {
+        let limit = try params.validatedLimit()
         let peer = try directory.resolve(params.peer)
-        let limit = params.limit ?? 50
-        guard (1...1000).contains(limit) else { throw .invalidParams("limit must be 1 to 1000") }
         let anchor: MessageStore.PageAnchor
         switch (params.before, params.after) {
         case (nil, nil): anchor = .latest

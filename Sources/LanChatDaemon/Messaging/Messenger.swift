@@ -28,8 +28,11 @@ final class Messenger: Sendable {
 
     /// Stores the messages (`queued`), returns as soon as they are on disk, and starts them on
     /// their way; with `wait`/`waitRead`, answers when they are delivered/read or at timeout.
+    ///
+    /// Every param is checked before anything is stored: an error answer means nothing changed.
     func send(_ params: SendParams) async throws(ControlError) -> SendResult {
         let texts = try Self.validatedTexts(params)
+        let waitSeconds = try params.validatedWaitSeconds()
         let peer = try directory.resolve(params.peer)
         guard peer.record.trust != .blocked else {
             throw .failed("\(peer.displayName) (\(peer.record.keyTag)) is blocked; unblock to send")
@@ -59,18 +62,15 @@ final class Messenger: Sendable {
                 messages: stored.map { MessageMapping.info($0, live: .none, peerID: peerID) })
         }
         return try await waitFor(
-            stored, peer: peer, target: waitTarget, timeout: params.timeout,
-            subscription: subscription)
+            stored, peer: peer, target: waitTarget,
+            seconds: waitSeconds ?? ParamsLimits.defaultTimeoutSeconds, subscription: subscription)
     }
 
     private func waitFor(
-        _ stored: [StoredMessage], peer: PeerEntry, target: StatusWaiter.Target, timeout: Double?,
+        _ stored: [StoredMessage], peer: PeerEntry, target: StatusWaiter.Target, seconds: Double,
         subscription: AsyncStream<DaemonEvent>
     ) async throws(ControlError) -> SendResult {
-        let seconds = timeout ?? 30
-        guard seconds.isFinite, seconds >= 0, seconds <= 86_400 else {
-            throw .invalidParams("timeout must be 0 to 86400 seconds")
-        }
+        // `seconds` was validated (0 … 86 400) before the messages were stored.
         let ids = stored.map(\.id)
         let waiter = StatusWaiter(store: store, subscription: subscription)
         let outcome: StatusWaiter.Outcome
@@ -111,24 +111,9 @@ final class Messenger: Sendable {
         return SendResult(messages: reached)
     }
 
+    /// The params' own checks (`SendParams.validatedTexts`, shared with the fuzz target).
     static func validatedTexts(_ params: SendParams) throws(ControlError) -> [String] {
-        let texts: [String]
-        switch (params.text, params.texts) {
-        case (let text?, nil): texts = [text]
-        case (nil, let many?): texts = many
-        default: throw .invalidParams("give exactly one of \"text\" and \"texts\"")
-        }
-        guard !texts.isEmpty else { throw .badInput("no message to send") }
-        guard texts.count <= 10_000 else { throw .badInput("at most 10000 messages per request") }
-        for text in texts {
-            guard !text.allSatisfy(\.isWhitespace) else { throw .badInput("empty message") }
-            guard text.utf8.count <= Limits.maxTextBytes else {
-                throw .badInput(
-                    "message of \(text.utf8.count) bytes is over the limit of \(Limits.maxTextBytes)"
-                )
-            }
-        }
-        return texts
+        try params.validatedTexts()
     }
 
     static func format(_ seconds: Double) -> String {

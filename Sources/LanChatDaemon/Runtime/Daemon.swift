@@ -273,7 +273,7 @@ public final class Daemon: Sendable {
                 throw .store(
                     "\(error.description). Networking stays off until the store is restored or moved aside."
                 )
-            case .unavailable, .notFound:
+            case .unavailable, .notFound, .invalidText:
                 throw .dataDirectory("\(error)")
             }
         }

@@ -1,4 +1,5 @@
 import Glibc
+import LanChatControl
 import Logging
 
 /// Logs one line per event to stderr (PRODUCT.md §3). Under systemd (`JOURNAL_STREAM` set)
@@ -7,7 +8,9 @@ import Logging
 /// a single `write(2)`, so lines from several threads never interleave.
 ///
 /// Message text, keys and plaintext are never passed to the logger at info or above; that is
-/// the callers' rule, this handler only formats.
+/// the callers' rule. But names, status texts and addresses are, and they come from peers or
+/// from the configuration: the message and every metadata value go through `TerminalText`'s
+/// rule, so a log line stays one line and cannot drive the terminal that shows it.
 public struct StderrLogHandler: LogHandler {
     public var logLevel: Logger.Level
     public var metadata: Logger.Metadata = [:]
@@ -26,19 +29,30 @@ public struct StderrLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var merged = metadata
-        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
-        let fields = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        let suffix = fields.isEmpty ? "" : " " + fields.joined(separator: " ")
-        let text = "\(event.message)\(suffix)".replacingNewlines
-        let line: String
-        if journal {
-            line = "<\(Self.priority(event.level))>\(text)\n"
-        } else {
-            line = "\(Self.timestamp()) \(event.level) \(label): \(text)\n"
-        }
-        var bytes = Array(line.utf8)
+        var bytes = Array(line(for: event).utf8)
         _ = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+
+    /// The line written for `event`, newline included.
+    func line(for event: LogEvent) -> String {
+        let text = Self.body(event.message, metadata: metadata, event.metadata)
+        if journal {
+            return "<\(Self.priority(event.level))>\(text)\n"
+        }
+        return "\(Self.timestamp()) \(event.level) \(label): \(text)\n"
+    }
+
+    /// `message key=value …`, keys sorted, the message and each key and value terminal-safe.
+    static func body(
+        _ message: Logger.Message, metadata: Logger.Metadata, _ extra: Logger.Metadata?
+    ) -> String {
+        var merged = metadata
+        if let extra { merged.merge(extra) { _, new in new } }
+        let fields = merged.sorted { $0.key < $1.key }.map {
+            TerminalText.line($0.key) + "=" + TerminalText.line("\($0.value)")
+        }
+        let suffix = fields.isEmpty ? "" : " " + fields.joined(separator: " ")
+        return TerminalText.line("\(message)") + suffix
     }
 
     static func priority(_ level: Logger.Level) -> Int {
@@ -63,12 +77,5 @@ public struct StderrLogHandler: LogHandler {
         let millisText = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
         return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(millisText)Z"
-    }
-}
-
-extension String {
-    /// A log line stays one line.
-    fileprivate var replacingNewlines: String {
-        split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ")
     }
 }

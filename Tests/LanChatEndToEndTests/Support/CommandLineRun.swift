@@ -36,8 +36,12 @@ extension Sandbox {
 
     /// Runs the built `lanchat` with `arguments` to its end. Standard input comes from
     /// `input` (`nil`: /dev/null); output and errors go through files in the sandbox, so a
-    /// large output can never block the child on a full pipe.
-    func lanchat(_ arguments: [String], input: Data? = nil) async throws -> CommandResult {
+    /// large output can never block the child on a full pipe. With a `launcher` (a program
+    /// and its first arguments), that program runs with the binary's path and `arguments`
+    /// after its own: a shell can then pass bytes a Swift string cannot hold.
+    func lanchat(_ arguments: [String], input: Data? = nil, launcher: [String] = [])
+        async throws -> CommandResult
+    {
         let binary = try Binaries.lanchat()
         let run = UUID().uuidString.prefix(8)
         let outPath = file("cli-\(run).out")
@@ -63,7 +67,9 @@ extension Sandbox {
             try? stdin.close()
         }
         let child = try ChildProcess.launch(
-            binary, arguments, environment: childEnvironment,
+            launcher.first ?? binary,
+            Array(launcher.dropFirst()) + (launcher.isEmpty ? [] : [binary]) + arguments,
+            environment: childEnvironment,
             standardInput: input == nil ? nil : stdin, standardOutput: stdout,
             standardError: stderr)
         adopt(child)

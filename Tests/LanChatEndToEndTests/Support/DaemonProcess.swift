@@ -111,8 +111,11 @@ final class DaemonProcess: Sendable {
     // MARK: Using it
 
     /// `lanchat --socket SOCKET ARGUMENTS…` against this daemon.
-    func lanchat(_ arguments: [String], input: Data? = nil) async throws -> CommandResult {
-        try await sandbox.lanchat(["--socket", socket] + arguments, input: input)
+    func lanchat(_ arguments: [String], input: Data? = nil, launcher: [String] = [])
+        async throws -> CommandResult
+    {
+        try await sandbox.lanchat(
+            ["--socket", socket] + arguments, input: input, launcher: launcher)
     }
 
     /// `lanchat … ARGUMENTS --json`, which must exit 0, decoded.

@@ -1,0 +1,167 @@
+import LanChatClient
+import LanChatControl
+import LanChatCore
+import Testing
+
+@testable import LanChatDaemon
+
+/// Every method checks all its params before it changes anything: each bad request below
+/// goes over the real control socket, gets its JSON-RPC error, and afterwards nothing has
+/// changed (no message stored or delivered, presence as before, failed messages still
+/// failed). `who` and `history` only read; their bad params are answered all the same.
+@Suite("Bad params change nothing", .serialized, .timeLimit(.minutes(2)))
+struct BadParamsTests {
+    static let invalidParams = -32602
+    static let badInput = -32001
+    static let peerNotFound = -32002
+
+    /// Runs `call`, which must fail with `code`.
+    static func expectRefused<T>(
+        _ code: Int, _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+        _ call: () async throws(ControlError) -> T
+    ) async {
+        do {
+            _ = try await call()
+            Issue.record("\(what): accepted", sourceLocation: sourceLocation)
+        } catch {
+            #expect(error.rpcCode == code, "\(what): \(error)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func sendWithABadParamStoresNothing() async throws {
+        try await withConnectedPair { alice, bob in
+            let client = alice.client
+            let cases: [(Int, String, SendParams)] = [
+                (
+                    Self.invalidParams, "wait, timeout -5",
+                    SendParams(peer: "bob", text: "hi", wait: true, timeout: -5)
+                ),
+                (
+                    Self.invalidParams, "wait, timeout 100000",
+                    SendParams(peer: "bob", text: "hi", wait: true, timeout: 100_000)
+                ),
+                (
+                    Self.invalidParams, "waitRead, timeout 86400.5",
+                    SendParams(peer: "bob", text: "hi", waitRead: true, timeout: 86_400.5)
+                ),
+                (
+                    Self.invalidParams, "timeout -5 without wait",
+                    SendParams(peer: "bob", text: "hi", timeout: -5)
+                ),
+                (Self.badInput, "text with NUL", SendParams(peer: "bob", text: "cut\u{0}here")),
+                (
+                    Self.badInput, "texts, one with NUL",
+                    SendParams(peer: "bob", texts: ["fine", "\u{0}", "also fine"])
+                ),
+                (
+                    Self.invalidParams, "text and texts",
+                    SendParams(peer: "bob", text: "a", texts: ["b"])
+                ),
+                (Self.invalidParams, "neither text nor texts", SendParams(peer: "bob")),
+                (Self.badInput, "no texts", SendParams(peer: "bob", texts: [])),
+                (Self.badInput, "blank text", SendParams(peer: "bob", text: " \n")),
+                (
+                    Self.badInput, "text over 65536 bytes",
+                    SendParams(peer: "bob", text: String(repeating: "x", count: 65_537))
+                ),
+                (
+                    Self.badInput, "10001 texts",
+                    SendParams(peer: "bob", texts: Array(repeating: "x", count: 10_001))
+                ),
+                (Self.peerNotFound, "unknown peer", SendParams(peer: "nobody", text: "hi")),
+            ]
+            for (code, what, params) in cases {
+                await Self.expectRefused(code, what) { () async throws(ControlError) in
+                    try await client.send(params)
+                }
+            }
+            #expect(try await alice.history(with: bob).isEmpty)
+            #expect(try await alice.client.status().queued == 0)
+            // Had anything been stored, the live session would have delivered it by now:
+            // one good message goes the same way and arrives alone.
+            _ = try await client.send(SendParams(peer: "bob", text: "good", wait: true))
+            #expect(try await bob.history(with: alice).map(\.text) == ["good"])
+        }
+    }
+
+    @Test func presenceWithABadTextChangesNothing() async throws {
+        try await withConnectedPair { alice, bob in
+            let before = try await alice.client.status()
+            let cases: [(String, PresenceParams)] = [
+                ("text with NUL", PresenceParams(status: .busy, text: "in a\u{0}meeting")),
+                (
+                    "text over 128 bytes",
+                    PresenceParams(status: .away, text: String(repeating: "y", count: 129))
+                ),
+            ]
+            for (what, params) in cases {
+                await Self.expectRefused(Self.badInput, what) { () async throws(ControlError) in
+                    try await alice.client.presence(params)
+                }
+            }
+            let after = try await alice.client.status()
+            #expect(after.status == before.status && after.statusText == before.statusText)
+            // Bob sees alice as before: a good change reaches him, and only that one.
+            _ = try await alice.client.presence(PresenceParams(status: .away, text: "lunch"))
+            try await eventually("bob sees the good change") {
+                let peers = try await bob.client.who(WhoParams(all: true)).peers
+                return peers.first { $0.id == alice.id }?.statusText == "lunch"
+            }
+        }
+    }
+
+    @Test func historyAndWhoAnswerBadParamsWithErrors() async throws {
+        try await withConnectedPair { alice, bob in
+            _ = try await alice.client.send(SendParams(peer: "bob", text: "one", wait: true))
+            let cases: [(Int, String, HistoryParams)] = [
+                (Self.invalidParams, "limit 0", HistoryParams(peer: "bob", limit: 0)),
+                (Self.invalidParams, "limit 1001", HistoryParams(peer: "bob", limit: 1001)),
+                (
+                    Self.invalidParams, "before and after",
+                    HistoryParams(
+                        peer: "bob", before: "00000000-0000-4000-8000-000000000000",
+                        after: "00000000-0000-4000-8000-000000000000")
+                ),
+                (Self.invalidParams, "before not an id", HistoryParams(peer: "bob", before: "x")),
+                (Self.peerNotFound, "unknown peer", HistoryParams(peer: "nobody")),
+                (
+                    Self.invalidParams, "limit 0 and an unknown peer: the params first",
+                    HistoryParams(peer: "nobody", limit: 0)
+                ),
+            ]
+            for (code, what, params) in cases {
+                await Self.expectRefused(code, what) { () async throws(ControlError) in
+                    try await alice.client.history(params)
+                }
+            }
+            // Reading never marks anything read: bob's unread count is what it was.
+            #expect(try await bob.client.status().unread == 1)
+            #expect(try await alice.history(with: bob).map(\.text) == ["one"])
+            // `who` has no param that can be out of range; a hostile query matches nothing.
+            let nobody = try await alice.client.who(WhoParams(query: "\u{0}\u{1B}", all: true))
+            #expect(nobody.peers.isEmpty)
+        }
+    }
+
+    @Test func retryWithABadTargetRequeuesNothing() async throws {
+        try await withConnectedPair { alice, bob in
+            // A text the peer rejects (only a faulty or newer peer sends one): stored directly.
+            let bobKey = try #require(PeerKey(id: bob.id))
+            let oversized = try await alice.daemon.messenger.store.enqueue(
+                to: bobKey, texts: [String(repeating: "x", count: 70_000)], at: 1)
+            await alice.daemon.registry.link(for: bobKey).committed(oversized)
+            try await eventually("rejected") {
+                try await alice.history(with: bob).map(\.status) == [.failed]
+            }
+            for target in ["nobody", "0000", "\u{0}"] {
+                await Self.expectRefused(Self.peerNotFound, "retry \(target.debugDescription)") {
+                    () async throws(ControlError) in
+                    try await alice.client.retry(RetryParams(target: target))
+                }
+            }
+            let shown = try await alice.history(with: bob)
+            #expect(shown.map(\.status) == [.failed])
+            #expect(shown.map(\.seq) == [1])
+        }
+    }
+}
