@@ -35,6 +35,7 @@ enum ControlRequestHarness {
         roundTrip(HistoryParams.self, line)
         roundTrip(PresenceParams.self, line)
         roundTrip(RetryParams.self, line)
+        roundTrip(BackupParams.self, line)
     }
 
     /// Decodes `P` as the dispatcher would; if that works, the value survives encoding.

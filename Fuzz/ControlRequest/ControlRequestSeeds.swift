@@ -47,6 +47,11 @@ enum ControlRequestSeeds {
             ),
             ("retry", request(Methods.Retry.name, RetryParams(target: id))),
             (
+                "backup",
+                request(Methods.Backup.name, BackupParams(path: "/home/alice/lanchat backup.db"))
+            ),
+            ("backup-relative", request(Methods.Backup.name, BackupParams(path: "b.db"))),
+            (
                 "two-lines",
                 request(Methods.Status.name, NoParams()) + [0x0A]
                     + request(Methods.Retry.name, RetryParams())
