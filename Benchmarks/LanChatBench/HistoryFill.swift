@@ -26,7 +26,7 @@ struct HistoryFill {
     func run() async throws -> Outcome {
         try makePrivateDirectory(dataDirectory)
         let store = try MessageStore.open(path: dataDirectory + "/lanchat.sqlite3")
-        defer { store.close() }
+        defer { try? store.close() }
         let peer = try IdentityKeyPair.generate().publicKey
         let start = ContinuousClock.now
         let now = wallClockMilliseconds()

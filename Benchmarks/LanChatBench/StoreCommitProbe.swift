@@ -12,7 +12,7 @@ struct StoreCommitProbe {
     func run() async throws -> Figure {
         try makePrivateDirectory(directory)
         let store = try MessageStore.open(path: directory + "/probe.sqlite3")
-        defer { store.close() }
+        defer { try? store.close() }
         let peer = try IdentityKeyPair.generate().publicKey
         try await store.addPeer(
             peer, keyTag: Fingerprint.keyTag(peer), name: "probe", at: wallClockMilliseconds())

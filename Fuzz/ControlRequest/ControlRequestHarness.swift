@@ -42,6 +42,7 @@ enum ControlRequestHarness {
         roundTrip(HistoryParams.self, line).map(checkValidation)
         roundTrip(PresenceParams.self, line).map(checkValidation)
         roundTrip(RetryParams.self, line)
+        roundTrip(BackupParams.self, line)
     }
 
     /// `send` params as the daemon's fast path reads them: if it reads any, `JSONDecoder`

@@ -70,6 +70,11 @@ enum ControlRequestSeeds {
                     PresenceParams(status: .away, text: String(repeating: "z", count: 129)))
             ),
             (
+                "backup",
+                request(Methods.Backup.name, BackupParams(path: "/home/alice/lanchat backup.db"))
+            ),
+            ("backup-relative", request(Methods.Backup.name, BackupParams(path: "b.db"))),
+            (
                 "two-lines",
                 request(Methods.Status.name, NoParams()) + [0x0A]
                     + request(Methods.Retry.name, RetryParams())

@@ -19,7 +19,7 @@ package struct LanChatCommand: AsyncParsableCommand {
         version: "lanchat \(LanChatVersion.current) (control API \(ControlAPI.version))",
         subcommands: [
             StatusCommand.self, WhoCommand.self, SendCommand.self, HistoryCommand.self,
-            PresenceCommand.self, RetryCommand.self,
+            PresenceCommand.self, RetryCommand.self, BackupCommand.self,
         ]
     )
 

@@ -28,4 +28,8 @@ extension ControlClient {
     {
         try await call(Methods.Retry.self, params)
     }
+
+    public func backup(_ params: BackupParams) async throws(ControlError) -> BackupResult {
+        try await call(Methods.Backup.self, params)
+    }
 }

@@ -48,4 +48,10 @@ public enum Methods {
         public typealias Result = RetryResult
         public static let name = "retry"
     }
+
+    public enum Backup: ControlMethod {
+        public typealias Params = BackupParams
+        public typealias Result = BackupResult
+        public static let name = "backup"
+    }
 }

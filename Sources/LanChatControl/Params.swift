@@ -77,3 +77,13 @@ public struct RetryParams: Codable, Sendable, Hashable {
         self.target = target
     }
 }
+
+public struct BackupParams: Codable, Sendable, Hashable {
+    /// Where to write the copy: an absolute path that does not exist yet (the CLI resolves a
+    /// relative one against its working directory).
+    public var path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+}

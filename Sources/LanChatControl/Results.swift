@@ -85,3 +85,18 @@ public struct RetryResult: Codable, Sendable, Hashable {
         self.messages = messages
     }
 }
+
+public struct BackupResult: Codable, Sendable, Hashable {
+    /// The absolute path of the copy.
+    public var path: String
+    /// Its size in bytes.
+    public var bytes: Int
+    /// Messages in the copy, counted in the copy itself.
+    public var messages: Int
+
+    public init(path: String, bytes: Int, messages: Int) {
+        self.path = path
+        self.bytes = bytes
+        self.messages = messages
+    }
+}

@@ -13,15 +13,28 @@ import LanChatCore
 public final class MessageStore: Sendable {
     let pool: DatabasePool
     public let path: String
+    /// The data directory's store marker (`StoreMarker`), if this store keeps one.
+    public let markerPath: String?
+    /// What the opening noticed that is worth a warning but no refusal (fewer messages than
+    /// at the last clean stop: a restored backup, or a partial loss).
+    public let warnings: [String]
 
-    private init(pool: DatabasePool, path: String) {
+    private init(pool: DatabasePool, path: String, markerPath: String?, warnings: [String]) {
         self.pool = pool
         self.path = path
+        self.markerPath = markerPath
+        self.warnings = warnings
     }
 
     /// Opens (creating with mode 0600 if absent) and migrates the store. Refuses a file that
     /// is not a lanchat store, fails `PRAGMA quick_check`, or was written by a newer version.
-    public static func open(path: String) throws(StoreError) -> MessageStore {
+    ///
+    /// With `marker` (the daemon passes `<data dir>/store.marker`), it also refuses a store
+    /// that lost its history (`HistoryCheck`), before migrating anything, and writes the
+    /// marker when there is none yet.
+    public static func open(path: String, marker markerPath: String? = nil) throws(StoreError)
+        -> MessageStore
+    {
         try createPrivateFileIfAbsent(path)
         var configuration = Configuration()
         configuration.label = "lanchat.store"
@@ -47,11 +60,54 @@ public final class MessageStore: Sendable {
             if try pool.read({ db in try migrator.hasBeenSuperseded(db) }) {
                 throw StoreError(.tooNew, "\(path) was written by a newer lanchat; upgrade lanchat")
             }
-            try migrator.migrate(pool)
         } catch {
             throw StoreError.wrapping(error, while: "checking \(path)")
         }
-        return MessageStore(pool: pool, path: path)
+        var warnings: [String] = []
+        var marker: StoreMarker?
+        if let markerPath {
+            marker = try StoreMarker.load(markerPath)
+            if let marker {
+                let found = try contents(of: pool, path: path)
+                warnings = try HistoryCheck.verify(
+                    found, against: marker, store: path, markerPath: markerPath)
+            }
+        }
+        do {
+            try Schema.migrator().migrate(pool)
+        } catch {
+            throw StoreError.wrapping(error, while: "migrating \(path)")
+        }
+        if let markerPath, marker == nil {
+            // First start (or a store from before markers): from now on the marker names it.
+            try contents(of: pool, path: path).marker?.write(to: markerPath)
+        }
+        return MessageStore(pool: pool, path: path, markerPath: markerPath, warnings: warnings)
+    }
+
+    /// The store's id and row counts; before migration the tables may not exist.
+    static func contents(of pool: DatabasePool, path: String) throws(StoreError)
+        -> HistoryCheck.Contents
+    {
+        do {
+            return try pool.read { db in
+                guard try db.tableExists("store_identity") else {
+                    let messages =
+                        try db.tableExists("messages")
+                        ? Int.fetchOne(db, sql: "SELECT count(*) FROM messages") ?? 0 : 0
+                    let peers =
+                        try db.tableExists("peers")
+                        ? Int.fetchOne(db, sql: "SELECT count(*) FROM peers") ?? 0 : 0
+                    return HistoryCheck.Contents(storeID: nil, messages: messages, peers: peers)
+                }
+                return HistoryCheck.Contents(
+                    storeID: try String.fetchOne(db, sql: "SELECT id FROM store_identity"),
+                    messages: try Int.fetchOne(db, sql: "SELECT count(*) FROM messages") ?? 0,
+                    peers: try Int.fetchOne(db, sql: "SELECT count(*) FROM peers") ?? 0)
+            }
+        } catch {
+            throw StoreError.wrapping(error, while: "reading \(path)")
+        }
     }
 
     /// SQLite would create the file with the umask's mode; the store holds private messages,
@@ -66,10 +122,40 @@ public final class MessageStore: Sendable {
         }
     }
 
-    /// Closes the database (a checkpoint, then the connections). Later calls fail with
-    /// `unavailable`.
-    public func close() {
-        try? pool.close()
+    /// Closes the store on a clean stop: checkpoints the WAL into the main file and truncates
+    /// it (so `lanchat.sqlite3` alone holds everything, and a `-wal` lost later loses
+    /// nothing), records the store in its marker, then closes the connections. Later calls
+    /// fail with `unavailable`.
+    ///
+    /// The explicit checkpoint is needed: GRDB closes the writer while the readers are still
+    /// open, so SQLite's own checkpoint-on-last-close never runs (the last connection to
+    /// close is a read-only one).
+    public func close() throws(StoreError) {
+        var failure: StoreError?
+        do {
+            let busy = try pool.writeWithoutTransaction { db in
+                try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")?[0] as Int?
+            }
+            if busy != 0 {
+                failure = StoreError(
+                    .unavailable, "cannot checkpoint \(path): a reader kept the WAL busy")
+            }
+        } catch {
+            failure = StoreError.wrapping(error, while: "checkpointing \(path)")
+        }
+        if let markerPath {
+            do {
+                try Self.contents(of: pool, path: path).marker?.write(to: markerPath)
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        do {
+            try pool.close()
+        } catch {
+            failure = failure ?? StoreError.wrapping(error, while: "closing \(path)")
+        }
+        if let failure { throw failure }
     }
 
     /// Runs a write transaction, mapping SQLite failures to `StoreError`.

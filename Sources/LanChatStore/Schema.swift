@@ -76,6 +76,16 @@ enum Schema {
                         WHERE direction = 0 AND read_at IS NULL;
                     """)
         }
+        migrator.registerMigration("v2: store identity") { db in
+            // One row: a random id given to the store when it is created. The data
+            // directory's store marker names it, so a store that was replaced by an empty one
+            // (a -wal lost after a crash, a deleted file) is told apart from this one.
+            try db.execute(
+                sql: """
+                    CREATE TABLE store_identity (id TEXT NOT NULL);
+                    INSERT INTO store_identity (id) VALUES (lower(hex(randomblob(16))));
+                    """)
+        }
         return migrator
     }
 }

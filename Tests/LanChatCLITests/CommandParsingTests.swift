@@ -116,7 +116,7 @@ import Testing
         #expect(
             names == [
                 Methods.Status.name, Methods.Who.name, Methods.Send.name, Methods.History.name,
-                Methods.SetPresence.name, Methods.Retry.name,
+                Methods.SetPresence.name, Methods.Retry.name, Methods.Backup.name,
             ])
     }
 }

@@ -51,6 +51,22 @@ import Testing
         #expect(outcome.output == String(decoding: pretty, as: UTF8.self) + "\n")
     }
 
+    @Test func backupSendsARelativePathMadeAbsoluteAgainstTheWorkingDirectory() async throws {
+        let server = try FakeDaemon.start()
+        let outcome = await run(["backup", "lanchat-copy.db"], server: server)
+        let expected = FileManager.default.currentDirectoryPath + "/lanchat-copy.db"
+        #expect(outcome.code == 0, "\(outcome.error)")
+        #expect(outcome.output == "Backed up 2 messages (4096 bytes) to \(expected)\n")
+        server.stop()
+        var paths: [String] = []
+        for await line in server.requests {
+            if let params = try? Request(line: line).params(BackupParams.self) {
+                paths.append(params.path)
+            }
+        }
+        #expect(paths == [expected])
+    }
+
     @Test func quietSendPrintsNothing() async throws {
         let server = try FakeDaemon.start()
         defer { server.stop() }

@@ -10,6 +10,7 @@ import Testing
         #expect(Methods.History.name == "history")
         #expect(Methods.SetPresence.name == "presence")
         #expect(Methods.Retry.name == "retry")
+        #expect(Methods.Backup.name == "backup")
     }
 
     // MARK: Params
@@ -72,6 +73,19 @@ import Testing
         try GoldenJSON.expectRoundTrip(RetryParams(), "{}")
     }
 
+    @Test func backupParams() throws {
+        try GoldenJSON.expectRoundTrip(
+            BackupParams(path: "/home/alice/lanchat-2025.db"),
+            #"{"path":"/home/alice/lanchat-2025.db"}"#)
+    }
+
+    @Test func backupParamsNeedAPath() {
+        #expect(throws: (any Error).self) { try GoldenJSON.decode(BackupParams.self, "{}") }
+        #expect(throws: (any Error).self) {
+            try GoldenJSON.decode(BackupParams.self, #"{"path":7}"#)
+        }
+    }
+
     // MARK: Results
 
     @Test func statusResult() throws {
@@ -102,6 +116,12 @@ import Testing
     @Test func retryResult() throws {
         try GoldenJSON.expectRoundTrip(
             RetryResult(messages: [Fixtures.failed]), #"{"messages":[\#(Fixtures.failedJSON)]}"#)
+    }
+
+    @Test func backupResult() throws {
+        try GoldenJSON.expectRoundTrip(
+            BackupResult(path: "/tmp/b.db", bytes: 57_344, messages: 120),
+            #"{"bytes":57344,"messages":120,"path":"/tmp/b.db"}"#)
     }
 
     @Test func prettyEncoderSortsKeysAndIndents() throws {

@@ -101,9 +101,12 @@ struct DeliveryTests {
             _ = try await alice.client.send(SendParams(peer: "bob", text: "before", wait: true))
             try await bob.stopAndWaitOffline(seenBy: alice)
             _ = try await alice.client.send(SendParams(peer: "bob", texts: ["one", "two"]))
-            for suffix in ["", "-wal", "-shm"] {
-                try? FileManager.default.removeItem(
-                    atPath: bob.dataDirectory + "/lanchat.sqlite3" + suffix)
+            // Started over on purpose: the marker goes too, or the daemon refuses the empty
+            // store as one that lost its history (lanchatd(8), store.marker).
+            for file in [
+                "lanchat.sqlite3", "lanchat.sqlite3-wal", "lanchat.sqlite3-shm", "store.marker",
+            ] {
+                try? FileManager.default.removeItem(atPath: bob.dataDirectory + "/" + file)
             }
             try await bob.restart()
             try await eventually("delivered after the store loss") {
@@ -120,9 +123,12 @@ struct DeliveryTests {
         try await withConnectedPair { alice, bob in
             _ = try await bob.client.send(SendParams(peer: "alice", texts: ["a", "b"], wait: true))
             await bob.stop()
-            for suffix in ["", "-wal", "-shm"] {
-                try? FileManager.default.removeItem(
-                    atPath: bob.dataDirectory + "/lanchat.sqlite3" + suffix)
+            // Started over on purpose: the marker goes too, or the daemon refuses the empty
+            // store as one that lost its history (lanchatd(8), store.marker).
+            for file in [
+                "lanchat.sqlite3", "lanchat.sqlite3-wal", "lanchat.sqlite3-shm", "store.marker",
+            ] {
+                try? FileManager.default.removeItem(atPath: bob.dataDirectory + "/" + file)
             }
             try await bob.restart()
             try await eventually("online again") { await bob.isOnline(alice) }

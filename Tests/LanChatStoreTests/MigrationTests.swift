@@ -12,7 +12,7 @@ struct MigrationTests {
         defer { directory.remove() }
         _ = try MessageStore.open(path: directory.storePath)
         let first = try appliedMigrations(directory.storePath)
-        #expect(first == ["v1: peers, streams, cursors, messages"])
+        #expect(first == ["v1: peers, streams, cursors, messages", "v2: store identity"])
         _ = try MessageStore.open(path: directory.storePath)
         #expect(try appliedMigrations(directory.storePath) == first)
     }

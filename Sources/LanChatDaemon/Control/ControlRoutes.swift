@@ -22,6 +22,9 @@ extension ControlDispatcher {
         dispatcher.register(Methods.Retry.self) { params throws(ControlError) in
             try await messenger.retry(params)
         }
+        dispatcher.register(Methods.Backup.self) { params throws(ControlError) in
+            try await messenger.backup(params)
+        }
         return dispatcher
     }
 }

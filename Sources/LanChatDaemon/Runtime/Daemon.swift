@@ -41,6 +41,7 @@ public final class Daemon: Sendable {
         let lock = try DataDirectoryLock.acquire(in: configuration.dataDirectory)
         let identity = try Self.loadIdentity(configuration, logger: logger)
         let store = try Self.openStore(configuration)
+        for warning in store.warnings { logger.warning("\(warning)") }
         let clock = DaemonClock.system
         let directory: PeerDirectory
         do {
@@ -220,8 +221,13 @@ public final class Daemon: Sendable {
                 "port": "\(port)", "socket": "\(configuration.socketPath)",
             ])
         defer {
-            // The directory is free for the next daemon once this one has stopped.
-            store.close()
+            // The directory is free for the next daemon once this one has stopped; the store
+            // is checkpointed into its main file first (MessageStore.close).
+            do {
+                try store.close()
+            } catch {
+                logger.error("\(error)")
+            }
             lock.release()
         }
         try await group.run()
@@ -266,12 +272,17 @@ public final class Daemon: Sendable {
         -> MessageStore
     {
         do {
-            return try MessageStore.open(path: configuration.dataDirectory + "/lanchat.sqlite3")
+            // The marker beside the store lets a store that lost its history be noticed
+            // (HistoryCheck) instead of run on as if it were new.
+            return try MessageStore.open(
+                path: configuration.dataDirectory + "/lanchat.sqlite3",
+                marker: configuration.dataDirectory + "/" + StoreMarker.fileName)
         } catch {
             switch error.kind {
             case .corrupt, .tooNew:
+                let reason = error.description
                 throw .store(
-                    "\(error.description). Networking stays off until the store is restored or moved aside."
+                    "\(reason)\(reason.hasSuffix(".") ? "" : ".") Networking stays off until the store is restored or moved aside."
                 )
             case .unavailable, .notFound, .invalidText:
                 throw .dataDirectory("\(error)")

@@ -54,6 +54,11 @@ enum FakeDaemon {
             return Reply.result(request, status)
         case Methods.Retry.name:
             return Reply.result(request, RetryResult(messages: []))
+        case Methods.Backup.name:
+            guard let params = try? request.params(BackupParams.self) else {
+                return Reply.error(request, .invalidParams("bad backup params"))
+            }
+            return Reply.result(request, BackupResult(path: params.path, bytes: 4096, messages: 2))
         default:
             return Reply.error(request, .methodNotFound(request.method))
         }

@@ -1,0 +1,50 @@
+/// The rule that keeps the daemon from running silently on a store that lost its history,
+/// applied at start by `MessageStore.open(path:marker:)` before anything is migrated:
+///
+/// * the marker names a store id and the opened store holds no id (no tables: a `-wal`
+///   deleted or damaged after a crash, before the first checkpoint; a deleted store file) or
+///   another one (a different store put in its place) → refused as `corrupt`;
+/// * the store is the marker's but holds fewer messages than at the last clean stop (a
+///   restored backup, or rows lost with a damaged `-wal` after they were partly checkpointed)
+///   → a warning only, since a restore is legitimate and the two cannot be told apart;
+/// * no marker (first start, or a data directory from before markers) → the marker is written.
+///
+/// A crash with the `-wal` intact passes: SQLite replays it, so the id and the rows are there.
+enum HistoryCheck {
+    struct Contents: Sendable, Equatable {
+        /// nil when the store has no `store_identity` row (a new or emptied file).
+        var storeID: String?
+        var messages: Int
+        var peers: Int
+
+        var marker: StoreMarker? {
+            storeID.map { StoreMarker(storeID: $0, messages: messages, peers: peers) }
+        }
+    }
+
+    /// Throws when the store lost its history; returns the warnings worth logging.
+    static func verify(
+        _ found: Contents, against marker: StoreMarker, store: String, markerPath: String
+    ) throws(StoreError) -> [String] {
+        let remedy =
+            "Restore the latest backup (lanchat backup) to \(store) and start again; to keep this store as it is, move \(markerPath) aside first."
+        guard let storeID = found.storeID else {
+            throw StoreError(
+                .corrupt,
+                "\(store) lost its history: it holds no lanchat data, but \(markerPath) names the store that was here (id \(marker.storeID); \(marker.messages) messages and \(marker.peers) peers when last recorded). A \(store)-wal deleted or damaged after a crash, or a deleted store file, does this. \(remedy)"
+            )
+        }
+        guard storeID == marker.storeID else {
+            throw StoreError(
+                .corrupt,
+                "\(store) is not the store \(markerPath) names (store id \(storeID), expected \(marker.storeID)): it was replaced. \(remedy)"
+            )
+        }
+        guard found.messages >= marker.messages else {
+            return [
+                "\(store) holds \(found.messages) messages, \(marker.messages) at the last clean stop: fine after restoring a backup, otherwise messages were lost"
+            ]
+        }
+        return []
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import GRDB
+import Glibc
+
+/// Why a backup was not made. Nothing is left at the destination (a file the backup created
+/// is removed again); an existing file is never touched.
+public struct BackupError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// What `backup(to:)` wrote.
+public struct BackupSummary: Sendable, Equatable {
+    public let path: String
+    public let bytes: Int
+    /// Messages in the copy, counted in the copy itself.
+    public let messages: Int
+}
+
+extension MessageStore {
+    /// Copies the store to a new file at `path` (absolute) through SQLite's online backup
+    /// API while the store stays in use: the copy is one consistent snapshot (a read
+    /// transaction on a reader, copied in one step), so writes go on meanwhile. The copy is
+    /// a single self-contained file (rollback journal, no `-wal` beside it) of mode 0600; an
+    /// existing `path` is refused, never overwritten. Restoring it is copying it to
+    /// `lanchat.sqlite3` while the daemon is stopped.
+    public func backup(to path: String) async throws(BackupError) -> BackupSummary {
+        guard path.hasPrefix("/") else { throw BackupError("the backup path must be absolute") }
+        let descriptor = Glibc.open(
+            path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw BackupError(
+                errno == EEXIST
+                    ? "\(path) already exists; a backup never overwrites a file, choose a new path"
+                    : "cannot create \(path): \(reason)")
+        }
+        Glibc.close(descriptor)
+        let messages: Int
+        do {
+            let destination = try DatabaseQueue(path: path)
+            let source = pool
+            messages = try await destination.writeWithoutTransaction { copy in
+                try source.read { store in try store.backup(to: copy) }
+                // The store is in WAL mode and the copy took its header: one file is easier
+                // to keep and to restore than a pair.
+                try copy.execute(sql: "PRAGMA journal_mode = DELETE")
+                return try Int.fetchOne(copy, sql: "SELECT count(*) FROM messages") ?? 0
+            }
+            try destination.close()
+        } catch {
+            for leftover in [path, path + "-journal", path + "-wal", path + "-shm"] {
+                unlink(leftover)
+            }
+            let reason = (error as? DatabaseError)?.message ?? "\(error)"
+            throw BackupError("backup to \(path) failed, nothing was kept: \(reason)")
+        }
+        var info = stat()
+        let bytes = stat(path, &info) == 0 ? Int(info.st_size) : 0
+        return BackupSummary(path: path, bytes: bytes, messages: messages)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Glibc
+
+/// What the data directory remembers about its store, outside the store: which store it is
+/// (the id in `store_identity`) and how much it held at the last clean stop. Written when the
+/// store is first opened and on every clean stop (`MessageStore.close()`), read at start.
+///
+/// Why: SQLite treats a missing or damaged `-wal` as empty, and until the first checkpoint
+/// the main file holds no tables, so after a crash such a store opens as a new, empty one.
+/// The marker lets the daemon notice that instead of running silently on it.
+///
+/// The file is a few lines of text, written atomically (temporary + fsync + rename + fsync of
+/// the directory; the temporary is named `.store.marker.tmp-*`, which the daemon's start-up
+/// clean-up of stale temporaries removes after a crash):
+///
+///     lanchat store marker 1
+///     store 3f2a…(32 hex digits)
+///     messages 120
+///     peers 3
+public struct StoreMarker: Sendable, Equatable {
+    /// The file name inside the data directory.
+    public static let fileName = "store.marker"
+    static let header = "lanchat store marker 1"
+
+    public var storeID: String
+    public var messages: Int
+    public var peers: Int
+
+    public init(storeID: String, messages: Int, peers: Int) {
+        self.storeID = storeID
+        self.messages = messages
+        self.peers = peers
+    }
+
+    var text: String {
+        "\(Self.header)\nstore \(storeID)\nmessages \(messages)\npeers \(peers)\n"
+    }
+
+    /// Parses the file's text; nil if it is not a marker of this version.
+    init?(text: String) {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count == 5, lines[0] == Self.header, lines[4].isEmpty else { return nil }
+        func value(_ line: Substring, _ key: String) -> Substring? {
+            line.hasPrefix(key + " ") ? line.dropFirst(key.count + 1) : nil
+        }
+        guard let id = value(lines[1], "store"), id.count == 32,
+            id.allSatisfy({ $0.isHexDigit && !$0.isUppercase }),
+            let messages = value(lines[2], "messages").flatMap({ Int($0) }), messages >= 0,
+            let peers = value(lines[3], "peers").flatMap({ Int($0) }), peers >= 0
+        else { return nil }
+        self.init(storeID: String(id), messages: messages, peers: peers)
+    }
+
+    /// The marker at `path`, or nil if there is none (first start, or a data directory from
+    /// before markers). A file that cannot be read or parsed is an error: the guard it stands
+    /// for must not be dropped silently.
+    static func load(_ path: String) throws(StoreError) -> StoreMarker? {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if access(path, F_OK) != 0, errno == ENOENT { return nil }
+            throw StoreError(.unavailable, "cannot read the store marker \(path)")
+        }
+        guard data.count < 4096,
+            let marker = StoreMarker(text: String(decoding: data, as: UTF8.self))
+        else {
+            throw StoreError(
+                .corrupt,
+                "the store marker \(path) is damaged; if the store is the right one, move the marker aside and start again (a new one is written)"
+            )
+        }
+        return marker
+    }
+
+    /// Replaces the file at `path` atomically with this marker, mode 0600.
+    func write(to path: String) throws(StoreError) {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let temporary =
+            "\(directory.isEmpty ? "" : directory)/.\(name).tmp-\(UInt32.random(in: 0...UInt32.max))"
+        func failure(_ step: String) -> StoreError {
+            StoreError(
+                .unavailable,
+                "cannot \(step) the store marker \(path): \(String(cString: strerror(errno)))")
+        }
+        let descriptor = open(
+            temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw failure("create") }
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes {
+                Glibc.write(descriptor, $0.baseAddress, $0.count)
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                let error = failure("write")
+                Glibc.close(descriptor)
+                unlink(temporary)
+                throw error
+            }
+            written += count
+        }
+        guard fsync(descriptor) == 0 else {
+            let error = failure("sync")
+            Glibc.close(descriptor)
+            unlink(temporary)
+            throw error
+        }
+        Glibc.close(descriptor)
+        guard rename(temporary, path) == 0 else {
+            let error = failure("replace")
+            unlink(temporary)
+            throw error
+        }
+        let directoryDescriptor = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_CLOEXEC)
+        if directoryDescriptor >= 0 {
+            fsync(directoryDescriptor)
+            Glibc.close(directoryDescriptor)
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+
+extension EndToEnd {
+    /// Issue 9 item 8 with the built binaries: a clean stop leaves the whole store in
+    /// `lanchat.sqlite3`, a store whose `-wal` was damaged after a kill -9 is refused with a
+    /// clear message (exit 78), and `lanchat backup` copies the running store without ever
+    /// overwriting a file.
+    @Suite struct StoreDurability {
+        static let refusalTimeout: Duration = .seconds(5)
+
+        /// alice with `lines` queued to bob, who was met and then stopped.
+        static func aliceWithQueuedMessages(_ lines: [String], in sandbox: Sandbox) async throws
+            -> DaemonProcess
+        {
+            let pair = try await DaemonPair.start(in: sandbox)
+            #expect(await pair.bob.stop() == .exited(0))
+            let sent = try await pair.alice.lanchat(
+                ["send", "bob", "--lines"], input: Data((lines.joined(separator: "\n") + "\n").utf8)
+            )
+            #expect(sent.status == 0, "\(sent)")
+            return pair.alice
+        }
+
+        /// A fresh data directory holding alice's key and `store` as its `lanchat.sqlite3`
+        /// (nothing else: no -wal, no marker), and a daemon started on it.
+        static func daemon(onStore store: String, keyFrom data: String, in sandbox: Sandbox)
+            async throws -> DaemonProcess
+        {
+            let directory = sandbox.file("alone-\(UUID().uuidString.prefix(6))")
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: false,
+                attributes: [.posixPermissions: 0o700])
+            try FileManager.default.copyItem(
+                atPath: data + "/identity.key", toPath: directory + "/identity.key")
+            try FileManager.default.copyItem(atPath: store, toPath: directory + "/lanchat.sqlite3")
+            return try await DaemonProcess.start(
+                "alone", in: sandbox, dataDirectory: directory, extraArguments: ["--no-mdns"])
+        }
+
+        @Test func aCleanStopLeavesEveryMessageInTheMainFile() async throws {
+            try await inSandbox { sandbox in
+                let lines = (1...5).map { "kept \($0)" }
+                let alice = try await Self.aliceWithQueuedMessages(lines, in: sandbox)
+                #expect(await alice.stop() == .exited(0), "\(alice.log)")
+                let wal = alice.dataDirectory + "/lanchat.sqlite3-wal"
+                let walSize =
+                    (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
+                #expect(walSize == 0, "the -wal must be empty or gone after a clean stop")
+
+                let alone = try await Self.daemon(
+                    onStore: alice.dataDirectory + "/lanchat.sqlite3", keyFrom: alice.dataDirectory,
+                    in: sandbox)
+                let history = try await alone.json(HistoryResult.self, ["history", "bob"])
+                #expect(history.messages.map(\.text) == lines)
+            }
+        }
+
+        @Test func aWALDamagedAfterAKillIsRefusedWithAClearMessage() async throws {
+            try await inSandbox { sandbox in
+                let alice = try await Self.aliceWithQueuedMessages(["only in the wal"], in: sandbox)
+                alice.child.send(SIGKILL)
+                #expect(await alice.child.waitForExit(within: .seconds(2)) == .signalled(SIGKILL))
+                let wal = alice.dataDirectory + "/lanchat.sqlite3-wal"
+                let handle = try FileHandle(forUpdating: URL(fileURLWithPath: wal))
+                handle.write(Data(repeating: 0xA5, count: 32))  // the WAL header
+                try handle.close()
+
+                let logPath = sandbox.file("refused.log")
+                let restarted = try DaemonProcess.launchRaw(
+                    [
+                        "--name", "alice", "--data-dir", alice.dataDirectory, "--socket",
+                        alice.socket, "--port", "0", "--no-mdns",
+                    ], in: sandbox, logPath: logPath)
+                let ended = await restarted.waitForExit(within: Self.refusalTimeout)
+                let message = DaemonProcess.readLog(logPath)
+                #expect(ended == .exited(78), "\(message)")
+                for fragment in [
+                    "lost its history", alice.dataDirectory + "/lanchat.sqlite3",
+                    alice.dataDirectory + "/store.marker", "lanchat backup",
+                    "Networking stays off",
+                ] {
+                    #expect(message.contains(fragment), "missing '\(fragment)': \(message)")
+                }
+                let status = try await sandbox.lanchat(["--socket", alice.socket, "status"])
+                #expect(status.status == 69, "no daemon may answer on that store: \(status)")
+            }
+        }
+
+        @Test func backupWhileRunningHoldsTheMessagesAndNeverOverwrites() async throws {
+            try await inSandbox { sandbox in
+                let lines = (1...4).map { "backed up \($0)" }
+                let alice = try await Self.aliceWithQueuedMessages(lines, in: sandbox)
+                let path = sandbox.file("alice-backup.db")
+                let result = try await alice.json(BackupObject.self, ["backup", path])
+                #expect(result.path == path && result.messages == 4 && result.bytes > 0)
+                let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions]
+                #expect(mode as? Int == 0o600)
+
+                // The copy is a working store: a daemon started on it has the messages.
+                let restored = try await Self.daemon(
+                    onStore: path, keyFrom: alice.dataDirectory, in: sandbox)
+                let history = try await restored.json(HistoryResult.self, ["history", "bob"])
+                #expect(history.messages.map(\.text) == lines)
+
+                let taken = sandbox.file("taken.db")
+                try Data("not a backup".utf8).write(to: URL(fileURLWithPath: taken))
+                let refused = try await alice.lanchat(["backup", taken])
+                #expect(refused.status == 1, "\(refused)")
+                #expect(refused.standardError.contains("already exists"), "\(refused)")
+                #expect(
+                    try Data(contentsOf: URL(fileURLWithPath: taken)) == Data("not a backup".utf8))
+            }
+        }
+    }
+
+    /// `lanchat backup --json`.
+    struct BackupObject: Decodable {
+        var path: String
+        var bytes: Int
+        var messages: Int
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import GRDB
+import LanChatCore
+import Testing
+
+@testable import LanChatStore
+
+/// What survives a stop, a crash and a lost `-wal` (issue 9 item 8): a clean close leaves
+/// everything in the main file, and a store that lost its history is refused at open
+/// (`HistoryCheck`) instead of being run on as a new one.
+@Suite("Store durability: clean close, lost history, backup")
+struct DurabilityTests {
+    let bob = testKey(2)
+
+    /// A store with a marker, one peer and `count` queued messages, left open.
+    func filledStore(_ directory: TemporaryDirectory, count: Int) async throws -> MessageStore {
+        let store = try MessageStore.open(path: directory.storePath, marker: directory.markerPath)
+        try await store.recordPeerSeen(
+            bob, keyTag: "BOBB-TAG2", name: "bob", status: nil, statusText: nil, endpoint: nil,
+            at: 1_000)
+        _ = try await store.enqueue(to: bob, texts: (0..<count).map { "message \($0)" }, at: 2_000)
+        return store
+    }
+
+    /// Copies `names` of `source` into `target` (a crash image when `source` is still open).
+    func copy(_ names: [String], from source: TemporaryDirectory, to target: TemporaryDirectory)
+        throws
+    {
+        for name in names {
+            try FileManager.default.copyItem(
+                atPath: source.path + "/" + name, toPath: target.path + "/" + name)
+        }
+    }
+
+    func messageCount(inFile path: String) throws -> Int {
+        try DatabaseQueue(path: path).read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM messages") ?? -1
+        }
+    }
+
+    func fileSize(_ path: String) -> Int? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : nil
+    }
+
+    @Test func aCleanCloseLeavesEverythingInTheMainFile() async throws {
+        let directory = try TemporaryDirectory()
+        let alone = try TemporaryDirectory()
+        defer {
+            directory.remove()
+            alone.remove()
+        }
+        let store = try await filledStore(directory, count: 5)
+        try store.close()
+        #expect((fileSize(directory.storePath + "-wal") ?? 0) == 0, "the WAL is empty or gone")
+        try copy(["lanchat.sqlite3"], from: directory, to: alone)
+        #expect(try messageCount(inFile: alone.storePath) == 5)
+    }
+
+    @Test(arguments: ["removed", "damaged"])
+    func aStoreWhoseWALWasLostAfterACrashIsRefused(_ loss: String) async throws {
+        let directory = try TemporaryDirectory()
+        let crashed = try TemporaryDirectory()
+        defer {
+            directory.remove()
+            crashed.remove()
+        }
+        let store = try await filledStore(directory, count: 3)
+        defer { try? store.close() }
+        // The files as a kill -9 leaves them: no checkpoint, the rows only in the -wal.
+        try copy([StoreMarker.fileName, "lanchat.sqlite3"], from: directory, to: crashed)
+        if loss == "damaged" {
+            try copy(["lanchat.sqlite3-wal"], from: directory, to: crashed)
+            let handle = try FileHandle(forUpdating: URL(fileURLWithPath: crashed.walPath))
+            handle.write(Data(repeating: 0xA5, count: 32))  // the WAL header
+            try handle.close()
+        }
+        #expect {
+            try MessageStore.open(path: crashed.storePath, marker: crashed.markerPath)
+        } throws: { error in
+            guard let error = error as? StoreError else { return false }
+            let text = error.description
+            return error.kind == .corrupt && text.contains("lost its history")
+                && text.contains(crashed.storePath) && text.contains(crashed.markerPath)
+                && text.contains("lanchat backup")
+        }
+        // Without the marker the same files open as an empty store: what happened before.
+        let unguarded = try MessageStore.open(path: crashed.storePath)
+        #expect(try await unguarded.counts().queued == 0)
+    }
+
+    @Test func aCrashWithTheWALIntactOpensWithEverything() async throws {
+        let directory = try TemporaryDirectory()
+        let crashed = try TemporaryDirectory()
+        defer {
+            directory.remove()
+            crashed.remove()
+        }
+        let store = try await filledStore(directory, count: 3)
+        defer { try? store.close() }
+        try copy(
+            [StoreMarker.fileName, "lanchat.sqlite3", "lanchat.sqlite3-wal"], from: directory,
+            to: crashed)
+        let reopened = try MessageStore.open(path: crashed.storePath, marker: crashed.markerPath)
+        #expect(try await reopened.counts().queued == 3)
+        #expect(reopened.warnings.isEmpty)
+    }
+
+    @Test func theMarkerIsWrittenAtFirstOpenAndUpdatedOnCleanClose() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await filledStore(directory, count: 4)
+        let first = try #require(try StoreMarker.load(directory.markerPath))
+        #expect(first.messages == 0 && first.peers == 0 && first.storeID.count == 32)
+        var info = stat()
+        #expect(stat(directory.markerPath, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        try store.close()
+        let second = try #require(try StoreMarker.load(directory.markerPath))
+        #expect(second == StoreMarker(storeID: first.storeID, messages: 4, peers: 1))
+        let reopened = try MessageStore.open(
+            path: directory.storePath, marker: directory.markerPath)
+        #expect(reopened.warnings.isEmpty)
+        #expect(try await reopened.counts().queued == 4)
+    }
+
+    @Test func aDeletedStoreFileIsRefusedAndAReplacedOneToo() async throws {
+        let directory = try TemporaryDirectory()
+        let other = try TemporaryDirectory()
+        defer {
+            directory.remove()
+            other.remove()
+        }
+        try await filledStore(directory, count: 1).close()
+        try await filledStore(other, count: 1).close()
+        try FileManager.default.removeItem(atPath: directory.storePath)
+        #expect {
+            try MessageStore.open(path: directory.storePath, marker: directory.markerPath)
+        } throws: { error in
+            (error as? StoreError)?.description.contains("lost its history") == true
+        }
+        try FileManager.default.removeItem(atPath: directory.storePath)
+        try FileManager.default.copyItem(atPath: other.storePath, toPath: directory.storePath)
+        #expect {
+            try MessageStore.open(path: directory.storePath, marker: directory.markerPath)
+        } throws: { error in
+            (error as? StoreError)?.description.contains("is not the store") == true
+        }
+    }
+
+    @Test func aDamagedMarkerIsRefusedWithItsName() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await filledStore(directory, count: 1).close()
+        try Data("lanchat store marker 1\nstore xyz\n".utf8).write(
+            to: URL(fileURLWithPath: directory.markerPath))
+        #expect {
+            try MessageStore.open(path: directory.storePath, marker: directory.markerPath)
+        } throws: { error in
+            guard let error = error as? StoreError else { return false }
+            return error.kind == .corrupt && error.description.contains(directory.markerPath)
+        }
+    }
+
+    @Test func aRestoredBackupOpensWithAWarningOnly() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await filledStore(directory, count: 2)
+        let backup = directory.path + "/backup.sqlite3"
+        _ = try await store.backup(to: backup)
+        _ = try await store.enqueue(to: bob, texts: ["after the backup"], at: 3_000)
+        try store.close()
+        try FileManager.default.removeItem(atPath: directory.storePath)
+        try FileManager.default.copyItem(atPath: backup, toPath: directory.storePath)
+        let restored = try MessageStore.open(
+            path: directory.storePath, marker: directory.markerPath)
+        #expect(try await restored.counts().queued == 2)
+        #expect(restored.warnings.count == 1)
+        #expect(restored.warnings.first?.contains("3 at the last clean stop") == true)
+    }
+
+    @Test func backupWhileOpenIsAPrivateSingleFileWithEveryMessage() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await filledStore(directory, count: 6)
+        defer { try? store.close() }
+        let path = directory.path + "/copy.sqlite3"
+        let summary = try await store.backup(to: path)
+        #expect(summary.path == path && summary.messages == 6)
+        #expect(summary.bytes == fileSize(path) && summary.bytes > 0)
+        var info = stat()
+        #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        #expect(fileSize(path + "-wal") == nil, "the copy is one file")
+        #expect(try messageCount(inFile: path) == 6)
+    }
+
+    @Test func backupRefusesAnExistingFileAndARelativePath() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await filledStore(directory, count: 1)
+        defer { try? store.close() }
+        let path = directory.path + "/taken"
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: path))
+        await #expect {
+            try await store.backup(to: path)
+        } throws: { error in
+            (error as? BackupError)?.description.contains("already exists") == true
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("keep me".utf8))
+        await #expect(throws: BackupError.self) { try await store.backup(to: "relative.db") }
+        #expect(!FileManager.default.fileExists(atPath: "relative.db"))
+    }
+}
+
+extension TemporaryDirectory {
+    var markerPath: String { path + "/" + StoreMarker.fileName }
+    var walPath: String { storePath + "-wal" }
+}
