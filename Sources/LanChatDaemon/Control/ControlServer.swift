@@ -11,8 +11,9 @@ import Synchronization
 /// directory, newline-delimited JSON-RPC 2.0. Only the daemon's own uid may talk to it
 /// (`SO_PEERCRED`). Requests on one connection are answered in order.
 final class ControlServer: Sendable {
-    /// Control connections served at once (`man lanchatd`); one over it gets a JSON-RPC
-    /// error line and is closed, so idle clients cannot use up the daemon's descriptors.
+    /// Control connections served at once (`man lanchatd`). One more closes the one idle
+    /// for longest; only when all are busy is it answered with an error line and closed.
+    /// So idle clients can neither use up the daemon's descriptors nor lock others out.
     static let maxConnections = 256
 
     let path: String
@@ -78,7 +79,7 @@ final class ControlServer: Sendable {
                                 ControlLineDecoder(maxLength: ControlAPI.maxRequestBytes)))
                         return ControlConnection(
                             channel: try NIOAsyncChannel(wrappingChannelSynchronously: channel),
-                            peerUID: uid, slot: open.take())
+                            peerUID: uid, slot: open.take(for: channel))
                     }.flatMapErrorThrowing { error in
                         channel.close(promise: nil)
                         throw error
@@ -125,8 +126,8 @@ final class ControlServer: Sendable {
                         RPCResponse<NoParams>(
                             id: nil,
                             error: .unavailable(
-                                "too many control connections (\(maxConnections)); "
-                                    + "close some and retry")))
+                                "too many control connections (\(maxConnections)) busy; "
+                                    + "retry later")))
                     response.append(UInt8(ascii: "\n"))
                     try await outbound.write(ByteBuffer(bytes: response))
                     return
@@ -143,6 +144,8 @@ final class ControlServer: Sendable {
                         try await outbound.write(ByteBuffer(bytes: response))
                         return
                     }
+                    connection.slot?.busy()
+                    defer { connection.slot?.idle() }
                     switch item {
                     case .line(let line):
                         response = await dispatcher.respond(to: Data(line.readableBytesView))
@@ -166,38 +169,66 @@ struct ControlConnection: Sendable {
     let slot: OpenConnections.Slot?
 }
 
-/// Counts the control connections being served, up to a limit.
+/// The control connections being served, at most `limit`. When a new one would exceed it,
+/// the one idle for longest is closed to make room, so idle clients can never lock out a
+/// `lanchat status`; only when every one is busy with a request is the new one refused.
 final class OpenConnections: Sendable {
     private let limit: Int
-    private let count = Mutex(0)
+    private let slots = Mutex<[ObjectIdentifier: Slot]>([:])
 
     init(limit: Int) {
         self.limit = limit
     }
 
-    /// A slot, or nil when `limit` connections are open.
-    func take() -> Slot? {
-        let taken = count.withLock { count in
-            guard count < limit else { return false }
-            count += 1
-            return true
+    /// A slot for `channel`, or nil when `limit` connections are busy.
+    func take(for channel: any Channel, now: ContinuousClock.Instant = .now) -> Slot? {
+        let slot = Slot(owner: self, channel: channel, now: now)
+        let evicted: Slot?? = slots.withLock { slots in
+            var evicted: Slot?
+            if slots.count >= limit {
+                guard
+                    let idlest = slots.values.filter({ !$0.isBusy }).min(by: {
+                        $0.idleSince < $1.idleSince
+                    })
+                else { return .none }
+                slots[ObjectIdentifier(idlest)] = nil
+                evicted = idlest
+            }
+            slots[ObjectIdentifier(slot)] = slot
+            return .some(evicted)
         }
-        return taken ? Slot(owner: self) : nil
+        guard case .some(let idlest) = evicted else { return nil }
+        idlest?.channel.close(promise: nil)
+        return slot
     }
 
-    var openCount: Int { count.withLock { $0 } }
+    var openCount: Int { slots.withLock { $0.count } }
+
+    fileprivate func remove(_ slot: Slot) {
+        _ = slots.withLock { $0.removeValue(forKey: ObjectIdentifier(slot)) }
+    }
 
     /// One connection's place, given back when it ends.
     final class Slot: Sendable {
         private let owner: OpenConnections
+        let channel: any Channel
+        private let activity: Mutex<(busy: Bool, idleSince: ContinuousClock.Instant)>
 
-        fileprivate init(owner: OpenConnections) {
+        fileprivate init(owner: OpenConnections, channel: any Channel, now: ContinuousClock.Instant)
+        {
             self.owner = owner
+            self.channel = channel
+            self.activity = Mutex((false, now))
         }
 
-        func release() {
-            owner.count.withLock { $0 -= 1 }
-        }
+        var isBusy: Bool { activity.withLock { $0.busy } }
+        var idleSince: ContinuousClock.Instant { activity.withLock { $0.idleSince } }
+
+        /// A request is being answered: not to be closed for room meanwhile.
+        func busy() { activity.withLock { $0.busy = true } }
+        func idle(now: ContinuousClock.Instant = .now) { activity.withLock { $0 = (false, now) } }
+
+        func release() { owner.remove(self) }
     }
 }
 
