@@ -11,8 +11,15 @@ extension ControlClient {
         try await call(Methods.Who.self, params)
     }
 
+    /// With `wait`/`waitRead` the daemon answers after up to `timeout` seconds (default
+    /// 30) by design: the answer timeout is added to that.
     public func send(_ params: SendParams) async throws(ControlError) -> SendResult {
-        try await call(Methods.Send.self, params)
+        let waits = params.wait == true || params.waitRead == true
+        let requested = params.timeout.flatMap { $0.isFinite && $0 > 0 ? min($0, 31_536_000) : nil }
+        let waitSeconds = waits ? requested ?? 30 : 0
+        return try await call(
+            Methods.Send.self, params,
+            timeout: Self.answerTimeout + .milliseconds(Int64(waitSeconds * 1000)))
     }
 
     public func history(_ params: HistoryParams) async throws(ControlError) -> HistoryResult {

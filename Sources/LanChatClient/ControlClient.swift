@@ -33,9 +33,17 @@ public final class ControlClient: Sendable {
         state.withLock { $0.connection?.close() }
     }
 
+    /// How long a call waits for the connection and the answer before it fails with
+    /// `notAnswering` (exit 75): a daemon out of descriptors or hung must not hang scripts.
+    /// Calls that wait by design (`send --wait`) add their own wait to it.
+    public static let answerTimeout: Duration = .seconds(10)
+
     /// Calls `method` with `params` and returns its result, e.g.
     /// `try await client.call(Methods.Send.self, SendParams(peer: "bob", text: "hi"))`.
-    public func call<M: ControlMethod>(_ method: M.Type, _ params: M.Params)
+    /// `timeout` covers connecting, sending and the answer; nil waits for ever.
+    public func call<M: ControlMethod>(
+        _ method: M.Type, _ params: M.Params, timeout: Duration? = answerTimeout
+    )
         async throws(ControlError) -> M.Result
     {
         let (connection, id) = state.withLock { state in
@@ -49,7 +57,20 @@ public final class ControlClient: Sendable {
         }
         connection.start()
         let line = try Self.encodeRequest(id: id, method: M.name, params: params)
+        let path = self.socketPath
+        let timer = timeout.map { timeout in
+            Task {
+                // A timer, not a wait for an event: cancelled as soon as the answer is in.
+                try await Task.sleep(for: timeout)
+                connection.abandon(
+                    id,
+                    with: .notAnswering(
+                        "lanchatd did not answer within \(timeout.components.seconds) s on "
+                            + "\(path) (overloaded or hung?); see journalctl --user -u lanchatd"))
+            }
+        }
         let reply = await connection.exchange(id: id, line: line)
+        timer?.cancel()
         return try ResponseDecoding.result(M.Result.self, from: reply.get())
     }
 

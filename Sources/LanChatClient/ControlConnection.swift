@@ -211,6 +211,11 @@ final class ControlConnection: Sendable {
     private static let lost = ControlError.unavailable(
         "lanchatd closed the connection before answering (is it stopping?)")
 
+    /// Fails the call `id` if it is still waiting (its answer did not come in time).
+    func abandon(_ id: Int64, with error: ControlError) {
+        resume(id, with: .failure(error))
+    }
+
     private func resume(_ id: Int64, with reply: Reply) {
         let continuation = state.withLock { $0.waiting.removeValue(forKey: id) }
         continuation?.resume(returning: reply)

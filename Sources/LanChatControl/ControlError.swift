@@ -7,7 +7,7 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
     private enum Kind: Sendable, Hashable, CaseIterable {
         case parseError, invalidRequest, methodNotFound, invalidParams, internalError
         case badInput, peerNotFound, peerAmbiguous, timedOut, failed, storeUnavailable
-        case permissionDenied, daemonNotRunning, unavailable
+        case permissionDenied, daemonNotRunning, unavailable, notAnswering
     }
 
     private let kind: Kind
@@ -65,6 +65,9 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
     }
     /// The daemon is up but cannot do this now (e.g. it is stopping).
     public static func unavailable(_ message: String) -> Self { .init(.unavailable, message) }
+    /// Client side only: the daemon did not accept the connection or answer in time (it is
+    /// overloaded or hung); exit 75 like other time-outs, with its own message.
+    public static func notAnswering(_ message: String) -> Self { .init(.notAnswering, message) }
 
     // MARK: The two mappings
 
@@ -84,6 +87,7 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
         case .permissionDenied: -32007
         case .daemonNotRunning: -32008
         case .unavailable: -32009
+        case .notAnswering: -32010
         }
     }
 
@@ -97,7 +101,7 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
         case .daemonNotRunning, .unavailable: 69
         case .internalError: 70
         case .storeUnavailable: 74
-        case .timedOut: 75
+        case .timedOut, .notAnswering: 75
         case .permissionDenied: 77
         }
     }

@@ -40,8 +40,8 @@ public final class Listener: Sendable {
                             role: .responder, remoteAddress: accepted.remote, expectation: nil)
                         _ = await transport.drive(
                             accepted.channel, connection: connection, delegate: delegate,
-                            handshakeFinished: {
-                                transport.admission.release(accepted.admissionKey)
+                            handshakeFinished: { failed in
+                                transport.admission.release(accepted.admissionKey, failed: failed)
                             })
                     }
                 }
@@ -71,6 +71,12 @@ extension Transport {
         let server = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { [logger] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        AcceptFailureLogger(logger: logger, what: "listener"))
+                }
+            }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(
                 .writeBufferWaterMark,
@@ -82,10 +88,10 @@ extension Transport {
                 [self] channel -> EventLoopFuture<AcceptedConnection> in
                 let remote = Endpoint(channel.remoteAddress)
                 let admissionKey = remote?.host ?? "unknown"
-                guard admission.admit(admissionKey) else {
+                if let refusal = admission.admit(admissionKey) {
                     if let suppressed = refusalLog.shouldLog() {
                         logger.notice(
-                            "refusing connections: too many handshakes in progress",
+                            "refusing connections: \(refusal)",
                             metadata: [
                                 "remote": "\(remote?.description ?? "?")",
                                 "alsoRefused": "\(suppressed)",
@@ -95,7 +101,7 @@ extension Transport {
                     // close it here, or every refused connection keeps a descriptor.
                     channel.close(promise: nil)
                     return channel.eventLoop.makeFailedFuture(
-                        TransportError(.admissionRefused, "too many handshakes in progress"))
+                        TransportError(.admissionRefused, refusal.description))
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     do {
@@ -107,7 +113,7 @@ extension Transport {
                                 configuration: asyncConfiguration),
                             remote: remote, admissionKey: admissionKey)
                     } catch {
-                        admission.release(admissionKey)
+                        admission.release(admissionKey, failed: false)
                         channel.close(promise: nil)
                         throw error
                     }

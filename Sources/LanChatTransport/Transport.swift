@@ -4,6 +4,7 @@ import LanChatCrypto
 import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// A node's TCP side: the listener and the dialler, both producing authenticated sessions
 /// that are handed to a `SessionDelegate` (the daemon). One connection is one task; it
@@ -14,8 +15,11 @@ public final class Transport: Sendable {
     let group: any EventLoopGroup
     let logger: Logger
     let admission: AdmissionControl
+    let dialBudget: DialBudget
     /// A flood of refused connections logs one line a second, not one line each.
     let refusalLog = LogThrottle(interval: .seconds(1))
+    /// A flood of failed handshakes logs one line per address every 10 s, with counts.
+    let failureLog = Mutex(FailureLogThrottle())
 
     public init(
         identity: IdentityKeyPair, configuration: TransportConfiguration = .init(),
@@ -26,8 +30,16 @@ public final class Transport: Sendable {
         self.group = group
         self.logger = logger
         self.admission = AdmissionControl(
-            total: configuration.maxPendingHandshakes,
-            perAddress: configuration.maxPendingHandshakesPerAddress)
+            limits: .init(
+                maxPending: configuration.maxPendingHandshakes,
+                maxPendingPerAddress: configuration.maxPendingHandshakesPerAddress,
+                burst: configuration.connectionBurstPerAddress,
+                refillInterval: configuration.connectionRefillInterval,
+                failuresBeforePenalty: configuration.failuresBeforePenalty,
+                failureWindow: configuration.failureWindow,
+                firstPenalty: configuration.firstPenalty,
+                longestPenalty: configuration.longestPenalty))
+        self.dialBudget = DialBudget(limit: configuration.maxPendingDials)
     }
 
     var asyncChannelConfiguration: NIOAsyncChannel<SessionEvent, SessionCommand>.Configuration {
@@ -52,6 +64,11 @@ public final class Transport: Sendable {
         _ endpoint: Endpoint, expectation: IdentityPolicy.Expectation?,
         delegate: any SessionDelegate
     ) async -> DialOutcome {
+        guard let slot = dialBudget.take() else {
+            return .connectFailed(
+                TransportError(.connectFailed, "too many outbound handshakes in progress"))
+        }
+        defer { slot.release() }
         let configuration = asyncChannelConfiguration
         let initializer:
             @Sendable (any Channel) -> EventLoopFuture<
@@ -86,13 +103,16 @@ public final class Transport: Sendable {
         }
         let connection = ConnectionInfo(
             role: .initiator, remoteAddress: endpoint, expectation: expectation)
-        return await drive(channel, connection: connection, delegate: delegate)
+        return await drive(
+            channel, connection: connection, delegate: delegate,
+            handshakeFinished: { _ in slot.release() })
     }
 
     /// Runs one connection: the identity decision, then the session, then the end.
     func drive(
         _ channel: NIOAsyncChannel<SessionEvent, SessionCommand>, connection: ConnectionInfo,
-        delegate: any SessionDelegate, handshakeFinished: @Sendable () -> Void = {}
+        delegate: any SessionDelegate,
+        handshakeFinished: @Sendable (_ failed: Bool) -> Void = { _ in }
     ) async -> DialOutcome {
         var logger = self.logger
         logger[metadataKey: "remote"] = "\(connection.remoteAddress?.description ?? "?")"
@@ -110,7 +130,7 @@ public final class Transport: Sendable {
                             connection.role == .initiator
                             ? established.with(remoteAddress: connection.remoteAddress)
                             : established
-                        handshakeFinished()
+                        handshakeFinished(false)
                         state.handshakeDone = true
                         let session = SessionHandle(
                             info: info, outbound: outbound, channel: channel.channel)
@@ -135,19 +155,14 @@ public final class Transport: Sendable {
                 error as? TransportError
                 ?? TransportError(.channelFailed, "connection failed: \(error)")
         }
-        if !state.handshakeDone { handshakeFinished() }
+        // A handshake cut short because we are stopping is not the remote's failure.
+        if !state.handshakeDone { handshakeFinished(!Task.isCancelled) }
         guard let session = state.session else {
             if let rejection = state.rejection { return .identityRejected(rejection) }
             let error =
                 state.error
                 ?? TransportError(.handshakeFailed, "connection closed during the handshake")
-            if !Task.isCancelled {
-                // One line per failure, always starting "handshake failed" (some
-                // descriptions already do).
-                let text = error.description
-                logger.info(
-                    "\(text.hasPrefix("handshake failed") ? text : "handshake failed: " + text)")
-            }
+            if !Task.isCancelled { logFailedHandshake(error, from: connection, logger: logger) }
             return .handshakeFailed(error)
         }
         let end: SessionEnd =
@@ -166,6 +181,25 @@ public final class Transport: Sendable {
         return .sessionEnded(
             remoteKey: session.remoteKey, lifetime: session.establishedAt.duration(to: .now),
             end: end)
+    }
+}
+
+extension Transport {
+    /// One line per failure, always starting "handshake failed" (some descriptions already
+    /// do), but at most one per remote address every 10 s: the next one says how many were
+    /// held back.
+    fileprivate func logFailedHandshake(
+        _ error: TransportError, from connection: ConnectionInfo, logger: Logger,
+        now: ContinuousClock.Instant = .now
+    ) {
+        let address = connection.remoteAddress?.host ?? "?"
+        let decision = failureLog.withLock { $0.record(address, at: now) }
+        guard case .log(let heldBack, let since) = decision else { return }
+        let text = error.description
+        let line = text.hasPrefix("handshake failed") ? text : "handshake failed: " + text
+        logger.info(
+            "\(line)\(FailureLogThrottle.suffix(heldBack: heldBack, since: since, address: address))"
+        )
     }
 }
 

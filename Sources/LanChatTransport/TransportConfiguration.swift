@@ -20,6 +20,19 @@ public struct TransportConfiguration: Sendable {
     /// Inbound admission (§4.6): unauthenticated handshakes in total and per source address.
     public var maxPendingHandshakes = 64
     public var maxPendingHandshakesPerAddress = 4
+    /// Inbound connection rate per source address (§4.6): a token bucket of this burst,
+    /// refilled one token per interval.
+    public var connectionBurstPerAddress = 10
+    public var connectionRefillInterval: Duration = .seconds(2)
+    /// This many failed handshakes from one address within the window refuse it for the
+    /// first penalty, doubled with every further one up to the longest (§4.6).
+    public var failuresBeforePenalty = 5
+    public var failureWindow: Duration = .seconds(60)
+    public var firstPenalty: Duration = .seconds(60)
+    public var longestPenalty: Duration = .seconds(3600)
+    /// Outbound handshakes in progress: a budget of their own, which inbound connections
+    /// cannot use up, so a flood of strangers never stops us dialling known peers.
+    public var maxPendingDials = 64
     /// Per-session outbound buffer; writers wait (backpressure) above the high mark (§4.5).
     public var writeBufferLowWaterMark = 1 << 20
     public var writeBufferHighWaterMark = 4 << 20

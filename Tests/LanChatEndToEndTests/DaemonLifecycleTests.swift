@@ -104,6 +104,27 @@ extension EndToEnd {
             }
         }
 
+        /// Issue 9 item 3: only a stale socket may be replaced; a regular file at the
+        /// `--socket` path is an error and keeps its content.
+        @Test func regularFileAtTheSocketPathExits73AndIsKept() async throws {
+            try await inSandbox { sandbox in
+                let precious = sandbox.file("notes.txt")
+                try Data("keep me".utf8).write(to: URL(fileURLWithPath: precious))
+                let logPath = sandbox.file("regular.log")
+                let daemon = try DaemonProcess.launchRaw(
+                    [
+                        "--name", "alice", "--data-dir", sandbox.file("data"), "--socket",
+                        precious, "--port", "0",
+                    ], in: sandbox, logPath: logPath)
+                let ended = await daemon.waitForExit(within: Self.refusalTimeout)
+                let message = DaemonProcess.readLog(logPath)
+                #expect(ended == .exited(73), "\(message)")
+                #expect(message.contains("is not a socket"), "a clear message: \(message)")
+                #expect(
+                    try Data(contentsOf: URL(fileURLWithPath: precious)) == Data("keep me".utf8))
+            }
+        }
+
         @Test func restartAfterACrashKeepsTheIdentityAndReplacesTheStaleSocket() async throws {
             try await inSandbox { sandbox in
                 let first = try await DaemonProcess.start("alice", in: sandbox)

@@ -52,11 +52,15 @@ extension EndToEnd {
                         + "\(closedLate.count) of \(Self.connections) after "
                         + milliseconds(clock.now - opened))
                 #expect(closedLate.count == Self.connections, "some silent connections stay open")
+                // The failures are logged, but one line per address per 10 s (issue 9 item 10):
+                // the other admitted ones are held back and counted in the next line.
                 let logged = await pollUntil(timeout: .seconds(2)) {
-                    bob.logLines(containing: "handshake failed", Self.floodSource).count
-                        >= Self.admittedPerAddress
+                    !bob.logLines(containing: "handshake failed", Self.floodSource).isEmpty
                 }
-                #expect(logged, "one log line per admitted silent connection\n\(bob.log)")
+                #expect(logged, "a failed handshake is logged\n\(bob.log)")
+                #expect(
+                    bob.logLines(containing: "handshake failed", Self.floodSource).count == 1,
+                    "failed handshakes from one address are throttled\n\(bob.log)")
 
                 // No descriptor is left behind (carol's session adds one).
                 for client in flood { client.close() }

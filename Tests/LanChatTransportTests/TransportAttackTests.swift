@@ -168,4 +168,35 @@ struct TransportAttackTests {
         }
         #expect(error.kind == .channelFailed)
     }
+
+    /// Issue 9 item 4, §4.6: 40 handshakes from one address, each abandoned right after msg2.
+    /// Before the token bucket and the failure penalty every one got a msg2 (two X25519
+    /// operations each); now at most the bucket's burst does, and after five failures the
+    /// address is refused at once.
+    @Test func abandonedHandshakesFromOneAddressAreRateLimited() async throws {
+        let server = try await RunningListener.start()
+        defer { Task { await server.stop() } }
+        var answered = 0
+        for _ in 0..<40 {
+            var handshake = ChannelHandshake(
+                role: .initiator, identity: try IdentityKeyPair.generate())
+            let start = handshake.start()
+            guard case .needMore(let firstFlight) = consume start else {
+                Issue.record("no first flight")
+                return
+            }
+            // A refused connection is closed or reset at once: that is no answer.
+            _ = try? await RawConnection.connect(to: server.endpoint).run(readToEnd: false) {
+                iterator, outbound in
+                try await outbound.write(bytes: firstFlight)
+                var buffer: [UInt8] = []
+                if try await read(110, from: &iterator, buffer: &buffer).count == 110 {
+                    answered += 1
+                }
+            }
+        }
+        #expect(answered >= 5, "the first handshakes are served")
+        #expect(answered <= 10, "\(answered) of 40 abandoned handshakes got msg2")
+        #expect(server.delegate.events.isEmpty)
+    }
 }

@@ -1,26 +1,40 @@
 import FoundationEssentials
 import Glibc
 import LanChatControl
+import LanChatTransport
 import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// The control socket (PRODUCT.md §2, §5): a Unix stream socket, mode 0600 in a 0700
 /// directory, newline-delimited JSON-RPC 2.0. Only the daemon's own uid may talk to it
 /// (`SO_PEERCRED`). Requests on one connection are answered in order.
 final class ControlServer: Sendable {
+    /// Control connections served at once (`man lanchatd`). One more closes the one idle
+    /// for longest; only when all are busy is it answered with an error line and closed.
+    /// So idle clients can neither use up the daemon's descriptors nor lock others out.
+    static let maxConnections = 256
+
     let path: String
     private let server: NIOAsyncChannel<ControlConnection, Never>
     private let logger: Logger
+    /// The socket file this server created: only that file is removed when it stops.
+    private let boundFile: ControlSocketFile?
 
-    private init(path: String, server: NIOAsyncChannel<ControlConnection, Never>, logger: Logger) {
+    private init(
+        path: String, server: NIOAsyncChannel<ControlConnection, Never>, logger: Logger,
+        boundFile: ControlSocketFile?
+    ) {
         self.path = path
         self.server = server
         self.logger = logger
+        self.boundFile = boundFile
     }
 
     /// Creates the socket's directory (0700) and binds the socket (0600). A stale socket file
-    /// left by a crash is replaced; a live one (another daemon) is an error.
+    /// left by a crash is replaced; a live one (another daemon) is an error, and so is any
+    /// other kind of file at the path, which is left untouched.
     static func bind(path: String, group: any EventLoopGroup, logger: Logger)
         async throws(DaemonError)
         -> ControlServer
@@ -29,15 +43,31 @@ final class ControlServer: Sendable {
         if !directory.isEmpty {
             try PrivateDirectory.ensure(directory, purpose: "control socket directory")
         }
-        if ControlSocketProbe.isLive(path) {
+        switch ControlSocketFile.existing(at: path) {
+        case .none:
+            break
+        case .some(let file) where !file.isSocket:
             throw DaemonError.socketUnavailable(
-                "\(path) is in use by another lanchatd; stop it or pass another --socket")
+                "\(path) exists and is not a socket; lanchatd does not replace it "
+                    + "(remove it or pass another --socket)")
+        case .some:
+            if ControlSocketProbe.isLive(path) {
+                throw DaemonError.socketUnavailable(
+                    "\(path) is in use by another lanchatd; stop it or pass another --socket")
+            }
+            unlink(path)  // a stale socket left by a crash
         }
-        unlink(path)
         let server: NIOAsyncChannel<ControlConnection, Never>
+        let open = OpenConnections(limit: maxConnections)
         do {
             server = try await ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 64)
+                .serverChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            AcceptFailureLogger(logger: logger, what: "control socket"))
+                    }
+                }
                 // `echo REQUEST | socat - UNIX-CONNECT:…` closes its side after writing: the
                 // answer must still be written before the connection closes.
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
@@ -49,7 +79,7 @@ final class ControlServer: Sendable {
                                 ControlLineDecoder(maxLength: ControlAPI.maxRequestBytes)))
                         return ControlConnection(
                             channel: try NIOAsyncChannel(wrappingChannelSynchronously: channel),
-                            peerUID: uid)
+                            peerUID: uid, slot: open.take(for: channel))
                     }.flatMapErrorThrowing { error in
                         channel.close(promise: nil)
                         throw error
@@ -62,13 +92,18 @@ final class ControlServer: Sendable {
             throw DaemonError.socketUnavailable(
                 "cannot set the mode of \(path): \(String(cString: strerror(errno)))")
         }
-        return ControlServer(path: path, server: server, logger: logger)
+        return ControlServer(
+            path: path, server: server, logger: logger,
+            boundFile: ControlSocketFile.existing(at: path))
     }
 
-    /// Accepts connections until cancelled; then removes the socket file.
+    /// Accepts connections until cancelled; then removes the socket file, unless something
+    /// else has taken its place meanwhile.
     func run(dispatcher: ControlDispatcher) async throws {
         let logger = self.logger
-        defer { unlink(path) }
+        defer {
+            if let boundFile, ControlSocketFile.existing(at: path) == boundFile { unlink(path) }
+        }
         try await server.executeThenClose { inbound in
             try await withThrowingDiscardingTaskGroup { group in
                 for try await connection in inbound {
@@ -83,8 +118,20 @@ final class ControlServer: Sendable {
     private static func serve(
         _ connection: ControlConnection, dispatcher: ControlDispatcher, logger: Logger
     ) async {
+        defer { connection.slot?.release() }
         do {
             try await connection.channel.executeThenClose { inbound, outbound in
+                guard connection.slot != nil else {
+                    var response = ControlDispatcher.encode(
+                        RPCResponse<NoParams>(
+                            id: nil,
+                            error: .unavailable(
+                                "too many control connections (\(maxConnections)) busy; "
+                                    + "retry later")))
+                    response.append(UInt8(ascii: "\n"))
+                    try await outbound.write(ByteBuffer(bytes: response))
+                    return
+                }
                 for try await item in inbound {
                     var response: Data
                     if connection.peerUID != getuid() {
@@ -97,6 +144,8 @@ final class ControlServer: Sendable {
                         try await outbound.write(ByteBuffer(bytes: response))
                         return
                     }
+                    connection.slot?.busy()
+                    defer { connection.slot?.idle() }
                     switch item {
                     case .line(let line):
                         response = await dispatcher.respond(to: Data(line.readableBytesView))
@@ -116,6 +165,71 @@ final class ControlServer: Sendable {
 struct ControlConnection: Sendable {
     let channel: NIOAsyncChannel<ControlLine, ByteBuffer>
     let peerUID: uid_t
+    /// Nil when `ControlServer.maxConnections` were already open: it is refused.
+    let slot: OpenConnections.Slot?
+}
+
+/// The control connections being served, at most `limit`. When a new one would exceed it,
+/// the one idle for longest is closed to make room, so idle clients can never lock out a
+/// `lanchat status`; only when every one is busy with a request is the new one refused.
+final class OpenConnections: Sendable {
+    private let limit: Int
+    private let slots = Mutex<[ObjectIdentifier: Slot]>([:])
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// A slot for `channel`, or nil when `limit` connections are busy.
+    func take(for channel: any Channel, now: ContinuousClock.Instant = .now) -> Slot? {
+        let slot = Slot(owner: self, channel: channel, now: now)
+        let evicted: Slot?? = slots.withLock { slots in
+            var evicted: Slot?
+            if slots.count >= limit {
+                guard
+                    let idlest = slots.values.filter({ !$0.isBusy }).min(by: {
+                        $0.idleSince < $1.idleSince
+                    })
+                else { return .none }
+                slots[ObjectIdentifier(idlest)] = nil
+                evicted = idlest
+            }
+            slots[ObjectIdentifier(slot)] = slot
+            return .some(evicted)
+        }
+        guard case .some(let idlest) = evicted else { return nil }
+        idlest?.channel.close(promise: nil)
+        return slot
+    }
+
+    var openCount: Int { slots.withLock { $0.count } }
+
+    fileprivate func remove(_ slot: Slot) {
+        _ = slots.withLock { $0.removeValue(forKey: ObjectIdentifier(slot)) }
+    }
+
+    /// One connection's place, given back when it ends.
+    final class Slot: Sendable {
+        private let owner: OpenConnections
+        let channel: any Channel
+        private let activity: Mutex<(busy: Bool, idleSince: ContinuousClock.Instant)>
+
+        fileprivate init(owner: OpenConnections, channel: any Channel, now: ContinuousClock.Instant)
+        {
+            self.owner = owner
+            self.channel = channel
+            self.activity = Mutex((false, now))
+        }
+
+        var isBusy: Bool { activity.withLock { $0.busy } }
+        var idleSince: ContinuousClock.Instant { activity.withLock { $0.idleSince } }
+
+        /// A request is being answered: not to be closed for room meanwhile.
+        func busy() { activity.withLock { $0.busy = true } }
+        func idle(now: ContinuousClock.Instant = .now) { activity.withLock { $0 = (false, now) } }
+
+        func release() { owner.remove(self) }
+    }
 }
 
 /// `struct ucred` of <sys/socket.h>, which Swift's Glibc module does not export (it is
@@ -135,6 +249,23 @@ private func peerUID(of channel: any Channel) -> EventLoopFuture<uid_t> {
     let future: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(
         level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
     return future.map { $0.uid }
+}
+
+/// What `lstat` says about the file at the control socket path: enough to tell a socket
+/// from anything else, and our own socket from one that replaced it.
+struct ControlSocketFile: Equatable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+    let isSocket: Bool
+
+    /// The file at `path` (a symbolic link is not followed), or nil when there is none.
+    static func existing(at path: String) -> ControlSocketFile? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return ControlSocketFile(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
+            isSocket: info.st_mode & S_IFMT == S_IFSOCK)
+    }
 }
 
 /// Whether something accepts connections on a Unix socket path (a live daemon), as opposed
