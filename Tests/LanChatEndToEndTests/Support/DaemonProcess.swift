@@ -156,10 +156,13 @@ final class DaemonProcess: Sendable {
     }
 
     /// Waits until `who --json` lists the peer with `id` as online.
+    /// Waits until the peer `id` is online and its HELLO told us its name, so that a PEER
+    /// argument naming it resolves: a session is online as soon as it is authenticated, and
+    /// the name arrives with the HELLO a moment later.
     func awaitOnline(_ id: String, timeout: Duration = .seconds(5)) async throws -> Bool {
         try await pollUntil(timeout: timeout) {
             try await json(WhoResult.self, ["who"]).peers.contains {
-                $0.id == id && $0.presence == "online"
+                $0.id == id && $0.presence == "online" && !$0.name.isEmpty
             }
         }
     }
