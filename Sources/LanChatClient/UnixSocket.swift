@@ -1,3 +1,5 @@
+import LanChatControl
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -9,9 +11,7 @@
 /// Swift-concurrency thread.
 enum UnixSocket {
     /// The largest path `sockaddr_un.sun_path` holds, without its terminating NUL.
-    static var maxPathBytes: Int {
-        MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
-    }
+    static var maxPathBytes: Int { UnixSocketAddress.maxPathBytes }
 
     /// Opens a stream socket and connects it to `path`. Returns the descriptor, or the errno
     /// of the step that failed.
@@ -28,18 +28,14 @@ enum UnixSocket {
         let fd = socket(AF_UNIX, socketType, 0)
         guard fd >= 0 else { return .failure(.system(errno: errno)) }
 
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: pathBytes)
+        guard let address = UnixSocketAddress(path: path) else {
+            close(fd)
+            return .failure(.pathTooLong(byteCount: pathBytes.count))
         }
-        let length = socklen_t(MemoryLayout<sockaddr_un>.size)
-        let result = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                // Not retried on EINTR: an interrupted connect goes on asynchronously, and a
-                // Unix-socket connect does not wait anyway.
-                systemConnect(fd, generic, length)
-            }
+        let result = address.withSockaddr { generic, length in
+            // Not retried on EINTR: an interrupted connect goes on asynchronously, and a
+            // Unix-socket connect does not wait anyway.
+            systemConnect(fd, generic, length)
         }
         guard result == 0 else {
             let failure = errno

@@ -17,13 +17,13 @@ final class ControlServer: Sendable {
     static let maxConnections = 256
 
     let path: String
-    private let server: NIOAsyncChannel<ControlConnection, Never>
+    private let server: NIOAsyncChannel<ControlClientConnection, Never>
     private let logger: Logger
     /// The socket file this server created: only that file is removed when it stops.
     private let boundFile: ControlSocketFile?
 
     private init(
-        path: String, server: NIOAsyncChannel<ControlConnection, Never>, logger: Logger,
+        path: String, server: NIOAsyncChannel<ControlClientConnection, Never>, logger: Logger,
         boundFile: ControlSocketFile?
     ) {
         self.path = path
@@ -57,7 +57,7 @@ final class ControlServer: Sendable {
             }
             unlink(path)  // a stale socket left by a crash
         }
-        let server: NIOAsyncChannel<ControlConnection, Never>
+        let server: NIOAsyncChannel<ControlClientConnection, Never>
         let open = OpenConnections(limit: maxConnections)
         do {
             server = try await ServerBootstrap(group: group)
@@ -71,13 +71,14 @@ final class ControlServer: Sendable {
                 // `echo REQUEST | socat - UNIX-CONNECT:…` closes its side after writing: the
                 // answer must still be written before the connection closes.
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
-                .bind(unixDomainSocketPath: path) { channel -> EventLoopFuture<ControlConnection> in
+                .bind(unixDomainSocketPath: path) {
+                    channel -> EventLoopFuture<ControlClientConnection> in
                     // A failed initializer's channel is not closed by NIO: close it here.
                     peerUID(of: channel).flatMapThrowing { uid in
                         try channel.pipeline.syncOperations.addHandler(
                             ByteToMessageHandler(
                                 ControlLineDecoder(maxLength: ControlAPI.maxRequestBytes)))
-                        return ControlConnection(
+                        return ControlClientConnection(
                             channel: try NIOAsyncChannel(wrappingChannelSynchronously: channel),
                             peerUID: uid, slot: open.take(for: channel))
                     }.flatMapErrorThrowing { error in
@@ -116,7 +117,7 @@ final class ControlServer: Sendable {
     }
 
     private static func serve(
-        _ connection: ControlConnection, dispatcher: ControlDispatcher, logger: Logger
+        _ connection: ControlClientConnection, dispatcher: ControlDispatcher, logger: Logger
     ) async {
         defer { connection.slot?.release() }
         do {
@@ -162,7 +163,9 @@ final class ControlServer: Sendable {
     }
 }
 
-struct ControlConnection: Sendable {
+/// One accepted connection from a `lanchat` client (the client's own side is
+/// `LanChatClient.ControlConnection`), with the caller's uid from `SO_PEERCRED`.
+struct ControlClientConnection: Sendable {
     let channel: NIOAsyncChannel<ControlLine, ByteBuffer>
     let peerUID: uid_t
     /// Nil when `ControlServer.maxConnections` were already open: it is refused.
@@ -276,18 +279,8 @@ enum ControlSocketProbe {
             AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-        }
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        guard let address = UnixSocketAddress(path: path) else { return false }
+        let connected = address.withSockaddr { connect(descriptor, $0, $1) }
         return connected == 0
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import LanChatControl
 
 /// sd_notify(3) without libsystemd: datagrams to `$NOTIFY_SOCKET` (`READY=1`, `STATUS=…`,
 /// `WATCHDOG=1`, `STOPPING=1`). Does nothing when not started by systemd.
@@ -17,20 +18,13 @@ struct SystemdNotifier: Sendable {
             AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return }
         defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        var path = Array(socketPath.utf8)
-        // '@' names a socket in the abstract namespace: a leading NUL byte.
-        if path.first == UInt8(ascii: "@") { path[0] = 0 }
-        guard path.count < MemoryLayout.size(ofValue: address.sun_path) else { return }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path) }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + path.count)
+        guard let address = UnixSocketAddress(path: socketPath, abstractMarker: true) else {
+            return
+        }
         let message = Array(state.utf8)
-        _ = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                message.withUnsafeBytes { bytes in
-                    sendto(descriptor, bytes.baseAddress, bytes.count, 0, socketAddress, length)
-                }
+        _ = address.withSockaddr { socketAddress, length in
+            message.withUnsafeBytes { bytes in
+                sendto(descriptor, bytes.baseAddress, bytes.count, 0, socketAddress, length)
             }
         }
     }
