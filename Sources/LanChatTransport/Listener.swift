@@ -97,6 +97,7 @@ extension Transport {
                                 "alsoRefused": "\(suppressed)",
                             ])
                     }
+                    refusedInboundContinuation.yield(admissionKey)
                     // NIO drops a failed child initializer's channel without closing it:
                     // close it here, or every refused connection keeps a descriptor.
                     channel.close(promise: nil)

@@ -20,6 +20,11 @@ public final class Transport: Sendable {
     let refusalLog = LogThrottle(interval: .seconds(1))
     /// A flood of failed handshakes logs one line per address every 10 s, with counts.
     let failureLog = Mutex(FailureLogThrottle())
+    /// Addresses whose inbound connections admission refused (§4.6), for the daemon's
+    /// dialler: a known peer refused while strangers flood us is dialled back instead. The
+    /// newest few are kept; a consumer that falls behind misses only older ones.
+    public let refusedInbound: AsyncStream<String>
+    let refusedInboundContinuation: AsyncStream<String>.Continuation
 
     public init(
         identity: IdentityKeyPair, configuration: TransportConfiguration = .init(),
@@ -40,6 +45,8 @@ public final class Transport: Sendable {
                 firstPenalty: configuration.firstPenalty,
                 longestPenalty: configuration.longestPenalty))
         self.dialBudget = DialBudget(limit: configuration.maxPendingDials)
+        (refusedInbound, refusedInboundContinuation) = AsyncStream.makeStream(
+            of: String.self, bufferingPolicy: .bufferingNewest(64))
     }
 
     var asyncChannelConfiguration: NIOAsyncChannel<SessionEvent, SessionCommand>.Configuration {

@@ -22,6 +22,8 @@ actor ConnectionManager {
     private(set) var discoveryState: DiscoveryState
     /// Set when the daemon begins to stop: no new dials.
     private var stopping = false
+    /// When each host was last considered for a dial-back after a refused connection.
+    private var dialedBack: [String: ContinuousClock.Instant] = [:]
 
     init(
         transport: Transport, registry: LinkRegistry, directory: PeerDirectory,
@@ -45,6 +47,10 @@ actor ConnectionManager {
                 group.addTask {
                     for await event in events { await self.handle(event) }
                 }
+            }
+            let refused = transport.refusedInbound
+            group.addTask {
+                for await host in refused { await self.inboundRefused(from: host) }
             }
             let sessionChanges = registry.sessionChanges
             group.addTask {
@@ -149,6 +155,33 @@ actor ConnectionManager {
                 guard var target = targets[instance] else { continue }
                 target.nextAttempt = now + target.backoff.nextDelay()
                 targets[instance] = target
+            }
+        }
+        wakeup.signal()
+    }
+
+    /// Admission refused a connection from `host` (a flood of strangers can fill the
+    /// handshake slots): a known peer last reached there and without a session may have been
+    /// the one refused, so it is dialled back now, on the dial budget inbound traffic cannot
+    /// take. At most once a second per host, however many connections are refused.
+    private func inboundRefused(from host: String) {
+        let now = clock.monotonic()
+        if let last = dialedBack[host], last.duration(to: now) < .seconds(1) { return }
+        if dialedBack.count > 1024 {
+            dialedBack = dialedBack.filter { $0.value.duration(to: now) < .seconds(1) }
+        }
+        dialedBack[host] = now
+        for entry in directory.all
+        where entry.pinned && entry.sessions == 0 && entry.record.trust != .blocked
+            && entry.record.addresses.contains(where: { $0.host == host })
+        {
+            let existing = targets.filter { $0.value.key == entry.key && $0.value.wanted }
+            guard !existing.isEmpty else {
+                wantSession(with: entry.key)
+                continue
+            }
+            for (instance, target) in existing where !target.dialling {
+                targets[instance]?.nextAttempt = now
             }
         }
         wakeup.signal()
