@@ -8,6 +8,7 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
         case parseError, invalidRequest, methodNotFound, invalidParams, internalError
         case badInput, peerNotFound, peerAmbiguous, timedOut, failed, storeUnavailable
         case permissionDenied, daemonNotRunning, unavailable, notAnswering
+        case cursorTooOld, watchOverflow
     }
 
     private let kind: Kind
@@ -69,6 +70,17 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
     /// overloaded or hung); exit 75 like other time-outs, with its own message.
     public static func notAnswering(_ message: String) -> Self { .init(.notAnswering, message) }
 
+    /// `watch --since` with a cursor older than the event log keeps, or one that is not a
+    /// cursor (exit 65). `data.cursor` is the oldest one kept.
+    public static func cursorTooOld(_ message: String, oldest: String) -> Self {
+        .init(.cursorTooOld, message, data: .init(cursor: oldest))
+    }
+    /// A `watch` consumer fell behind its bounded backlog: its stream ends here.
+    /// `data.cursor` is the last event it was sent; resuming from it loses nothing (exit 75).
+    public static func watchOverflow(_ message: String, lastCursor: String) -> Self {
+        .init(.watchOverflow, message, data: .init(cursor: lastCursor))
+    }
+
     // MARK: The two mappings
 
     public var rpcCode: Int {
@@ -88,6 +100,8 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
         case .daemonNotRunning: -32008
         case .unavailable: -32009
         case .notAnswering: -32010
+        case .cursorTooOld: -32011
+        case .watchOverflow: -32012
         }
     }
 
@@ -96,12 +110,12 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
         switch kind {
         case .failed: 1
         case .parseError, .invalidRequest, .methodNotFound, .invalidParams: 64
-        case .badInput: 65
+        case .badInput, .cursorTooOld: 65
         case .peerNotFound, .peerAmbiguous: 67
         case .daemonNotRunning, .unavailable: 69
         case .internalError: 70
         case .storeUnavailable: 74
-        case .timedOut, .notAnswering: 75
+        case .timedOut, .notAnswering, .watchOverflow: 75
         case .permissionDenied: 77
         }
     }
@@ -115,6 +129,7 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var isPeerLookupFailure: Bool { kind == .peerNotFound || kind == .peerAmbiguous }
     public var isTimeout: Bool { kind == .timedOut }
+    public var isWatchOverflow: Bool { kind == .watchOverflow }
 }
 
 /// Structured detail of an error, for the CLI to render and scripts to read.
@@ -123,10 +138,15 @@ public struct ControlErrorData: Codable, Sendable, Hashable {
     public var candidates: [PeerCandidate]?
     /// For `send` errors after the messages were stored: their ids.
     public var messageIDs: [String]?
+    /// For `watch` errors: the oldest cursor kept, or the last one sent.
+    public var cursor: String?
 
-    public init(candidates: [PeerCandidate]? = nil, messageIDs: [String]? = nil) {
+    public init(
+        candidates: [PeerCandidate]? = nil, messageIDs: [String]? = nil, cursor: String? = nil
+    ) {
         self.candidates = candidates
         self.messageIDs = messageIDs
+        self.cursor = cursor
     }
 }
 

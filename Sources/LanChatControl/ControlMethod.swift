@@ -54,4 +54,45 @@ public enum Methods {
         public typealias Result = BackupResult
         public static let name = "backup"
     }
+
+    public enum Inbox: ControlMethod {
+        public typealias Params = InboxParams
+        public typealias Result = InboxResult
+        public static let name = "inbox"
+    }
+
+    public enum Read: ControlMethod {
+        public typealias Params = ReadParams
+        public typealias Result = ReadResult
+        public static let name = "read"
+    }
+
+    public enum Archive: ControlMethod {
+        public typealias Params = ArchiveParams
+        public typealias Result = ArchiveResult
+        public static let name = "archive"
+    }
+
+    public enum Unarchive: ControlMethod {
+        public typealias Params = ArchiveParams
+        public typealias Result = ArchiveResult
+        public static let name = "unarchive"
+    }
+
+    public enum Search: ControlMethod {
+        public typealias Params = SearchParams
+        public typealias Result = SearchResult
+        public static let name = "search"
+    }
+
+    /// Answers with `WatchResult`, then sends `event` notifications (`EventInfo`) until the
+    /// client closes the connection, or ends with an error (`watchOverflow` carries the last
+    /// cursor sent, so the client can resume from it).
+    public enum Watch: ControlMethod {
+        public typealias Params = WatchParams
+        public typealias Result = WatchResult
+        public static let name = "watch"
+        /// The JSON-RPC method of the notifications.
+        public static let notification = "event"
+    }
 }
