@@ -53,6 +53,13 @@ struct LanchatdCommand: AsyncParsableCommand {
     var interfaces: [String] = []
 
     @Option(
+        name: .customLong("read-receipts"),
+        help: ArgumentHelp(
+            "on: tell peers when their messages were read (READ); off: mark read locally only.",
+            valueName: "on|off"))
+    var readReceipts: String = "on"
+
+    @Option(
         name: .customLong("log-level"),
         help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
@@ -97,6 +104,11 @@ struct LanchatdCommand: AsyncParsableCommand {
         configuration.resetIdentity = resetIdentity
         configuration.mdns = !noMDNS
         configuration.interfaces = interfaces
+        switch readReceipts {
+        case "on": configuration.readReceipts = true
+        case "off": configuration.readReceipts = false
+        default: throw .usage("--read-receipts must be on or off, not '\(readReceipts)'")
+        }
         return configuration
     }
 

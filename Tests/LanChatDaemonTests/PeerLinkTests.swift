@@ -18,7 +18,7 @@ import Testing
         let peer: PeerKey
         let run: Task<Void, Never>
 
-        static func start() async throws -> Harness {
+        static func start(readReceipts: Bool = true) async throws -> Harness {
             let root = try TestRoot()
             let store = try MessageStore.open(path: root.path + "/lanchat.sqlite3")
             let own = try #require(LinkPhaseTests.own)
@@ -28,7 +28,8 @@ import Testing
             let events = EventBus()
             let services = LinkServices(
                 store: store, directory: directory, events: events,
-                profile: OwnProfile(name: "alice"), logger: quietLogger, readReceipts: true,
+                profile: OwnProfile(name: "alice"), logger: quietLogger,
+                readReceipts: readReceipts,
                 clock: .system)
             let link = PeerLink(key: peer, services: services)
             let run = Task { await link.run() }
@@ -183,5 +184,42 @@ import Testing
         #expect(try await harness.incoming().isEmpty)
         try? harness.store.close()
         harness.root.remove()
+    }
+
+    @Test func readingSendsACumulativeReadOnTheEstablishedSession() async throws {
+        let harness = try await Harness.start()
+        var (session, writes) = try await harness.established("a")
+        await harness.link.received([Self.wire(1), Self.wire(2), Self.wire(3)], on: session)
+        _ = await writes.next()  // the ACK
+        await harness.link.readLocally(stream: 77, upTo: 2)
+        #expect(await writes.next() == .control([.read(stream: 77, read: 2)]))
+        // Never backwards, never twice, never past what was delivered.
+        await harness.link.readLocally(stream: 77, upTo: 1)
+        await harness.link.readLocally(stream: 77, upTo: 9)
+        #expect(await writes.next() == .control([.read(stream: 77, read: 3)]))
+        await harness.stop()
+    }
+
+    @Test func withReadReceiptsOffNothingIsSentAndHelloSaysNothingWasRead() async throws {
+        let harness = try await Harness.start(readReceipts: false)
+        var (session, writes) = try await harness.established("a")
+        await harness.link.received([Self.wire(1)], on: session)
+        _ = await writes.next()  // the ACK
+        await harness.link.readLocally(stream: 77, upTo: 1)
+        // The next thing written is the next ACK, not a READ.
+        await harness.link.received([Self.wire(2)], on: session)
+        #expect(await writes.next() == .control([.ack(stream: 77, delivered: 2)]))
+        // A new session's HELLO carries in_read = 0.
+        let next = harness.session("b")
+        var nextWrites = next.writes.makeAsyncIterator()
+        #expect(await harness.link.attach(next))
+        guard case .control(let first) = await nextWrites.next(),
+            case .hello(let hello) = first.first
+        else {
+            Issue.record("HELLO must be the first thing written")
+            return
+        }
+        #expect(hello.inDelivered == 2 && hello.inRead == 0)
+        await harness.stop()
     }
 }

@@ -6,10 +6,36 @@ import NIOCore
 /// envelope and `apiVersion` live here once, so a handler is only "params in, result out".
 struct ControlDispatcher: Sendable {
     typealias RawHandler = @Sendable (_ request: Data, _ id: RPCID?) async -> Data
+    typealias RawStreamHandler =
+        @Sendable (_ request: Data, _ id: RPCID?, _ writer: ControlStreamWriter) async -> Void
 
     private var handlers: [String: RawHandler] = [:]
+    /// Methods that answer once and then keep writing notifications (`watch`): the
+    /// connection is theirs until they end.
+    private var streamHandlers: [String: RawStreamHandler] = [:]
 
-    var methodNames: [String] { handlers.keys.sorted() }
+    var methodNames: [String] { (Array(handlers.keys) + Array(streamHandlers.keys)).sorted() }
+
+    /// Registers a streaming method: `handler` answers through `StreamingAnswer` (the result
+    /// first, then notifications). An error it throws, before or after the result, ends the
+    /// stream with an error response carrying the request's id.
+    mutating func registerStreaming<Method: ControlMethod>(
+        _ method: Method.Type,
+        _ handler:
+            @escaping @Sendable (Method.Params, StreamingAnswer<Method>) async throws(ControlError)
+            -> Void
+    ) {
+        streamHandlers[Method.name] = { request, id, writer in
+            let answer = StreamingAnswer<Method>(id: id, writer: writer)
+            do throws(ControlError) {
+                let params = try Self.decodeParams(Method.Params.self, from: request)
+                try await handler(params, answer)
+            } catch {
+                try? await writer.write(
+                    Self.encode(RPCResponse<Method.Result>(id: id, error: error)))
+            }
+        }
+    }
 
     mutating func register<Method: ControlMethod>(
         _ method: Method.Type,
@@ -30,7 +56,30 @@ struct ControlDispatcher: Sendable {
         }
     }
 
-    /// Answers one request line with one response line (without the newline).
+    /// Whether `line` asks for a streaming method (which needs the connection to itself).
+    func streams(_ line: Data) -> Bool {
+        guard let method = Self.head(of: line)?.method else { return false }
+        return streamHandlers[method] != nil
+    }
+
+    /// Runs the streaming method `line` asks for, writing through `writer` until it ends.
+    func stream(_ line: Data, writer: ControlStreamWriter) async {
+        guard let head = Self.head(of: line), let method = head.method,
+            let stream = streamHandlers[method]
+        else { return }
+        await stream(line, head.id, writer)
+    }
+
+    private static func head(of line: Data) -> RPCRequestHead? {
+        let head =
+            fastRead(RPCRequestHead.self, from: line)
+            ?? (try? ControlJSON.decoder().decode(RPCRequestHead.self, from: line))
+        guard let head, head.jsonrpc == "2.0" else { return nil }
+        return head
+    }
+
+    /// Answers one request line with one response line (without the newline). A streaming
+    /// method needs a connection of its own (`answer(_:writer:)`): here it is an error.
     func respond(to line: Data) async -> Data {
         let head: RPCRequestHead
         do {
@@ -53,6 +102,12 @@ struct ControlDispatcher: Sendable {
                         "a request needs \"jsonrpc\": \"2.0\" and a \"method\" string")))
         }
         guard let handler = handlers[method] else {
+            if streamHandlers[method] != nil {
+                return Self.encode(
+                    RPCResponse<NoParams>(
+                        id: head.id,
+                        error: .invalidRequest("'\(method)' streams: it needs a connection")))
+            }
             return Self.encode(RPCResponse<NoParams>(id: head.id, error: .methodNotFound(method)))
         }
         return await handler(line, head.id)
@@ -66,7 +121,7 @@ struct ControlDispatcher: Sendable {
                     "request line longer than \(ControlAPI.maxRequestBytes) bytes")))
     }
 
-    private static func decodeParams<Params: Decodable>(_ type: Params.Type, from line: Data)
+    static func decodeParams<Params: Decodable>(_ type: Params.Type, from line: Data)
         throws(ControlError) -> Params
     {
         if let fast = type as? any (FastJSONDecodable & Decodable).Type,

@@ -133,7 +133,8 @@ final class ControlServer: Sendable {
                     try await outbound.write(ByteBuffer(bytes: response))
                     return
                 }
-                for try await item in inbound {
+                let reader = InboundLines(inbound.makeAsyncIterator())
+                while let item = try await reader.next() {
                     var response: Data
                     if connection.peerUID != getuid() {
                         response = ControlDispatcher.encode(
@@ -149,7 +150,21 @@ final class ControlServer: Sendable {
                     defer { connection.slot?.idle() }
                     switch item {
                     case .line(let line):
-                        response = await dispatcher.respond(to: Data(line.readableBytesView))
+                        let request = Data(line.readableBytesView)
+                        guard dispatcher.streams(request) else {
+                            response = await dispatcher.respond(to: request)
+                            break
+                        }
+                        let writer = ControlStreamWriter { line in
+                            var line = line
+                            line.append(UInt8(ascii: "\n"))
+                            try await outbound.write(ByteBuffer(bytes: line))
+                        }
+                        // A stream owns its connection to the end, and ends with its client.
+                        await Self.untilClientLeaves(reader) {
+                            await dispatcher.stream(request, writer: writer)
+                        }
+                        return
                     case .tooLong:
                         response = ControlDispatcher.tooLongResponse()
                     }
@@ -160,6 +175,34 @@ final class ControlServer: Sendable {
         } catch {
             logger.debug("control connection ended: \(error)")
         }
+    }
+
+    /// Runs a stream (`watch`) while watching its connection: a stream may go on for days, and
+    /// must end when its client does, not at its next write. Anything the client sends
+    /// meanwhile, or its end, cancels the stream.
+    private static func untilClientLeaves(
+        _ reader: InboundLines, _ stream: @escaping @Sendable () async -> Void
+    ) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await stream() }
+            group.addTask { _ = try? await reader.next() }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}
+
+/// The request lines of one connection, read by one task at a time: the serving loop, or,
+/// while a request is being answered, the watcher of `untilClientLeaves`.
+final class InboundLines: @unchecked Sendable {
+    private var iterator: NIOAsyncChannelInboundStream<ControlLine>.AsyncIterator
+
+    init(_ iterator: NIOAsyncChannelInboundStream<ControlLine>.AsyncIterator) {
+        self.iterator = iterator
+    }
+
+    func next() async throws -> ControlLine? {
+        try await iterator.next()
     }
 }
 

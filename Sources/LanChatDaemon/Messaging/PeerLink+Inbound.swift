@@ -216,6 +216,10 @@ extension PeerLink {
             do {
                 let stored = try await services.store.commitIncoming(
                     from: key, records: records, cursor: cursor, at: now)
+                // The user may have read meanwhile (`readLocally`): keep that, on this stream.
+                if let read = ledger?.cursor.read, ledger?.cursor.stream == working.cursor.stream {
+                    _ = working.markRead(upTo: read)
+                }
                 ledger = working
                 if !stored.isEmpty {
                     services.events.publish(.messagesReceived(peer: key, stored))
