@@ -96,3 +96,35 @@ extension HistoryParams {
         return limit
     }
 }
+
+extension ParamsLimits {
+    /// `search` `limit`: 1 … 1000, default 50.
+    public static let searchLimits = 1...1000
+    public static let defaultSearchLimit = 50
+    /// A search text or an inbox filter, in UTF-8 bytes.
+    public static let maxQueryBytes = 1_024
+}
+
+extension SearchParams {
+    /// The number of hits: `limit` within 1 … 1000, else 50. The text's own syntax is checked
+    /// by the daemon's query parser (`SearchQuery`), which says what is wrong with it.
+    public func validatedLimit() throws(ControlError) -> Int {
+        guard !text.allSatisfy(\.isWhitespace) else { throw .badInput("nothing to search for") }
+        guard text.utf8.count <= ParamsLimits.maxQueryBytes else {
+            throw .badInput("a search of over \(ParamsLimits.maxQueryBytes) bytes")
+        }
+        let limit = self.limit ?? ParamsLimits.defaultSearchLimit
+        guard ParamsLimits.searchLimits.contains(limit) else {
+            throw .invalidParams("limit must be 1 to 1000")
+        }
+        return limit
+    }
+}
+
+extension InboxParams {
+    /// The filter, if any: at most 1 KiB.
+    public func validate() throws(ControlError) {
+        guard let query, query.utf8.count > ParamsLimits.maxQueryBytes else { return }
+        throw .badInput("an inbox filter of over \(ParamsLimits.maxQueryBytes) bytes")
+    }
+}
