@@ -27,27 +27,34 @@ struct WatchFollower {
         while !Task.isCancelled {
             let ending = await follow(cursor: &cursor, started: &started, names: &names) {
                 backoff = Self.firstBackoff
-                if noted && !context.json { context.err("lanchat: reconnected to lanchatd\n") }
                 noted = false
             }
-            guard let ending else { continue }  // the daemon closed the stream: reconnect
-            if ending.isWatchOverflow {
-                cursor = ending.data?.cursor ?? cursor
-                if !context.json {
-                    context.err("lanchat: fell behind the daemon; resuming from the last event\n")
+            if Task.isCancelled { return }
+            let reason: String
+            if let ending {
+                if ending.isWatchOverflow {
+                    cursor = ending.data?.cursor ?? cursor
+                    if !context.json {
+                        context.err(
+                            "lanchat: fell behind the daemon; resuming from the last event\n")
+                    }
+                    continue
                 }
-                continue
-            }
-            guard started, ending.isDaemonUnreachable else {
-                if ending.exitCode == 65, let oldest = ending.data?.cursor {
-                    throw .badInput(
-                        "\(ending.message) (the oldest event kept has cursor \(oldest); "
-                            + "watch without --since to start from now)")
+                guard started, ending.isDaemonUnreachable else {
+                    if ending.exitCode == 65, let oldest = ending.data?.cursor {
+                        throw .badInput(
+                            "\(ending.message) (the oldest event kept has cursor \(oldest); "
+                                + "watch without --since to start from now)")
+                    }
+                    throw ending
                 }
-                throw ending
+                reason = ending.message
+            } else {
+                reason = "lanchatd closed the stream"
             }
+            // One note per outage, in text mode only: a script reading --json gets only events.
             if !noted && !context.json {
-                context.err("lanchat: lost lanchatd (\(ending.message)); reconnecting…\n")
+                context.err("lanchat: \(terminalSafe(reason)); reconnecting…\n")
             }
             noted = true
             do {
