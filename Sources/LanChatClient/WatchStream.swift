@@ -72,7 +72,8 @@ final class WatchStream: Sendable {
         let fd: Int32
         switch UnixSocket.connect(path: path) {
         case .failure(let failure):
-            continuation.finish(throwing: ConnectErrorMapping.controlError(for: failure, path: path))
+            continuation.finish(
+                throwing: ConnectErrorMapping.controlError(for: failure, path: path))
             return
         case .success(let connected):
             fd = connected

@@ -107,7 +107,8 @@ import Testing
                 + "lists it.\n")
         let unarchived = await run(["unarchive", "bob"], server: server)
         #expect(unarchived.code == 0)
-        #expect(unarchived.output == "The conversation with bob@laptop (Bob) is back in the inbox.\n")
+        #expect(
+            unarchived.output == "The conversation with bob@laptop (Bob) is back in the inbox.\n")
     }
 
     @Test func searchJoinsWordsAndPassesItsOptions() async throws {

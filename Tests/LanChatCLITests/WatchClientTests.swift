@@ -50,7 +50,9 @@ import Testing
     }
 
     @Test func overflowEndsTheStreamWithTheLastCursor() async throws {
-        let plan = WatchPlan([.init(events: [CLIFixtures.event(1)], ending: .overflow(lastCursor: "c1"))])
+        let plan = WatchPlan([
+            .init(events: [CLIFixtures.event(1)], ending: .overflow(lastCursor: "c1"))
+        ])
         let server = try FakeDaemon.start(watch: plan)
         defer { server.stop() }
         var seen: [WatchUpdate] = []

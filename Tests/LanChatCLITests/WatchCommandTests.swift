@@ -92,12 +92,16 @@ import Testing
         defer { server.stop() }
         let (lines, _, _) = await watchLines(["watch", "--json"], server: server, count: 1)
         let line = try #require(lines.first)
-        #expect(try ControlJSON.decoder().decode(EventInfo.self, from: Data(line.utf8)) == CLIFixtures.event(1))
+        #expect(
+            try ControlJSON.decoder().decode(EventInfo.self, from: Data(line.utf8))
+                == CLIFixtures.event(1))
         #expect(!line.contains("\n") && line.hasPrefix("{"))
     }
 
     @Test func aCursorTooOldExits65NamingTheOldestKept() async throws {
-        let plan = WatchPlan([.init(refusal: .cursorTooOld("cursor c1 is no longer kept", oldest: "c500"))])
+        let plan = WatchPlan([
+            .init(refusal: .cursorTooOld("cursor c1 is no longer kept", oldest: "c500"))
+        ])
         let server = try FakeDaemon.start(watch: plan)
         defer { server.stop() }
         let captured = CapturedOutput()
@@ -114,7 +118,8 @@ import Testing
         let server = try FakeDaemon.start(watch: plan)
         defer { server.stop() }
         let captured = CapturedOutput()
-        let code = await TestEnvironment.run(["watch", "nobody"], socket: server.path, output: captured)
+        let code = await TestEnvironment.run(
+            ["watch", "nobody"], socket: server.path, output: captured)
         #expect(code == 67)
     }
 
@@ -136,7 +141,8 @@ import Testing
         let child = try #require(
             RunningChild(arguments: [binary, "--socket", server.path, "watch", "--json"]))
         let line = await child.readLine()
-        let decoded = try ControlJSON.decoder().decode(EventInfo.self, from: Data((line ?? "").utf8))
+        let decoded = try ControlJSON.decoder().decode(
+            EventInfo.self, from: Data((line ?? "").utf8))
         #expect(decoded.cursor == "c1")
         kill(child.pid, SIGTERM)
         #expect(await child.exitStatus() == 0)

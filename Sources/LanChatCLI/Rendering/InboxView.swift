@@ -11,7 +11,9 @@ package enum InboxView {
         _ result: InboxResult, query: String?, archived: Bool, now: Timestamp,
         zone: any UTCOffsetProvider, style: TextStyle
     ) -> String {
-        guard !result.conversations.isEmpty else { return emptyHint(query: query, archived: archived) }
+        guard !result.conversations.isEmpty else {
+            return emptyHint(query: query, archived: archived)
+        }
         let rows = result.conversations.map { conversation in
             (
                 name: truncated(PeerText.nameWithAlias(conversation.peer), to: 40),
@@ -76,7 +78,8 @@ package enum InboxView {
 
     static func emptyHint(query: String?, archived: Bool) -> String {
         if let query {
-            return "No \(archived ? "archived " : "")conversation matches '\(terminalSafe(query))'.\n"
+            return
+                "No \(archived ? "archived " : "")conversation matches '\(terminalSafe(query))'.\n"
         }
         if archived { return "No archived conversations.\n" }
         return "No conversations yet. Start one with: lanchat send PEER TEXT\n"

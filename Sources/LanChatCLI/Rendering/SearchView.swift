@@ -101,11 +101,13 @@ package enum SearchView {
 
     /// `e` for `é` (LATIN SMALL LETTER E WITH ACUTE) or `É`; nil for anything else.
     private static func latinBase(_ scalar: Unicode.Scalar) -> String? {
-        guard scalar.value >= 0xC0, scalar.value < 0x2B0 || (0x1E00..<0x1F00).contains(scalar.value),
+        guard scalar.value >= 0xC0,
+            scalar.value < 0x2B0 || (0x1E00..<0x1F00).contains(scalar.value),
             let name = scalar.properties.name, let with = name.firstRange(of: " WITH ")
         else { return nil }
         let base = name[..<with.lowerBound]
-        for prefix in ["LATIN SMALL LETTER ", "LATIN CAPITAL LETTER "] where base.hasPrefix(prefix) {
+        for prefix in ["LATIN SMALL LETTER ", "LATIN CAPITAL LETTER "] where base.hasPrefix(prefix)
+        {
             let letter = base.dropFirst(prefix.count)
             if letter.count == 1 { return letter.lowercased() }
         }

@@ -88,7 +88,8 @@ extension FakeDaemon {
                 return Reply.error(request, .invalidParams("bad inbox params"))
             }
             let conversations =
-                params.archived == true ? [] : [CLIFixtures.bobConversation, CLIFixtures.carolConversation]
+                params.archived == true
+                ? [] : [CLIFixtures.bobConversation, CLIFixtures.carolConversation]
             return Reply.result(request, InboxResult(conversations: conversations))
         case Methods.Read.name:
             guard let params = try? request.params(ReadParams.self) else {
