@@ -43,6 +43,11 @@ enum ControlRequestHarness {
         roundTrip(PresenceParams.self, line).map(checkValidation)
         roundTrip(RetryParams.self, line)
         roundTrip(BackupParams.self, line)
+        roundTrip(InboxParams.self, line)
+        roundTrip(ReadParams.self, line)
+        roundTrip(ArchiveParams.self, line)
+        roundTrip(SearchParams.self, line)
+        roundTrip(WatchParams.self, line)
     }
 
     /// `send` params as the daemon's fast path reads them: if it reads any, `JSONDecoder`

@@ -46,6 +46,14 @@ enum ControlRequestSeeds {
                 request(Methods.SetPresence.name, PresenceParams(status: .busy, text: ""))
             ),
             ("retry", request(Methods.Retry.name, RetryParams(target: id))),
+            ("inbox", request(Methods.Inbox.name, InboxParams(query: "bo", archived: true))),
+            ("read", request(Methods.Read.name, ReadParams(peer: "bob"))),
+            ("archive", request(Methods.Archive.name, ArchiveParams(peer: "bob"))),
+            (
+                "search",
+                request(Methods.Search.name, SearchParams(text: "dep* \"is green\"", limit: 5))
+            ),
+            ("watch", request(Methods.Watch.name, WatchParams(peer: "bob", since: "c42"))),
             // Params each refused by validation before the daemon writes anything.
             (
                 "bad-send-nul",

@@ -18,8 +18,10 @@ package struct LanChatCommand: AsyncParsableCommand {
             """,
         version: "lanchat \(LanChatVersion.current) (control API \(ControlAPI.version))",
         subcommands: [
-            StatusCommand.self, WhoCommand.self, SendCommand.self, HistoryCommand.self,
-            PresenceCommand.self, RetryCommand.self, BackupCommand.self,
+            StatusCommand.self, WhoCommand.self, SendCommand.self, InboxCommand.self,
+            HistoryCommand.self, ReadCommand.self, WatchCommand.self, SearchCommand.self,
+            PresenceCommand.self, RetryCommand.self, ArchiveCommand.self, UnarchiveCommand.self,
+            BackupCommand.self,
         ]
     )
 

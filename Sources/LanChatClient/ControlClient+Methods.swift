@@ -40,3 +40,28 @@ extension ControlClient {
         try await call(Methods.Backup.self, params)
     }
 }
+
+/// The reading methods (PRODUCT.md §4). `watch` is not here: it streams (`ControlClient+Watch`).
+extension ControlClient {
+    public func inbox(_ params: InboxParams = InboxParams()) async throws(ControlError)
+        -> InboxResult
+    {
+        try await call(Methods.Inbox.self, params)
+    }
+
+    public func read(_ params: ReadParams = ReadParams()) async throws(ControlError) -> ReadResult {
+        try await call(Methods.Read.self, params)
+    }
+
+    public func archive(_ params: ArchiveParams) async throws(ControlError) -> ArchiveResult {
+        try await call(Methods.Archive.self, params)
+    }
+
+    public func unarchive(_ params: ArchiveParams) async throws(ControlError) -> ArchiveResult {
+        try await call(Methods.Unarchive.self, params)
+    }
+
+    public func search(_ params: SearchParams) async throws(ControlError) -> SearchResult {
+        try await call(Methods.Search.self, params)
+    }
+}

@@ -130,6 +130,11 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
     public var isPeerLookupFailure: Bool { kind == .peerNotFound || kind == .peerAmbiguous }
     public var isTimeout: Bool { kind == .timedOut }
     public var isWatchOverflow: Bool { kind == .watchOverflow }
+    /// The daemon is not there, stopping, or not answering: worth trying again later, as
+    /// `lanchat watch` does across a daemon restart. Refusals and bad answers are not.
+    public var isDaemonUnreachable: Bool {
+        kind == .daemonNotRunning || kind == .unavailable || kind == .notAnswering
+    }
 }
 
 /// Structured detail of an error, for the CLI to render and scripts to read.

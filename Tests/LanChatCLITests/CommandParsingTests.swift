@@ -67,6 +67,13 @@ import Testing
         ["send"],
         ["history", "bob", "--limit", "0"],
         ["history", "bob", "--limit", "1001"],
+        ["search"],
+        ["search", " "],
+        ["search", "x", "--limit", "0"],
+        ["archive"],
+        ["unarchive"],
+        ["watch", "--since"],
+        ["read", "bob", "carol"],
         ["presence", "asleep"],
         ["frobnicate"],
         ["who", "--colour", "never"],
@@ -115,8 +122,27 @@ import Testing
         let names = LanChatCommand.configuration.subcommands.map { $0.configuration.commandName }
         #expect(
             names == [
-                Methods.Status.name, Methods.Who.name, Methods.Send.name, Methods.History.name,
-                Methods.SetPresence.name, Methods.Retry.name, Methods.Backup.name,
+                Methods.Status.name, Methods.Who.name, Methods.Send.name, Methods.Inbox.name,
+                Methods.History.name, Methods.Read.name, Methods.Watch.name, Methods.Search.name,
+                Methods.SetPresence.name, Methods.Retry.name, Methods.Archive.name,
+                Methods.Unarchive.name, Methods.Backup.name,
             ])
+    }
+
+    @Test func readingCommands() throws {
+        let inbox = try parse(["inbox", "bo", "--archived"], as: InboxCommand.self)
+        #expect(inbox.query == "bo" && inbox.archived)
+        #expect(try parse(["inbox"], as: InboxCommand.self).query == nil)
+        #expect(try parse(["read"], as: ReadCommand.self).peer == nil)
+        #expect(try parse(["read", "bob"], as: ReadCommand.self).peer == "bob")
+        #expect(try parse(["archive", "bob"], as: ArchiveCommand.self).peer == "bob")
+        #expect(try parse(["unarchive", "bob"], as: UnarchiveCommand.self).peer == "bob")
+        let search = try parse(
+            ["search", "deploy", "done", "--peer", "ops", "--limit", "1000"], as: SearchCommand.self
+        )
+        #expect(search.words == ["deploy", "done"] && search.peer == "ops" && search.limit == 1000)
+        let watch = try parse(["watch", "bob", "--since", "c42", "--json"], as: WatchCommand.self)
+        #expect(watch.peer == "bob" && watch.since == "c42" && watch.global.json)
+        #expect(try parse(["watch"], as: WatchCommand.self).since == nil)
     }
 }

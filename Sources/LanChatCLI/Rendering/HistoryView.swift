@@ -7,10 +7,7 @@ package enum HistoryView {
         _ result: HistoryResult, now: Timestamp, zone: any UTCOffsetProvider, style: TextStyle
     ) -> String {
         let peer = result.peer
-        let (presence, presenceColor) = PeerText.presence(peer, style: style)
-        var text =
-            style.bold(truncated(PeerText.nameWithAlias(peer), to: 80)) + "  "
-            + style.cyan(terminalSafe(peer.keyTag)) + "  " + presenceColor(presence) + "\n"
+        var text = header(peer, style: style)
         guard let first = result.messages.first else {
             if result.hasOlder {
                 return text + "No messages in this range.\n"
@@ -26,11 +23,23 @@ package enum HistoryView {
                 + "\n"
             : style.dim("(nothing older: this is the start of the conversation)") + "\n"
 
+        return text
+            + messageLines(
+                result.messages, theirLabel: truncated(peer.displayName, to: 24), now: now,
+                zone: zone, style: style)
+    }
+
+    /// The messages, oldest first, with a separator before each new local day: the body of
+    /// `history`, and of each conversation `read` prints.
+    package static func messageLines(
+        _ messages: [MessageInfo], theirLabel: String, now: Timestamp,
+        zone: any UTCOffsetProvider, style: TextStyle
+    ) -> String {
+        var text = ""
         let today = LocalDateTime(now, in: zone)
-        let theirLabel = truncated(peer.displayName, to: 24)
         let labelWidth = max(theirLabel.count, ownLabel.count)
         var currentDay: Int?
-        for message in result.messages {
+        for message in messages {
             let local = LocalDateTime(message.createdAt, in: zone)
             if local.dayNumber != currentDay {
                 currentDay = local.dayNumber
@@ -56,6 +65,13 @@ package enum HistoryView {
     }
 
     static let ownLabel = "You"
+
+    /// `name (alias)  KEY-TAG  presence`, the line above a conversation's messages.
+    package static func header(_ peer: PeerInfo, style: TextStyle) -> String {
+        let (presence, presenceColor) = PeerText.presence(peer, style: style)
+        return style.bold(truncated(PeerText.nameWithAlias(peer), to: 80)) + "  "
+            + style.cyan(terminalSafe(peer.keyTag)) + "  " + presenceColor(presence) + "\n"
+    }
 
     /// `…` queued, `✓` sent, `✓✓` delivered, `✓✓ read`, `✗ failed: reason`.
     package static func statusMark(_ message: MessageInfo, style: TextStyle) -> String? {

@@ -17,6 +17,8 @@ package struct TextStyle: Sendable, Equatable {
     package func yellow(_ text: String) -> String { wrap(text, "33") }
     package func blue(_ text: String) -> String { wrap(text, "34") }
     package func cyan(_ text: String) -> String { wrap(text, "36") }
+    /// Bold reverse video: search matches.
+    package func highlight(_ text: String) -> String { wrap(text, "1;7") }
 
     private func wrap(_ text: String, _ code: String) -> String {
         enabled && !text.isEmpty ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text

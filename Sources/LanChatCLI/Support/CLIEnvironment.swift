@@ -24,12 +24,16 @@ package struct CLIEnvironment: Sendable {
     package var outputIsTerminal: Bool
     /// The arguments that were not valid UTF-8 (see `UndecodableArguments`).
     package var undecodableArguments: UndecodableArguments
+    /// Whether `watch` may take over SIGINT and SIGTERM (the real process only: a test
+    /// running commands in-process keeps its own signal handling).
+    package var handlesSignals: Bool
 
     package init(
         variables: [String: String], uid: UInt32, now: @escaping @Sendable () -> Timestamp,
         utcOffset: any UTCOffsetProvider, standardInput: Int32, standardInputIsTerminal: Bool,
         output: any OutputSink, outputIsTerminal: Bool,
-        undecodableArguments: UndecodableArguments = UndecodableArguments()
+        undecodableArguments: UndecodableArguments = UndecodableArguments(),
+        handlesSignals: Bool = false
     ) {
         self.variables = variables
         self.uid = uid
@@ -40,6 +44,7 @@ package struct CLIEnvironment: Sendable {
         self.output = output
         self.outputIsTerminal = outputIsTerminal
         self.undecodableArguments = undecodableArguments
+        self.handlesSignals = handlesSignals
     }
 
     /// Set by tests with `CLIEnvironment.$current.withValue(…)`; the real process otherwise.
@@ -51,7 +56,8 @@ package struct CLIEnvironment: Sendable {
             variables: readVariables(), uid: UInt32(getuid()), now: systemNow,
             utcOffset: SystemUTCOffset(), standardInput: 0,
             standardInputIsTerminal: isatty(0) == 1, output: StandardStreams(),
-            outputIsTerminal: isatty(1) == 1, undecodableArguments: .ofProcess())
+            outputIsTerminal: isatty(1) == 1, undecodableArguments: .ofProcess(),
+            handlesSignals: true)
     }
 
     /// Only the variables the CLI uses, read with `getenv` (cheaper than copying `environ`).

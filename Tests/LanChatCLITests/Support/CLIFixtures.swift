@@ -50,4 +50,34 @@ enum CLIFixtures {
             direction: .incoming, seq: seq, text: text, createdAt: at(time),
             receivedAt: at(time), read: true)
     }
+
+    static let bobConversation = ConversationInfo(
+        peer: bob, unread: 2, lastMessage: incoming(2, "deploy done", at: "2026-11-21T11:55:00Z"),
+        archived: false, updatedAt: at("2026-11-21T11:55:00Z"))
+
+    static let carolConversation = ConversationInfo(
+        peer: carol, unread: 0,
+        lastMessage: MessageInfo(
+            id: "00000000-0000-4000-8000-000000000042", peer: carolID, direction: .outgoing,
+            seq: 42, text: "see you monday", createdAt: at("2026-11-20T09:00:00Z"),
+            status: .delivered),
+        archived: false, updatedAt: at("2026-11-20T09:00:00Z"))
+
+    static let unreadFromBob = [
+        incoming(1, "is the build green?", at: "2026-11-20T18:00:00Z"),
+        incoming(2, "deploy done", at: "2026-11-21T11:55:00Z"),
+    ]
+
+    static let searchHits = [
+        incoming(7, "Deploy done at the café", at: "2026-11-21T11:30:00Z"),
+        outgoing(3, "redeploy tomorrow", .read, at: "2026-11-19T10:00:00Z"),
+    ]
+
+    /// Event `n` of the fake daemon's log: cursor `cN`, a message from bob at 12:0N.
+    static func event(_ n: Int) -> EventInfo {
+        EventInfo(
+            cursor: "c\(n)", type: .messageReceived, at: at("2026-11-21T12:0\(n % 10):00Z"),
+            message: incoming(UInt64(n), "event \(n)", at: "2026-11-21T12:0\(n % 10):00Z"),
+            peer: bob)
+    }
 }

@@ -1,4 +1,6 @@
+import FoundationEssentials
 import LanChatControl
+import Synchronization
 
 /// A canned lanchatd for whole-command tests: answers each implemented method with the
 /// fixtures, numbering stored messages per connection.
@@ -11,10 +13,19 @@ enum FakeDaemon {
             PeerCandidate(id: CLIFixtures.carolID, keyTag: "CARO-L234", name: "bobby", alias: nil),
         ])
 
-    static func start() throws -> CannedServer {
+    /// `watch` requests are served by `watch`, one step per connection; every other
+    /// request gets its canned answer.
+    static func start(watch: WatchPlan = WatchPlan()) throws -> CannedServer {
         let counter = Counter()
-        return try CannedServer.replying { request in
-            answer(request, counter: counter)
+        return try CannedServer { connection in
+            while let line = connection.readLine() {
+                let request = Request(line: line)
+                if request.method == Methods.Watch.name {
+                    watch.serve(request, on: connection)
+                    return
+                }
+                connection.write(answer(request, counter: counter) + "\n")
+            }
         }
     }
 
@@ -59,8 +70,116 @@ enum FakeDaemon {
                 return Reply.error(request, .invalidParams("bad backup params"))
             }
             return Reply.result(request, BackupResult(path: params.path, bytes: 4096, messages: 2))
+        case Methods.Inbox.name, Methods.Read.name, Methods.Archive.name, Methods.Unarchive.name,
+            Methods.Search.name:
+            return answerReading(request)
         default:
             return Reply.error(request, .methodNotFound(request.method))
         }
+    }
+}
+
+extension FakeDaemon {
+    /// The reading methods: bob has two unread messages, carol none; "nobody" is unknown.
+    static func answerReading(_ request: Request) -> String {
+        switch request.method {
+        case Methods.Inbox.name:
+            guard let params = try? request.params(InboxParams.self) else {
+                return Reply.error(request, .invalidParams("bad inbox params"))
+            }
+            let conversations =
+                params.archived == true
+                ? [] : [CLIFixtures.bobConversation, CLIFixtures.carolConversation]
+            return Reply.result(request, InboxResult(conversations: conversations))
+        case Methods.Read.name:
+            guard let params = try? request.params(ReadParams.self) else {
+                return Reply.error(request, .invalidParams("bad read params"))
+            }
+            switch params.peer {
+            case "nobody": return Reply.error(request, .peerNotFound("nobody"))
+            case "carol": return Reply.result(request, ReadResult(messages: []))
+            default: return Reply.result(request, ReadResult(messages: CLIFixtures.unreadFromBob))
+            }
+        case Methods.Archive.name, Methods.Unarchive.name:
+            guard let params = try? request.params(ArchiveParams.self) else {
+                return Reply.error(request, .invalidParams("bad archive params"))
+            }
+            if params.peer == "nobody" { return Reply.error(request, .peerNotFound("nobody")) }
+            var conversation = CLIFixtures.bobConversation
+            conversation.archived = request.method == Methods.Archive.name
+            return Reply.result(request, ArchiveResult(conversation: conversation))
+        default:
+            guard let params = try? request.params(SearchParams.self) else {
+                return Reply.error(request, .invalidParams("bad search params"))
+            }
+            if params.text.filter({ $0 == "\"" }).count % 2 == 1 {
+                return Reply.error(request, .badInput("unterminated phrase in the query"))
+            }
+            if params.text == "nothing" { return Reply.result(request, SearchResult(messages: [])) }
+            return Reply.result(request, SearchResult(messages: CLIFixtures.searchHits))
+        }
+    }
+}
+
+/// What the fake daemon does on each `watch` connection, in order: answer (or refuse),
+/// write some events, then close, hold the stream open until the client closes it, or end
+/// it with `watchOverflow`. Records the `since` of every watch request.
+final class WatchPlan: Sendable {
+    enum Ending: Sendable {
+        case close
+        case hold
+        case overflow(lastCursor: String)
+    }
+
+    struct Step: Sendable {
+        var refusal: ControlError?
+        var events: [EventInfo] = []
+        var ending: Ending = .hold
+    }
+
+    private let state: Mutex<(steps: [Step], sinces: [String?])>
+
+    init(_ steps: [Step] = []) {
+        state = Mutex((steps: steps, sinces: []))
+    }
+
+    /// The `since` param of each watch request served so far.
+    var sinces: [String?] { state.withLock { $0.sinces } }
+
+    func serve(_ request: Request, on connection: ServerConnection) {
+        let params = (try? request.params(WatchParams.self)) ?? nil
+        let step = state.withLock { state in
+            state.sinces.append(params?.since)
+            return state.steps.isEmpty ? Step() : state.steps.removeFirst()
+        }
+        if let refusal = step.refusal {
+            connection.write(Reply.error(request, refusal) + "\n")
+            return
+        }
+        connection.write(
+            Reply.result(request, WatchResult(cursor: "c0", oldestCursor: "c0")) + "\n")
+        for event in step.events {
+            connection.write(Self.notification(event) + "\n")
+        }
+        switch step.ending {
+        case .close:
+            return
+        case .hold:
+            while connection.readLine() != nil {}
+        case .overflow(let lastCursor):
+            connection.write(
+                Reply.error(request, .watchOverflow("too slow", lastCursor: lastCursor)) + "\n")
+        }
+    }
+
+    /// An `event` notification line as the daemon writes it.
+    static func notification(_ event: EventInfo) -> String {
+        struct Notification: Encodable {
+            var jsonrpc = "2.0"
+            var method = Methods.Watch.notification
+            var params: EventInfo
+        }
+        let data = (try? ControlJSON.encoder().encode(Notification(params: event))) ?? Data()
+        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -1,0 +1,38 @@
+import ArgumentParser
+import LanChatControl
+
+/// `lanchat inbox [QUERY] [--archived]` → `inbox`.
+struct InboxCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inbox",
+        abstract: "List conversations by last activity: presence, name, unread count, the last "
+            + "message and when.",
+        discussion: """
+            ● online, ○ offline, ◌ discovering. Own messages are shown as 'You: text' with \
+            their status mark (… queued, ✓ sent, ✓✓ delivered, ✓✓ read, ✗ failed).
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(
+        help: ArgumentHelp(
+            "Show only conversations whose name, alias or last message contains this "
+                + "(case-insensitive).",
+            valueName: "query"))
+    var query: String?
+
+    @Flag(name: .long, help: "List the archived conversations instead.")
+    var archived = false
+
+    func run() async throws {
+        try CLIEnvironment.current.undecodableArguments.check([query], as: "QUERY")
+        let context = global.makeContext()
+        let params = InboxParams(query: query, archived: archived ? true : nil)
+        let result = try await context.client.inbox(params)
+        try context.show(result) {
+            InboxView.render(
+                $0, query: query, archived: archived, now: context.now, zone: context.zone,
+                style: context.style)
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import LanChatClient
+import LanChatControl
+
+/// The loop behind `lanchat watch`: prints each event as it arrives and rides out a daemon
+/// restart.
+///
+/// It remembers the cursor of the last event printed (before any, the daemon's starting
+/// cursor). When the stream ends because the daemon went away, it reconnects with a backoff
+/// of 100 ms doubling to 2 s and asks for `since` = that cursor, so the daemon replays exactly
+/// what was missed: nothing lost, nothing printed twice. `watchOverflow` resumes at once from
+/// the cursor the daemon names. Only the very first connection fails fast (exit 69 with no
+/// daemon), like every other command; a refusal (`cursorTooOld`, an unknown peer) ends it.
+struct WatchFollower {
+    let context: CommandContext
+    let peer: String?
+    let since: String?
+
+    static let firstBackoff: Duration = .milliseconds(100)
+    static let maxBackoff: Duration = .seconds(2)
+
+    func run() async throws(ControlError) {
+        var cursor = since
+        var started = false
+        var names: [String: PeerInfo] = [:]
+        var backoff = Self.firstBackoff
+        var noted = false
+        while !Task.isCancelled {
+            let ending = await follow(cursor: &cursor, started: &started, names: &names) {
+                backoff = Self.firstBackoff
+                noted = false
+            }
+            if Task.isCancelled { return }
+            let reason: String
+            if let ending {
+                if ending.isWatchOverflow {
+                    cursor = ending.data?.cursor ?? cursor
+                    if !context.json {
+                        context.err(
+                            "lanchat: fell behind the daemon; resuming from the last event\n")
+                    }
+                    continue
+                }
+                guard started, ending.isDaemonUnreachable else {
+                    if ending.exitCode == 65, let oldest = ending.data?.cursor {
+                        throw .badInput(
+                            "\(ending.message) (the oldest event kept has cursor \(oldest); "
+                                + "watch without --since to start from now)")
+                    }
+                    throw ending
+                }
+                reason = ending.message
+            } else {
+                reason = "lanchatd closed the stream"
+            }
+            // One note per outage, in text mode only: a script reading --json gets only events.
+            if !noted && !context.json {
+                context.err("lanchat: \(terminalSafe(reason)); reconnecting…\n")
+            }
+            noted = true
+            do {
+                try await Task.sleep(for: backoff)
+            } catch {
+                return
+            }
+            backoff = min(backoff * 2, Self.maxBackoff)
+        }
+    }
+
+    /// One connection: prints its events until it ends. Returns the error that ended it, or
+    /// nil when the daemon closed it (or the task was cancelled).
+    private func follow(
+        cursor: inout String?, started: inout Bool, names: inout [String: PeerInfo],
+        onStart: () -> Void
+    ) async -> ControlError? {
+        do {
+            for try await update in context.client.watch(WatchParams(peer: peer, since: cursor)) {
+                switch update {
+                case .started(let result):
+                    started = true
+                    if cursor == nil { cursor = result.cursor }
+                    onStart()
+                case .event(let event):
+                    if let peer = event.peer { names[peer.id] = peer }
+                    context.out(try line(event, names: names))
+                    cursor = event.cursor
+                }
+            }
+            return nil
+        } catch let error as ControlError {
+            return error
+        } catch {
+            return .internalError("the watch stream failed: \(error)")
+        }
+    }
+
+    private func line(_ event: EventInfo, names: [String: PeerInfo]) throws(ControlError)
+        -> String
+    {
+        if context.json { return try JSONOutput.line(event) }
+        return WatchView.line(event, names: names, zone: context.zone, style: context.style)
+    }
+}

@@ -1,0 +1,88 @@
+import LanChatControl
+
+/// Text output of `lanchat inbox`: one line per conversation, newest activity first (the
+/// daemon's order): presence dot, name (alias), unread count, a preview of the last message
+/// and its smart time. An empty inbox says how to start a conversation.
+package enum InboxView {
+    /// Characters of message text a preview shows, `…` included.
+    package static let previewLength = 60
+
+    package static func render(
+        _ result: InboxResult, query: String?, archived: Bool, now: Timestamp,
+        zone: any UTCOffsetProvider, style: TextStyle
+    ) -> String {
+        guard !result.conversations.isEmpty else {
+            return emptyHint(query: query, archived: archived)
+        }
+        let rows = result.conversations.map { conversation in
+            (
+                name: truncated(PeerText.nameWithAlias(conversation.peer), to: 40),
+                unread: conversation.unread > 0 ? "\(conversation.unread)" : "",
+                // Plain first: its width aligns the time column, colour or not.
+                previewWidth: preview(conversation.lastMessage, style: .plain).count,
+                conversation: conversation
+            )
+        }
+        let nameWidth = rows.map(\.name.count).max() ?? 0
+        let unreadWidth = rows.map(\.unread.count).max() ?? 0
+        let previewWidth = rows.map(\.previewWidth).max() ?? 0
+        return rows.map { row in
+            let conversation = row.conversation
+            let (dot, paint) = presenceDot(conversation.peer.presence, style: style)
+            let namePadding = String(repeating: " ", count: nameWidth - row.name.count)
+            let unreadPadding = String(repeating: " ", count: unreadWidth - row.unread.count)
+            let time = SmartTime.format(
+                conversation.lastMessage?.createdAt ?? conversation.updatedAt, now: now, zone: zone)
+            var line = paint(dot) + " " + style.bold(row.name) + namePadding
+            if unreadWidth > 0 { line += "  " + unreadPadding + style.bold(row.unread) }
+            let previewPadding = String(repeating: " ", count: previewWidth - row.previewWidth)
+            line += "  " + preview(conversation.lastMessage, style: style) + previewPadding
+            line += "  " + style.dim(time)
+            return line + "\n"
+        }.joined()
+    }
+
+    /// `●` online, `○` offline, `◌` discovering, with the colour `who` uses.
+    package static func presenceDot(_ presence: Presence, style: TextStyle) -> (
+        String, (String) -> String
+    ) {
+        switch presence {
+        case .online: return ("●", style.green)
+        case .offline: return ("○", style.dim)
+        case .discovering: return ("◌", style.yellow)
+        }
+    }
+
+    /// The last message on one line: at most `previewLength` characters of its text (cut
+    /// between characters, never inside an escape, `…` marking the cut), line breaks shown as
+    /// spaces; an own message gets `You: ` before and its status mark after.
+    package static func preview(_ message: MessageInfo?, style: TextStyle) -> String {
+        guard let message else { return style.dim("(no messages)") }
+        let text = truncated(message.text, to: previewLength)
+        guard message.direction == .outgoing else { return text }
+        let mark = statusMark(message.status, style: style).map { " " + $0 } ?? ""
+        return style.dim("You:") + " " + text + mark
+    }
+
+    /// The short marks of `history` without the failure reason: `…` `✓` `✓✓` `✓✓ read` `✗`.
+    package static func statusMark(_ status: MessageStatus?, style: TextStyle) -> String? {
+        switch status {
+        case nil: return nil
+        case .queued: return style.dim("…")
+        case .sent: return style.dim("✓")
+        case .delivered: return "✓✓"
+        case .read: return style.blue("✓✓ read")
+        case .failed: return style.red("✗")
+        }
+    }
+
+    static func emptyHint(query: String?, archived: Bool) -> String {
+        if let query {
+            return
+                "No \(archived ? "archived " : "")conversation matches '\(terminalSafe(query))'.\n"
+        }
+        if archived { return "No archived conversations.\n" }
+        return "No conversations yet. Start one with: lanchat send PEER TEXT\n"
+            + "'lanchat who' lists the peers online.\n"
+    }
+}

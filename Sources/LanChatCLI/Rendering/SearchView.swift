@@ -1,0 +1,180 @@
+import LanChatControl
+
+/// Text output of `lanchat search`: one line per hit, newest first (the daemon's order):
+/// smart time, who wrote to whom, and the text on one line with the query's words
+/// highlighted when colour is on.
+package enum SearchView {
+    package static func render(
+        _ result: SearchResult, query: String, peers: [String: PeerInfo], now: Timestamp,
+        zone: any UTCOffsetProvider, style: TextStyle
+    ) -> String {
+        guard !result.messages.isEmpty else {
+            return "No messages match '\(terminalSafe(query))'.\n"
+        }
+        let terms = SearchTerms(query)
+        let rows = result.messages.map { message in
+            (time: SmartTime.format(message.createdAt, now: now, zone: zone), message: message)
+        }
+        let timeWidth = rows.map(\.time.count).max() ?? 0
+        return rows.map { row in
+            let message = row.message
+            let name = truncated(peers[message.peer]?.displayName ?? message.peer, to: 24)
+            let who =
+                message.direction == .outgoing
+                ? style.dim("You → ") + style.bold(name) : style.bold(name)
+            let padding = String(repeating: " ", count: timeWidth - row.time.count)
+            let text = highlighted(terminalSafe(message.text), terms: terms, style: style)
+            return style.dim(row.time) + padding + "  " + who + ": " + text + "\n"
+        }.joined()
+    }
+
+    /// `text` with every match of a term wrapped in bold reverse video; unchanged without
+    /// colour. Matches are case- and accent-insensitive (`fold`) and start at a word
+    /// boundary; a word or phrase must also end at one, a prefix term (`dep*`) extends to the
+    /// end of its word.
+    package static func highlighted(_ text: String, terms: SearchTerms, style: TextStyle)
+        -> String
+    {
+        guard style.enabled else { return text }
+        let ranges = merged(terms.terms.flatMap { matches(of: $0, in: text) })
+        guard !ranges.isEmpty else { return text }
+        var result = ""
+        var position = text.startIndex
+        for range in ranges {
+            result += text[position..<range.lowerBound]
+            result += style.highlight(String(text[range]))
+            position = range.upperBound
+        }
+        return result + text[position...]
+    }
+
+    static func matches(of term: SearchTerms.Term, in text: String) -> [Range<String.Index>] {
+        let needle = term.text.map(fold).filter { !$0.isEmpty }
+        guard !needle.isEmpty else { return [] }
+        let characters = Array(text)
+        let folded = characters.map(fold)
+        let indices = Array(text.indices) + [text.endIndex]
+        var found: [Range<String.Index>] = []
+        var start = 0
+        while start + needle.count <= folded.count {
+            let end = start + needle.count
+            guard folded[start..<end].elementsEqual(needle),
+                start == 0 || !isWordCharacter(characters[start - 1])
+            else {
+                start += 1
+                continue
+            }
+            if term.isPrefix {
+                var wordEnd = end
+                while wordEnd < characters.count, isWordCharacter(characters[wordEnd]) {
+                    wordEnd += 1
+                }
+                found.append(indices[start]..<indices[wordEnd])
+                start = wordEnd
+            } else if end == characters.count || !isWordCharacter(characters[end]) {
+                found.append(indices[start]..<indices[end])
+                start = end
+            } else {
+                start += 1
+            }
+        }
+        return found
+    }
+
+    /// A character as the matcher compares it: lower case, without diacritics. Foundation's
+    /// `range(of:options:)` would do this, but lanchat links only FoundationEssentials (every
+    /// command would otherwise load Foundation and ICU at start); this covers what a search
+    /// word holds: combining marks are dropped and a precomposed Latin letter "WITH" a mark
+    /// becomes its base letter (from its Unicode name, so every such letter is covered).
+    static func fold(_ character: Character) -> String {
+        var folded = ""
+        for scalar in character.unicodeScalars {
+            let properties = scalar.properties
+            switch properties.generalCategory {
+            case .nonspacingMark, .enclosingMark, .spacingMark: continue
+            default: break
+            }
+            folded += latinBase(scalar) ?? properties.lowercaseMapping
+        }
+        return folded
+    }
+
+    /// `e` for `é` (LATIN SMALL LETTER E WITH ACUTE) or `É`; nil for anything else.
+    private static func latinBase(_ scalar: Unicode.Scalar) -> String? {
+        guard scalar.value >= 0xC0,
+            scalar.value < 0x2B0 || (0x1E00..<0x1F00).contains(scalar.value),
+            let name = scalar.properties.name, let with = name.firstRange(of: " WITH ")
+        else { return nil }
+        let base = name[..<with.lowerBound]
+        for prefix in ["LATIN SMALL LETTER ", "LATIN CAPITAL LETTER "] where base.hasPrefix(prefix)
+        {
+            let letter = base.dropFirst(prefix.count)
+            if letter.count == 1 { return letter.lowercased() }
+        }
+        return nil
+    }
+
+    private static func isWordCharacter(_ character: Character) -> Bool {
+        character.isLetter || character.isNumber
+    }
+
+    /// Sorted, overlapping or touching ranges joined.
+    static func merged(_ ranges: [Range<String.Index>]) -> [Range<String.Index>] {
+        var result: [Range<String.Index>] = []
+        for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = result.last, range.lowerBound <= last.upperBound {
+                result[result.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            } else {
+                result.append(range)
+            }
+        }
+        return result
+    }
+}
+
+/// The terms of a search query as the highlighter needs them: words, `prefix*` and
+/// `"a phrase"`. Operators and punctuation that the daemon's query syntax gives meaning to
+/// are not text to highlight.
+package struct SearchTerms: Equatable, Sendable {
+    package struct Term: Equatable, Sendable {
+        package var text: String
+        package var isPrefix: Bool
+    }
+
+    package var terms: [Term]
+
+    package init(_ query: String) {
+        var terms: [Term] = []
+        var rest = Substring(query)
+        while let quote = rest.firstIndex(of: "\"") {
+            terms += Self.words(rest[..<quote])
+            let afterQuote = rest.index(after: quote)
+            let close = rest[afterQuote...].firstIndex(of: "\"") ?? rest.endIndex
+            let phrase = rest[afterQuote..<close].split(whereSeparator: \.isWhitespace)
+                .joined(separator: " ")
+            if !phrase.isEmpty { terms.append(Term(text: phrase, isPrefix: false)) }
+            rest = close < rest.endIndex ? rest[rest.index(after: close)...] : ""
+        }
+        self.terms = terms + Self.words(rest)
+    }
+
+    private static let operators: Set<String> = ["AND", "OR", "NOT", "NEAR"]
+
+    private static func words(_ text: Substring) -> [Term] {
+        text.split(whereSeparator: \.isWhitespace).compactMap { word in
+            guard !operators.contains(String(word)) else { return nil }
+            let isPrefix = word.hasSuffix("*")
+            let trimmed = word.trimmingCharacters { !($0.isLetter || $0.isNumber) }
+            return trimmed.isEmpty ? nil : Term(text: trimmed, isPrefix: isPrefix)
+        }
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters(where shouldTrim: (Character) -> Bool) -> String {
+        guard let first = firstIndex(where: { !shouldTrim($0) }),
+            let last = lastIndex(where: { !shouldTrim($0) })
+        else { return "" }
+        return String(self[first...last])
+    }
+}

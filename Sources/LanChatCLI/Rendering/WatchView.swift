@@ -1,0 +1,69 @@
+import LanChatControl
+
+/// The text line `lanchat watch` prints for one event: local clock time, then what happened,
+/// e.g. `12:03 bob: deploy done`, `12:03 ✓✓ delivered to bob: deploy done`,
+/// `12:04 bob is online`. Message text is one line here (line breaks as spaces).
+package enum WatchView {
+    /// Characters of message text shown after a status change (the text was seen before).
+    static let statusPreviewLength = 60
+
+    /// `names` maps peer ids to the last peer object seen, for the events that carry only a
+    /// message (its `peer` is an id).
+    package static func line(
+        _ event: EventInfo, names: [String: PeerInfo], zone: any UTCOffsetProvider,
+        style: TextStyle
+    ) -> String {
+        let time = style.dim(SmartTime.clock(LocalDateTime(event.at, in: zone)))
+        return time + " " + describe(event, names: names, style: style) + "\n"
+    }
+
+    static func describe(_ event: EventInfo, names: [String: PeerInfo], style: TextStyle)
+        -> String
+    {
+        let peerID = event.peer?.id ?? event.message?.peer
+        let known = event.peer ?? peerID.flatMap { names[$0] }
+        let name = style.bold(
+            known.map { truncated($0.displayName, to: 40) }
+                ?? peerID.map { truncated($0, to: 12) } ?? "someone")
+        switch event.type {
+        case .messageReceived:
+            let text = event.message.map { terminalSafe($0.text) } ?? ""
+            return name + ": " + text
+        case .messageStatus:
+            guard let message = event.message else { return "a message changed status" }
+            let preview = truncated(message.text, to: statusPreviewLength)
+            switch message.status {
+            case .queued, nil: return style.dim("… queued for ") + name + ": " + preview
+            case .sent: return style.dim("✓ sent to ") + name + ": " + preview
+            case .delivered: return "✓✓ delivered to " + name + ": " + preview
+            case .read: return style.blue("✓✓ read by ") + name + ": " + preview
+            case .failed:
+                let reason = message.failReason.map { truncated($0, to: 80) } ?? "unknown reason"
+                return style.red("✗ failed to ") + name + " (" + reason + "): " + preview
+            }
+        case .peerPresence:
+            guard let peer = event.peer else { return "a peer changed presence" }
+            let (presence, paint) = PeerText.presence(peer, style: style)
+            var text = name + " is " + paint(presence)
+            if peer.presence == .online, !peer.statusText.isEmpty {
+                text += ": " + truncated(peer.statusText, to: 60)
+            }
+            return text
+        case .peerTyping:
+            return name + (event.typing == false ? " stopped typing" : " is typing…")
+        case .peerNew:
+            let tag = event.peer.map { " " + style.cyan(terminalSafe($0.keyTag)) } ?? ""
+            return "new peer " + name + tag
+        case .peerKeyMismatch:
+            let tag = event.peer.map { " (now " + terminalSafe($0.keyTag) + ")" } ?? ""
+            return style.red("warning: ") + name + "'s key changed" + tag
+                + "; check it with lanchat verify"
+        case .conversationRead:
+            return "conversation with " + name + " marked read"
+        case .groupChanged:
+            return "a group changed"
+        case .requestNew:
+            return "message request from " + name
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import LanChatCLI
+import LanChatControl
+import Testing
+
+/// The text views of the reading commands as pure functions: inbox lines, search
+/// highlighting and watch lines.
+@Suite struct ReadingRenderingTests {
+    let utc = FixedUTCOffset(seconds: 0)
+
+    func conversation(
+        name: String, alias: String? = nil, presence: Presence = .online, text: String,
+        direction: MessageDirection = .incoming, status: MessageStatus? = nil
+    ) -> ConversationInfo {
+        var peer = CLIFixtures.bob
+        peer.name = name
+        peer.alias = alias
+        peer.presence = presence
+        var message = CLIFixtures.incoming(1, text, at: "2026-11-21T11:59:30Z")
+        message.direction = direction
+        message.status = status
+        return ConversationInfo(
+            peer: peer, unread: 0, lastMessage: message, archived: false,
+            updatedAt: message.createdAt)
+    }
+
+    func inbox(_ conversations: [ConversationInfo], style: TextStyle = .plain) -> String {
+        InboxView.render(
+            InboxResult(conversations: conversations), query: nil, archived: false,
+            now: CLIFixtures.now, zone: utc, style: style)
+    }
+
+    @Test func hostileNamesAndTextsCannotDriveTheTerminal() {
+        let text = inbox([
+            conversation(
+                name: "evil\u{1B}]0;pwned\u{07}", alias: "\u{202E}kcab",
+                text: "line one\nline two \u{1B}[2J")
+        ])
+        #expect(!text.contains("\u{1B}") && !text.contains("\u{07}") && !text.contains("\u{202E}"))
+        #expect(text.contains("evil\\u{1B}]0;pwned\\u{7}"))
+        #expect(text.contains("line one line two \\u{1B}[2J"))
+        #expect(text.split(separator: "\n").count == 1)
+    }
+
+    @Test func previewIsCutAtSixtyCharactersOnACharacterBoundary() {
+        let long = String(repeating: "é", count: 59) + "👍🏽 and more"
+        let text = inbox([conversation(name: "bob", text: long)])
+        let expected = String(repeating: "é", count: 59) + "…"
+        #expect(text == "● bob  \(expected)  now\n")
+    }
+
+    @Test(arguments: [
+        (MessageStatus.queued, "…"), (.sent, "✓"), (.delivered, "✓✓"), (.read, "✓✓ read"),
+        (.failed, "✗"),
+    ])
+    func ownMessagesShowYouAndTheirMark(status: MessageStatus, mark: String) {
+        let text = inbox([
+            conversation(name: "bob", text: "hi", direction: .outgoing, status: status)
+        ])
+        #expect(text == "● bob  You: hi \(mark)  now\n")
+    }
+
+    @Test func presenceDotsAndColour() {
+        let text = inbox(
+            [
+                conversation(name: "a", presence: .online, text: "x"),
+                conversation(name: "b", presence: .offline, text: "x"),
+                conversation(name: "c", presence: .discovering, text: "x"),
+            ], style: .colored)
+        #expect(text.contains("\u{1B}[32m●\u{1B}[0m"))
+        #expect(text.contains("\u{1B}[2m○\u{1B}[0m"))
+        #expect(text.contains("\u{1B}[33m◌\u{1B}[0m"))
+    }
+
+    @Test func emptyInboxHintsHowToStart() {
+        let text = inbox([])
+        #expect(text.contains("lanchat send PEER TEXT"))
+        #expect(text.contains("lanchat who"))
+    }
+
+    // MARK: Search
+
+    func highlight(_ text: String, _ query: String) -> String {
+        SearchView.highlighted(text, terms: SearchTerms(query), style: .colored)
+    }
+
+    func marked(_ text: String) -> String { "\u{1B}[1;7m\(text)\u{1B}[0m" }
+
+    @Test func highlightIsCaseAndAccentInsensitive() {
+        #expect(highlight("Le CAFÉ est ouvert", "cafe") == "Le \(marked("CAFÉ")) est ouvert")
+        #expect(highlight("naïve Naive", "NAIVE") == "\(marked("naïve")) \(marked("Naive"))")
+    }
+
+    @Test func highlightMatchesWholeWordsPrefixesAndPhrases() {
+        // "is" inside "this" is not a match of the word "is".
+        #expect(highlight("this is it", "is") == "this \(marked("is")) it")
+        #expect(
+            highlight("deploying the deployment", "deploy*")
+                == "\(marked("deploying")) the \(marked("deployment"))")
+        #expect(
+            highlight("the build is green, build green", "\"build is green\"")
+                == "the \(marked("build is green")), build green")
+        #expect(SearchTerms("a AND \"b  c\" d* OR").terms.map(\.text) == ["a", "b c", "d"])
+    }
+
+    @Test func noHighlightWithoutColour() {
+        let text = SearchView.highlighted("cafe", terms: SearchTerms("cafe"), style: .plain)
+        #expect(text == "cafe")
+    }
+
+    // MARK: Watch
+
+    func watchLine(_ event: EventInfo) -> String {
+        WatchView.line(event, names: [:], zone: utc, style: .plain)
+    }
+
+    @Test func watchLinesSayWhatHappened() {
+        let at = CLIFixtures.at("2026-11-21T12:03:00Z")
+        var peer = CLIFixtures.bob
+        peer.alias = nil
+        peer.name = "bob"
+        let received = EventInfo(
+            cursor: "1", type: .messageReceived, at: at,
+            message: CLIFixtures.incoming(1, "deploy done", at: "2026-11-21T12:03:00Z"),
+            peer: peer)
+        #expect(watchLine(received) == "12:03 bob: deploy done\n")
+        let delivered = EventInfo(
+            cursor: "2", type: .messageStatus, at: at,
+            message: CLIFixtures.outgoing(2, "ship it", .delivered, at: "2026-11-21T12:02:00Z"),
+            peer: peer)
+        #expect(watchLine(delivered) == "12:03 ✓✓ delivered to bob: ship it\n")
+        peer.status = .available
+        let online = EventInfo(cursor: "3", type: .peerPresence, at: at, peer: peer)
+        #expect(watchLine(online) == "12:03 bob is online: lunch\n")
+        let typing = EventInfo(cursor: "4", type: .peerTyping, at: at, peer: peer, typing: true)
+        #expect(watchLine(typing) == "12:03 bob is typing…\n")
+    }
+
+    @Test func aMessageEventWithoutPeerUsesTheNameSeenBefore() {
+        let event = EventInfo(
+            cursor: "1", type: .messageReceived, at: CLIFixtures.at("2026-11-21T12:03:00Z"),
+            message: CLIFixtures.incoming(1, "hi", at: "2026-11-21T12:03:00Z"))
+        let line = WatchView.line(
+            event, names: [CLIFixtures.bobID: CLIFixtures.bob], zone: utc, style: .plain)
+        #expect(line == "12:03 Bob: hi\n")
+    }
+
+    @Test func watchLinesKeepHostileTextOnOneLine() {
+        let event = EventInfo(
+            cursor: "1", type: .messageReceived, at: CLIFixtures.at("2026-11-21T12:03:00Z"),
+            message: CLIFixtures.incoming(1, "a\nb\u{1B}[31m", at: "2026-11-21T12:03:00Z"),
+            peer: CLIFixtures.bob)
+        #expect(watchLine(event) == "12:03 Bob: a b\\u{1B}[31m\n")
+    }
+}

@@ -1,0 +1,78 @@
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A program started with `posix_spawn` that keeps running while the test reads its
+/// standard output line by line (a pipe); standard error goes to /dev/null. Blocking reads
+/// and the wait happen on dispatch queues, never on a Swift-concurrency thread.
+final class RunningChild: @unchecked Sendable {
+    let pid: pid_t
+    private let output: Int32
+    private var buffer: [UInt8] = []
+
+    init?(arguments: [String]) {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return nil }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_addclose(&actions, fds[0])
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var argv = arguments.map { strdup($0) } + [nil]
+        defer {
+            for argument in argv { free(argument) }
+        }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ)
+        close(fds[1])
+        guard spawned == 0 else {
+            close(fds[0])
+            return nil
+        }
+        self.pid = pid
+        output = fds[0]
+    }
+
+    /// The next line of standard output without its newline; nil at end of output.
+    func readLine() async -> String? {
+        await withCheckedContinuation { continuation in
+            DispatchQueue(label: "test.child.read").async {
+                continuation.resume(returning: self.readLineBlocking())
+            }
+        }
+    }
+
+    /// Waits for the child to end: its exit code, or -1 when a signal killed it.
+    func exitStatus() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            DispatchQueue(label: "test.child.wait").async {
+                var status: Int32 = 0
+                guard waitpid(self.pid, &status, 0) == self.pid else {
+                    continuation.resume(returning: -2)
+                    return
+                }
+                // WIFEXITED / WEXITSTATUS, which Swift does not import.
+                continuation.resume(returning: status & 0x7F == 0 ? (status >> 8) & 0xFF : -1)
+            }
+        }
+    }
+
+    private func readLineBlocking() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeFirst(newline + 1)
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = read(output, &chunk, chunk.count)
+            guard count > 0 else { return nil }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    deinit { close(output) }
+}

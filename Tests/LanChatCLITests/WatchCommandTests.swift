@@ -1,0 +1,150 @@
+import Dispatch
+import FoundationEssentials
+import LanChatControl
+import Testing
+
+@testable import LanChatCLI
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `lanchat watch` against the fake daemon: lines as events arrive, resuming after a lost
+/// connection or an overflow from the last cursor printed, and the errors that end it.
+@Suite(.timeLimit(.minutes(1))) struct WatchCommandTests {
+    /// Runs `watch` until it has printed `count` lines, then interrupts it (as SIGINT does
+    /// in the real process) and returns the lines and what it wrote on standard error.
+    func watchLines(_ arguments: [String], server: CannedServer, count: Int) async -> (
+        lines: [String], error: String, code: Int32
+    ) {
+        let output = StreamingOutput()
+        let environment = TestEnvironment.make(socket: server.path, output: CapturedOutput())
+        var withStreaming = environment
+        withStreaming.output = output
+        let command = Task {
+            await CLIEnvironment.$current.withValue(withStreaming) {
+                await LanChatCLI.run(arguments)
+            }
+        }
+        var lines: [String] = []
+        for await line in output.lines {
+            lines.append(line)
+            if lines.count == count { break }
+        }
+        command.cancel()
+        return (lines, output.error, await command.value)
+    }
+
+    @Test func reconnectsAfterTheDaemonClosesAndResumesFromTheLastCursor() async throws {
+        let plan = WatchPlan([
+            .init(events: [CLIFixtures.event(1), CLIFixtures.event(2)], ending: .close),
+            .init(events: [CLIFixtures.event(3), CLIFixtures.event(4)], ending: .hold),
+        ])
+        let server = try FakeDaemon.start(watch: plan)
+        defer { server.stop() }
+        let (lines, error, code) = await watchLines(
+            ["watch", "--json"], server: server, count: 4)
+        let cursors = try lines.map {
+            try ControlJSON.decoder().decode(EventInfo.self, from: Data($0.utf8)).cursor
+        }
+        #expect(cursors == ["c1", "c2", "c3", "c4"])
+        #expect(plan.sinces == [nil, "c2"])
+        #expect(error.isEmpty)  // --json: no notes on standard error
+        #expect(code == 0)
+    }
+
+    @Test func withoutEventsItResumesFromTheDaemonsStartingCursor() async throws {
+        let plan = WatchPlan([
+            .init(ending: .close), .init(events: [CLIFixtures.event(1)], ending: .hold),
+        ])
+        let server = try FakeDaemon.start(watch: plan)
+        defer { server.stop() }
+        let (lines, error, _) = await watchLines(["watch"], server: server, count: 1)
+        #expect(lines == ["12:01 Bob: event 1"])
+        #expect(plan.sinces == [nil, "c0"])
+        // One note on standard error while it reconnects, in text mode.
+        #expect(error == "lanchat: lanchatd closed the stream; reconnecting…\n")
+    }
+
+    @Test func overflowResumesFromTheCursorTheDaemonNames() async throws {
+        let plan = WatchPlan([
+            .init(events: [CLIFixtures.event(1)], ending: .overflow(lastCursor: "c1")),
+            .init(events: [CLIFixtures.event(2)], ending: .hold),
+        ])
+        let server = try FakeDaemon.start(watch: plan)
+        defer { server.stop() }
+        let (lines, _, code) = await watchLines(
+            ["watch", "bob", "--since", "c0", "--json"], server: server, count: 2)
+        #expect(lines.count == 2)
+        #expect(plan.sinces == ["c0", "c1"])
+        #expect(code == 0)
+        server.stop()
+        var peers: [String?] = []
+        for await line in server.requests {
+            peers.append((try? Request(line: line).params(WatchParams.self))??.peer)
+        }
+        #expect(peers == ["bob", "bob"])
+    }
+
+    @Test func jsonLinesAreTheEventObjects() async throws {
+        let plan = WatchPlan([.init(events: [CLIFixtures.event(1)], ending: .hold)])
+        let server = try FakeDaemon.start(watch: plan)
+        defer { server.stop() }
+        let (lines, _, _) = await watchLines(["watch", "--json"], server: server, count: 1)
+        let line = try #require(lines.first)
+        #expect(
+            try ControlJSON.decoder().decode(EventInfo.self, from: Data(line.utf8))
+                == CLIFixtures.event(1))
+        #expect(!line.contains("\n") && line.hasPrefix("{"))
+    }
+
+    @Test func aCursorTooOldExits65NamingTheOldestKept() async throws {
+        let plan = WatchPlan([
+            .init(refusal: .cursorTooOld("cursor c1 is no longer kept", oldest: "c500"))
+        ])
+        let server = try FakeDaemon.start(watch: plan)
+        defer { server.stop() }
+        let captured = CapturedOutput()
+        let code = await TestEnvironment.run(
+            ["watch", "--since", "c1"], socket: server.path, output: captured)
+        #expect(code == 65)
+        #expect(captured.error.hasPrefix("lanchat: cursor c1 is no longer kept"))
+        #expect(captured.error.contains("c500"))
+        #expect(plan.sinces == ["c1"])  // not retried
+    }
+
+    @Test func anUnknownPeerExits67() async throws {
+        let plan = WatchPlan([.init(refusal: .peerNotFound("nobody"))])
+        let server = try FakeDaemon.start(watch: plan)
+        defer { server.stop() }
+        let captured = CapturedOutput()
+        let code = await TestEnvironment.run(
+            ["watch", "nobody"], socket: server.path, output: captured)
+        #expect(code == 67)
+    }
+
+    @Test func noDaemonAtTheStartExits69AtOnce() async {
+        let captured = CapturedOutput()
+        let code = await TestEnvironment.run(["watch"], output: captured)
+        #expect(code == 69)
+        #expect(captured.error.contains("lanchatd is not running"))
+    }
+
+    /// The built binary, its standard output a pipe: the first event's line can be read
+    /// while lanchat is still running (a stdio buffer would hold it until exit), and SIGTERM
+    /// then ends it with exit 0.
+    @Test func theBinaryWritesEachLineAtOnceAndExits0OnSIGTERM() async throws {
+        let binary = try #require(LinkageTests.builtBinaryPath("lanchat"))
+        let plan = WatchPlan([.init(events: [CLIFixtures.event(1)], ending: .hold)])
+        let server = try FakeDaemon.start(watch: plan)
+        defer { server.stop() }
+        let child = try #require(
+            RunningChild(arguments: [binary, "--socket", server.path, "watch", "--json"]))
+        let line = await child.readLine()
+        let decoded = try ControlJSON.decoder().decode(
+            EventInfo.self, from: Data((line ?? "").utf8))
+        #expect(decoded.cursor == "c1")
+        kill(child.pid, SIGTERM)
+        #expect(await child.exitStatus() == 0)
+    }
+}
