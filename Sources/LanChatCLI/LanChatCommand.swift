@@ -20,7 +20,7 @@ package struct LanChatCommand: AsyncParsableCommand {
         subcommands: [
             StatusCommand.self, WhoCommand.self, SendCommand.self, HistoryCommand.self,
             PresenceCommand.self, RetryCommand.self, BackupCommand.self,
-            DoctorCommand.self,
+            DoctorCommand.self, CompletionCommand.self, CompletePeersCommand.self,
         ]
     )
 

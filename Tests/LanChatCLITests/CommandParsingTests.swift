@@ -112,8 +112,8 @@ import Testing
     }
 
     @Test func everyCommandIsTheMethodOfTheSameName() {
-        // doctor runs in the CLI, not as a method.
-        let local = ["doctor"]
+        // doctor, completion and the hidden complete-peers run in the CLI, not as methods.
+        let local = ["doctor", "completion", "complete-peers"]
         let names = LanChatCommand.configuration.subcommands.map { $0.configuration.commandName }
             .filter { !local.contains($0 ?? "") }
         #expect(
