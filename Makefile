@@ -13,6 +13,8 @@ BUILD_PACKAGES := pkg-config libsodium-dev libavahi-client-dev libsqlite3-dev
 SYSTEM_TEST_PACKAGES := avahi-daemon avahi-utils dbus iproute2 nftables systemd tcpdump jq socat procps e2fsprogs
 # Documentation lint.
 DOC_PACKAGES := mandoc
+# The shells whose completion scripts the unit tests load (Tests/LanChatCLITests/CompletionTests).
+SHELL_PACKAGES := zsh fish
 
 .PHONY: all deps test-deps build run test unit-test system-test lint format install clean fuzz
 
@@ -25,7 +27,7 @@ deps:
 # SKIPPED, so only the build packages are required.
 test-deps: deps
 	@if [ "$$(id -u)" -eq 0 ] || command -v sudo >/dev/null 2>&1; then \
-		scripts/install-deps.sh $(SYSTEM_TEST_PACKAGES) $(DOC_PACKAGES); fi
+		scripts/install-deps.sh $(SYSTEM_TEST_PACKAGES) $(DOC_PACKAGES) $(SHELL_PACKAGES); fi
 
 build: deps
 	$(SWIFT) build
@@ -66,7 +68,8 @@ FUZZ_SECONDS ?= 30
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) scripts/fuzz.sh
 
-# Release binaries in $(PREFIX)/bin, man pages, and the systemd user unit.
+# Release binaries in $(PREFIX)/bin, man pages, shell completions where bash-completion, zsh
+# and fish look under $(PREFIX), and the systemd user unit.
 PREFIX ?= $(HOME)/.local
 UNIT_DIR ?= $(HOME)/.config/systemd/user
 install: deps
@@ -76,6 +79,11 @@ install: deps
 	install -D -m 0644 man/lanchat.1 $(PREFIX)/share/man/man1/lanchat.1
 	install -D -m 0644 man/lanchatd.8 $(PREFIX)/share/man/man8/lanchatd.8
 	install -D -m 0644 man/lanchat-api.7 $(PREFIX)/share/man/man7/lanchat-api.7
+	install -d $(PREFIX)/share/bash-completion/completions $(PREFIX)/share/zsh/site-functions \
+		$(PREFIX)/share/fish/vendor_completions.d
+	.build/release/lanchat completion bash >$(PREFIX)/share/bash-completion/completions/lanchat
+	.build/release/lanchat completion zsh >$(PREFIX)/share/zsh/site-functions/_lanchat
+	.build/release/lanchat completion fish >$(PREFIX)/share/fish/vendor_completions.d/lanchat.fish
 	install -D -m 0644 systemd/lanchatd.service $(UNIT_DIR)/lanchatd.service
 	@echo "then: systemctl --user daemon-reload && systemctl --user enable --now lanchatd"
 

@@ -21,7 +21,8 @@ package struct LanChatCommand: AsyncParsableCommand {
             StatusCommand.self, WhoCommand.self, SendCommand.self, InboxCommand.self,
             HistoryCommand.self, ReadCommand.self, WatchCommand.self, SearchCommand.self,
             PresenceCommand.self, RetryCommand.self, ArchiveCommand.self, UnarchiveCommand.self,
-            BackupCommand.self,
+            BackupCommand.self, DoctorCommand.self, CompletionCommand.self,
+            CompletePeersCommand.self,
         ]
     )
 

@@ -13,7 +13,9 @@ struct HistoryCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The peer (see PEER in lanchat --help).", valueName: "peer"))
+    @Argument(
+        help: ArgumentHelp("The peer (see PEER in lanchat --help).", valueName: "peer"),
+        completion: .peers)
     var peer: String
 
     @Option(

@@ -10,7 +10,9 @@ struct ReadCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The peer (see PEER in lanchat --help).", valueName: "peer"))
+    @Argument(
+        help: ArgumentHelp("The peer (see PEER in lanchat --help).", valueName: "peer"),
+        completion: .peers)
     var peer: String?
 
     func run() async throws {

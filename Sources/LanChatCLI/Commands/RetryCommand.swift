@@ -12,7 +12,8 @@ struct RetryCommand: AsyncParsableCommand {
 
     @Argument(
         help: ArgumentHelp(
-            "A message id or a peer; without it, every failed message.", valueName: "id|peer"))
+            "A message id or a peer; without it, every failed message.", valueName: "id|peer"),
+        completion: .peers)
     var target: String?
 
     func run() async throws {

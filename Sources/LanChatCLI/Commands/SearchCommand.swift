@@ -22,7 +22,8 @@ struct SearchCommand: AsyncParsableCommand {
         name: .long,
         help: ArgumentHelp(
             "Only the conversation with this peer (see PEER in lanchat --help).",
-            valueName: "peer"))
+            valueName: "peer"),
+        completion: .peers)
     var peer: String?
 
     @Option(

@@ -25,7 +25,9 @@ struct SendCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The peer (see PEER in lanchat --help).", valueName: "peer"))
+    @Argument(
+        help: ArgumentHelp("The peer (see PEER in lanchat --help).", valueName: "peer"),
+        completion: .peers)
     var peer: String
 
     @Argument(

@@ -1,0 +1,99 @@
+import ArgumentParser
+import LanChatClient
+import LanChatControl
+
+/// `lanchat completion bash|zsh|fish`: the completion script ArgumentParser generates from
+/// the command tree, in which PEER arguments call `lanchat complete-peers` (`.peers`).
+struct CompletionCommand: ParsableCommand {
+    enum Shell: String, CaseIterable, ExpressibleByArgument {
+        case bash, zsh, fish
+
+        var completionShell: CompletionShell {
+            switch self {
+            case .bash: .bash
+            case .zsh: .zsh
+            case .fish: .fish
+            }
+        }
+    }
+
+    static let configuration = CommandConfiguration(
+        commandName: "completion",
+        abstract: "Print the shell completion script for bash, zsh or fish.",
+        discussion: """
+            Commands, options and PEER arguments complete; peers come from the running \
+            lanchatd (nothing when it is not running). Load it for the current shell with \
+            source <(lanchat completion bash), or install it where the shell looks: make \
+            install does, see lanchat(1), COMPLETION.
+            """)
+
+    @Argument(help: ArgumentHelp("The shell: bash, zsh or fish.", valueName: "shell"))
+    var shell: Shell
+
+    func run() throws {
+        let script = LanChatCommand.completionScript(for: shell.completionShell)
+        CLIEnvironment.current.output.standardOutput(
+            script.hasSuffix("\n") ? script : script + "\n")
+    }
+}
+
+/// The hidden `lanchat complete-peers`, which the completion scripts run for a PEER
+/// argument: one word per known peer, one a line. One `who --all` call with a short time
+/// limit; when lanchatd is not running or does not answer it prints nothing and exits 0, so
+/// completing never prints an error into the user's command line.
+struct CompletePeersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "complete-peers",
+        abstract: "Print the peers' names for shell completion, one a line.",
+        shouldDisplay: false)
+
+    /// A completing shell waits for this; a daemon that does not answer at once is skipped.
+    static let timeout: Duration = .milliseconds(500)
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async {
+        let context = global.makeContext()
+        defer { context.client.close() }
+        guard
+            let result = try? await context.client.call(
+                Methods.Who.self, WhoParams(all: true), timeout: Self.timeout)
+        else { return }
+        let words = PeerCompletion.words(result.peers)
+        if !words.isEmpty { context.out(words.joined(separator: "\n") + "\n") }
+    }
+}
+
+extension CompletionKind {
+    /// A PEER (or GROUP) argument: the words `lanchat complete-peers` prints.
+    static var peers: CompletionKind { .shellCommand("lanchat complete-peers") }
+}
+
+/// The word that completes each peer: its alias, else its name, as PEER resolves them
+/// (PRODUCT.md §4). A word the shells would split or misread (white space, quotes, `:` which
+/// zsh takes for a description, other shell syntax), or one that two peers share, is replaced
+/// by the peer's key tag, which always resolves to exactly that peer.
+enum PeerCompletion {
+    static func words(_ peers: [PeerInfo]) -> [String] {
+        let preferred = peers.map { peer in (peer, peer.alias ?? peer.name) }
+        var counts: [String: Int] = [:]
+        for (_, word) in preferred { counts[word.lowercased(), default: 0] += 1 }
+        var words: [String] = []
+        for (peer, word) in preferred {
+            let usable = isShellSafe(word) && counts[word.lowercased()] == 1
+            let chosen = usable ? word : peer.keyTag
+            if isShellSafe(chosen) && !words.contains(chosen) { words.append(chosen) }
+        }
+        return words
+    }
+
+    static func isShellSafe(_ word: String) -> Bool {
+        !word.isEmpty && !word.hasPrefix("-")
+            && word.unicodeScalars.allSatisfy { scalar in
+                scalar.value > 0x20 && scalar.value != 0x7F
+                    && !"\"'\\`$:;&|<>(){}[]*?!#~=,".unicodeScalars.contains(scalar)
+                    && !(0x80...0x9F).contains(scalar.value)
+                    && !scalar.properties.isWhitespace
+            }
+    }
+}

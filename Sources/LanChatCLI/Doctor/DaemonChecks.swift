@@ -1,0 +1,115 @@
+import LanChatControl
+
+/// The control socket exists, is a socket, is ours, and is 0600 in a 0700 directory
+/// (PRODUCT.md §2): anything looser lets other users talk to the daemon as us.
+struct SocketCheck: DoctorCheck {
+    let name = "socket"
+
+    func evaluate(_ facts: DoctorFacts) -> DoctorCheckResult {
+        let path = facts.socketPath
+        switch facts.socket {
+        case .missing:
+            return .failed(
+                name, "no control socket at \(path): lanchatd is not running",
+                fix: DoctorFix.startDaemon)
+        case .notASocket:
+            return .failed(
+                name, "\(path) exists but is not a socket",
+                fix: "rm \(shellQuoted(path)) && \(DoctorFix.restartDaemon)")
+        case .present(let mode, let owner, let directoryMode, let directoryOwner):
+            let directory = parentDirectory(of: path)
+            if owner != facts.uid || directoryOwner != facts.uid {
+                return .failed(
+                    name,
+                    "\(path) or its directory belongs to uid \(owner == facts.uid ? directoryOwner : owner), "
+                        + "not to you (uid \(facts.uid))",
+                    fix: "--socket PATH or LANCHAT_SOCKET pointing at your own lanchatd's socket")
+            }
+            if mode & 0o777 != 0o600 || directoryMode & 0o777 != 0o700 {
+                return .failed(
+                    name,
+                    "\(path) is \(octalMode(mode)) in a \(octalMode(directoryMode)) directory; it "
+                        + "must be 0600 in a 0700 directory",
+                    fix: "chmod 0700 \(shellQuoted(directory)) && chmod 0600 \(shellQuoted(path))")
+            }
+            return .passed(name, "\(path) (0600 in a 0700 directory)")
+        }
+    }
+}
+
+/// lanchatd answers `status` on the socket.
+struct DaemonCheck: DoctorCheck {
+    let name = "daemon"
+
+    func evaluate(_ facts: DoctorFacts) -> DoctorCheckResult {
+        switch facts.status {
+        case .success(let status):
+            return .passed(
+                name,
+                "lanchatd \(status.version) answers (up "
+                    + "\(SmartTime.duration(seconds: status.uptimeSeconds)))")
+        case .failure(let error):
+            switch error.exitCode {
+            case 69:
+                // The client's message ends with the start hint, which is the fix here.
+                var message = error.message
+                if let hint = message.firstRange(of: "; start it with") {
+                    message = String(message[..<hint.lowerBound])
+                }
+                return .failed(name, message, fix: DoctorFix.startDaemon)
+            case 77:
+                return .failed(
+                    name, "permission denied on the socket: \(error.message)",
+                    fix: "run lanchat as the user who runs lanchatd, or \(DoctorFix.restartDaemon)"
+                )
+            default:
+                return .failed(
+                    name, "lanchatd did not answer status: \(error.message)",
+                    fix: "\(DoctorFix.restartDaemon) (and see journalctl --user -u lanchatd)")
+            }
+        }
+    }
+}
+
+/// The CLI and the daemon are the same release: after an upgrade the running daemon is
+/// still the old binary until it restarts.
+struct VersionCheck: DoctorCheck {
+    let name = "version"
+
+    func evaluate(_ facts: DoctorFacts) -> DoctorCheckResult {
+        guard let status = facts.daemon else { return skippedWithoutDaemon(name) }
+        let cli = "lanchat \(LanChatVersion.current) (control API \(ControlAPI.version))"
+        let daemon = "lanchatd \(status.version) (control API \(status.apiVersion))"
+        if status.apiVersion != ControlAPI.version {
+            return .failed(
+                name, "\(cli) cannot fully talk to \(daemon)",
+                fix: "install lanchat and lanchatd from the same release, then "
+                    + DoctorFix.restartDaemon)
+        }
+        if status.version != LanChatVersion.current {
+            return .failed(
+                name, "\(cli) but \(daemon): the daemon runs another release",
+                fix: DoctorFix.restartDaemon)
+        }
+        return .passed(
+            name, "lanchat and lanchatd \(status.version), control API \(status.apiVersion)")
+    }
+}
+
+/// The directory part of a path (`/run/user/1000/lanchat` of `…/lanchatd.sock`).
+func parentDirectory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+}
+
+/// `text` as one shell word, single-quoted when it has anything a shell would interpret.
+func shellQuoted(_ text: String) -> String {
+    let plain = text.allSatisfy { character in
+        character.isASCII
+            && (character.isLetter || character.isNumber || "/._-+:@%,=".contains(character))
+    }
+    if plain && !text.isEmpty { return text }
+    return "'"
+        + text.split(separator: "'", omittingEmptySubsequences: false)
+        .joined(separator: "'\\''") + "'"
+}

@@ -1,0 +1,74 @@
+/// One check of `lanchat doctor`: a pure function from the facts gathered once
+/// (`DoctorFacts`) to a verdict. Gathering is the only part that touches the system
+/// (`DoctorGathering`), so every check is unit-tested by feeding it facts.
+protocol DoctorCheck: Sendable {
+    /// The short name shown in the first column and in `--json` (`socket`, `avahi-daemon`, …).
+    var name: String { get }
+    func evaluate(_ facts: DoctorFacts) -> DoctorCheckResult
+}
+
+/// The verdict of one check.
+package struct DoctorCheckResult: Sendable, Hashable {
+    package enum Outcome: Sendable, Hashable {
+        case passed
+        /// Something is wrong; `fix` says what to run.
+        case failed
+        /// The check could not run (no daemon to ask, a tool missing, no permission to read
+        /// the firewall). Not a failure: `detail` says why and what would let it run.
+        case skipped
+    }
+
+    package var name: String
+    package var outcome: Outcome
+    package var detail: String
+    /// The command that fixes a failure; nil for a pass or a skip.
+    package var fix: String?
+
+    package static func passed(_ name: String, _ detail: String) -> Self {
+        Self(name: name, outcome: .passed, detail: detail, fix: nil)
+    }
+
+    package static func failed(_ name: String, _ detail: String, fix: String) -> Self {
+        Self(name: name, outcome: .failed, detail: detail, fix: fix)
+    }
+
+    package static func skipped(_ name: String, _ detail: String) -> Self {
+        Self(name: name, outcome: .skipped, detail: detail, fix: nil)
+    }
+
+    package var isFailure: Bool { outcome == .failed }
+}
+
+/// What the doctor says about the whole system: every check, in a fixed order.
+package struct DoctorReport: Sendable, Hashable {
+    package var checks: [DoctorCheckResult]
+
+    /// True when no check failed (a skipped check is not a failure).
+    package var ok: Bool { !checks.contains(where: \.isFailure) }
+
+    /// Every check, in the order `lanchat doctor` prints them: the daemon first (most of
+    /// the rest asks it), then Avahi and discovery, then the network underneath.
+    static let checks: [any DoctorCheck] = [
+        SocketCheck(), DaemonCheck(), VersionCheck(), AvahiCheck(), RecordCheck(),
+        PeersCheck(), MulticastCheck(), PortCheck(), FirewallCheck(), ResolvedCheck(),
+    ]
+
+    package static func evaluate(_ facts: DoctorFacts) -> DoctorReport {
+        DoctorReport(checks: checks.map { $0.evaluate(facts) })
+    }
+}
+
+/// The fixes more than one check gives, spelled once.
+enum DoctorFix {
+    static let startDaemon = "systemctl --user start lanchatd"
+    static let restartDaemon = "systemctl --user restart lanchatd"
+    static let startAvahi = "sudo systemctl enable --now avahi-daemon"
+    static let installAvahi = "sudo apt install avahi-daemon"
+    static let staticPeer =
+        "lanchatd --peer HOST:PORT (or peer = [\"HOST:PORT\"] in lanchatd.conf)"
+}
+
+/// The note of a check that needs the daemon when it did not answer.
+func skippedWithoutDaemon(_ name: String) -> DoctorCheckResult {
+    .skipped(name, "skipped: needs a running lanchatd (see the daemon check)")
+}
