@@ -9,6 +9,9 @@ RELEASE := -c release --static-swift-stdlib
 
 # Libraries the build links (PROTOCOL.md §8, ARCHITECTURE.md).
 BUILD_PACKAGES := pkg-config libsodium-dev libavahi-client-dev libsqlite3-dev
+# What lanchatd needs at run time besides those libraries: the mDNS daemon it publishes
+# and browses through (it runs without it, with static peers only).
+RUN_PACKAGES := avahi-daemon
 # What the system tests drive: real avahi-daemon, D-Bus, systemd, nftables (TESTING.md).
 SYSTEM_TEST_PACKAGES := avahi-daemon avahi-utils dbus iproute2 nftables systemd tcpdump jq socat procps e2fsprogs
 # Documentation lint.
@@ -16,12 +19,18 @@ DOC_PACKAGES := mandoc
 # The shells whose completion scripts the unit tests load (Tests/LanChatCLITests/CompletionTests).
 SHELL_PACKAGES := zsh fish
 
-.PHONY: all deps test-deps build run test unit-test system-test lint format install clean fuzz
+.PHONY: all deps run-deps test-deps build run test unit-test system-test scale lint format install clean fuzz
 
 all: build
 
 deps:
 	@scripts/install-deps.sh $(BUILD_PACKAGES)
+
+# Root (or sudo) installs avahi-daemon; without either, lanchatd runs with static peers only.
+run-deps: deps
+	@if [ "$$(id -u)" -eq 0 ] || command -v sudo >/dev/null 2>&1; then \
+		scripts/install-deps.sh $(RUN_PACKAGES); fi
+	@scripts/check-avahi.sh
 
 # The system-test packages need root (or sudo); without either the system layer reports
 # SKIPPED, so only the build packages are required.
@@ -33,7 +42,7 @@ build: deps
 	$(SWIFT) build
 
 # Foreground daemon with the defaults of PRODUCT.md §2; extra options via ARGS="--peer …".
-run: build
+run: run-deps build
 	exec $(BIN)/lanchatd $(ARGS)
 
 # The fuzz layer runs briefly here (about 2.5 minutes in all); `make fuzz` runs it longer.
@@ -49,6 +58,12 @@ unit-test:
 
 system-test:
 	LANCHAT_BIN_DIR=$(CURDIR)/$(BIN) Tests/System/run.sh
+
+# The 50-host LAN of PRODUCT.md §8 (the 12-host one runs in `make test`): all pairs online,
+# 2 450 messages each delivered once, the daemons' RSS and CPU. Root; a few minutes.
+scale: test-deps
+	$(SWIFT) build
+	LANCHAT_BIN_DIR=$(CURDIR)/$(BIN) LANCHAT_SCALE_HOSTS=50 Tests/System/run.sh --only 30-scale
 
 lint:
 	@scripts/check-docs.sh
@@ -69,7 +84,8 @@ fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) scripts/fuzz.sh
 
 # Release binaries in $(PREFIX)/bin, man pages, shell completions where bash-completion, zsh
-# and fish look under $(PREFIX), and the systemd user unit.
+# and fish look under $(PREFIX), the systemd user units (the service and its socket) and the
+# commented example configuration.
 PREFIX ?= $(HOME)/.local
 UNIT_DIR ?= $(HOME)/.config/systemd/user
 install: deps
@@ -85,7 +101,11 @@ install: deps
 	.build/release/lanchat completion zsh >$(PREFIX)/share/zsh/site-functions/_lanchat
 	.build/release/lanchat completion fish >$(PREFIX)/share/fish/vendor_completions.d/lanchat.fish
 	install -D -m 0644 systemd/lanchatd.service $(UNIT_DIR)/lanchatd.service
+	install -D -m 0644 systemd/lanchatd.socket $(UNIT_DIR)/lanchatd.socket
+	install -D -m 0644 systemd/lanchatd.conf.example \
+		$(PREFIX)/share/doc/lanchat/lanchatd.conf.example
 	@echo "then: systemctl --user daemon-reload && systemctl --user enable --now lanchatd"
+	@echo "  (or enable --now lanchatd.socket: the first lanchat call starts the daemon)"
 
 clean:
 	rm -rf .build .build-fuzz

@@ -30,8 +30,8 @@ struct LanchatdCommand: AsyncParsableCommand {
     )
     var socket: String?
 
-    @Option(help: "TCP port to listen on; 0 picks a free port, announced over mDNS.")
-    var port: Int = 0
+    @Option(help: "TCP port to listen on; 0 (the default) picks a free port, announced over mDNS.")
+    var port: Int?
 
     @Option(
         name: .customLong("peer"),
@@ -57,12 +57,18 @@ struct LanchatdCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "on: tell peers when their messages were read (READ); off: mark read locally only.",
             valueName: "on|off"))
-    var readReceipts: String = "on"
+    var readReceipts: String?
 
     @Option(
         name: .customLong("log-level"),
-        help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel: String = "info"
+        help: "trace, debug, info (the default), notice, warning, error or critical.")
+    var logLevel: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Configuration file (default: $XDG_CONFIG_HOME/lanchat/lanchatd.conf, else ~/.config/lanchat/lanchatd.conf); command-line options override it. SIGHUP re-reads it.",
+            valueName: "PATH"))
+    var config: String?
 
     @Flag(
         name: .customLong("reset-identity"),
@@ -71,19 +77,25 @@ struct LanchatdCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        guard let level = Logger.Level(rawValue: logLevel) else {
-            throw ValidationError(
-                "--log-level must be one of trace, debug, info, notice, warning, error, critical")
-        }
         let journal = environment["JOURNAL_STREAM"].map { !$0.isEmpty } ?? false
+        let levelSetting = LogLevelSetting(.info)
         LoggingSystem.bootstrap { label in
-            StderrLogHandler(label: label, level: level, journal: journal)
+            StderrLogHandler(label: label, levelSetting: levelSetting, journal: journal)
         }
         let logger = Logger(label: "lanchatd")
         do {
-            let configuration = try makeConfiguration(environment: environment)
+            let source = ConfigurationSource(
+                filePath: config.map(absolute)
+                    ?? ConfigurationFile.defaultPath(
+                        environment: environment),
+                fileRequired: config != nil, commandLine: try commandLineSettings(),
+                environment: environment)
+            var configuration = try source.resolve()
+            configuration.resetIdentity = resetIdentity
+            levelSetting.level = configuration.logLevel
             let daemon = try await Daemon.start(
-                configuration, logger: logger, environment: environment)
+                configuration, logger: logger, environment: environment,
+                reload: ConfigurationReload.Inputs(source: source, logLevel: levelSetting))
             try await daemon.run()
         } catch let error as DaemonError {
             logger.critical("\(error.description)")
@@ -91,25 +103,35 @@ struct LanchatdCommand: AsyncParsableCommand {
         }
     }
 
-    func makeConfiguration(environment: [String: String]) throws(DaemonError) -> DaemonConfiguration
-    {
-        var configuration = DaemonConfiguration.defaults(environment: environment)
-        if let name { configuration.name = name }
-        if let dataDir { configuration.dataDirectory = absolute(dataDir) }
-        if let socket { configuration.socketPath = absolute(socket) }
-        configuration.port = port
-        configuration.staticPeers = try peers.map { text throws(DaemonError) in
-            try StaticPeer(parsing: text)
+    /// What the command line says; options not given stay `nil`, so the file's values stand.
+    func commandLineSettings() throws(DaemonError) -> DaemonSettings {
+        var settings = DaemonSettings()
+        settings.name = name
+        settings.dataDirectory = dataDir.map(absolute)
+        settings.socketPath = socket.map(absolute)
+        settings.port = port
+        if !peers.isEmpty {
+            settings.peers = try peers.map { text throws(DaemonError) in
+                try StaticPeer(parsing: text)
+            }
         }
-        configuration.resetIdentity = resetIdentity
-        configuration.mdns = !noMDNS
-        configuration.interfaces = interfaces
+        if noMDNS { settings.noMDNS = true }
+        if !interfaces.isEmpty { settings.interfaces = interfaces }
         switch readReceipts {
-        case "on": configuration.readReceipts = true
-        case "off": configuration.readReceipts = false
-        default: throw .usage("--read-receipts must be on or off, not '\(readReceipts)'")
+        case nil: break
+        case "on": settings.readReceipts = true
+        case "off": settings.readReceipts = false
+        case let other?: throw .usage("--read-receipts must be on or off, not '\(other)'")
         }
-        return configuration
+        if let logLevel {
+            guard let level = Logger.Level(rawValue: logLevel) else {
+                throw .usage(
+                    "--log-level must be one of trace, debug, info, notice, warning, error, critical"
+                )
+            }
+            settings.logLevel = level
+        }
+        return settings
     }
 
     private func absolute(_ path: String) -> String {

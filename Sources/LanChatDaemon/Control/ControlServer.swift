@@ -35,10 +35,16 @@ final class ControlServer: Sendable {
     /// Creates the socket's directory (0700) and binds the socket (0600). A stale socket file
     /// left by a crash is replaced; a live one (another daemon) is an error, and so is any
     /// other kind of file at the path, which is left untouched.
-    static func bind(path: String, group: any EventLoopGroup, logger: Logger)
-        async throws(DaemonError)
-        -> ControlServer
-    {
+    ///
+    /// With `activated`, the listening socket systemd passed (socket activation) is served
+    /// instead: systemd made the file and its directory, and keeps them when we stop.
+    static func bind(
+        path: String, group: any EventLoopGroup, logger: Logger,
+        activated: ActivatedSocket? = nil
+    ) async throws(DaemonError) -> ControlServer {
+        if let activated {
+            return try await serve(activated, path: path, group: group, logger: logger)
+        }
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         if !directory.isEmpty {
             try PrivateDirectory.ensure(directory, purpose: "control socket directory")
@@ -60,31 +66,9 @@ final class ControlServer: Sendable {
         let server: NIOAsyncChannel<ControlClientConnection, Never>
         let open = OpenConnections(limit: maxConnections)
         do {
-            server = try await ServerBootstrap(group: group)
-                .serverChannelOption(.backlog, value: 64)
-                .serverChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(
-                            AcceptFailureLogger(logger: logger, what: "control socket"))
-                    }
-                }
-                // `echo REQUEST | socat - UNIX-CONNECT:…` closes its side after writing: the
-                // answer must still be written before the connection closes.
-                .childChannelOption(.allowRemoteHalfClosure, value: true)
-                .bind(unixDomainSocketPath: path) {
-                    channel -> EventLoopFuture<ControlClientConnection> in
-                    // A failed initializer's channel is not closed by NIO: close it here.
-                    peerUID(of: channel).flatMapThrowing { uid in
-                        try channel.pipeline.syncOperations.addHandler(
-                            ByteToMessageHandler(
-                                ControlLineDecoder(maxLength: ControlAPI.maxRequestBytes)))
-                        return ControlClientConnection(
-                            channel: try NIOAsyncChannel(wrappingChannelSynchronously: channel),
-                            peerUID: uid, slot: open.take(for: channel))
-                    }.flatMapErrorThrowing { error in
-                        channel.close(promise: nil)
-                        throw error
-                    }
+            server = try await bootstrap(group: group, logger: logger)
+                .bind(unixDomainSocketPath: path) { channel in
+                    accepted(channel, open: open)
                 }
         } catch {
             throw DaemonError.socketUnavailable("cannot listen on \(path): \(error)")
@@ -96,6 +80,54 @@ final class ControlServer: Sendable {
         return ControlServer(
             path: path, server: server, logger: logger,
             boundFile: ControlSocketFile.existing(at: path))
+    }
+
+    /// Serves the socket systemd listens on; its file is systemd's (never removed here).
+    private static func serve(
+        _ activated: ActivatedSocket, path: String, group: any EventLoopGroup, logger: Logger
+    ) async throws(DaemonError) -> ControlServer {
+        let server: NIOAsyncChannel<ControlClientConnection, Never>
+        let open = OpenConnections(limit: maxConnections)
+        do {
+            server = try await bootstrap(group: group, logger: logger)
+                .bind(activated.descriptor) { channel in accepted(channel, open: open) }
+        } catch {
+            throw DaemonError.socketUnavailable(
+                "cannot serve the control socket systemd passed (fd \(activated.descriptor)): \(error)"
+            )
+        }
+        return ControlServer(path: path, server: server, logger: logger, boundFile: nil)
+    }
+
+    private static func bootstrap(group: any EventLoopGroup, logger: Logger) -> ServerBootstrap {
+        ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 64)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        AcceptFailureLogger(logger: logger, what: "control socket"))
+                }
+            }
+            // `echo REQUEST | socat - UNIX-CONNECT:…` closes its side after writing: the
+            // answer must still be written before the connection closes.
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+    }
+
+    private static func accepted(_ channel: any Channel, open: OpenConnections)
+        -> EventLoopFuture<ControlClientConnection>
+    {
+        // A failed initializer's channel is not closed by NIO: close it here.
+        peerUID(of: channel).flatMapThrowing { uid in
+            try channel.pipeline.syncOperations.addHandler(
+                ByteToMessageHandler(
+                    ControlLineDecoder(maxLength: ControlAPI.maxRequestBytes)))
+            return ControlClientConnection(
+                channel: try NIOAsyncChannel(wrappingChannelSynchronously: channel),
+                peerUID: uid, slot: open.take(for: channel))
+        }.flatMapErrorThrowing { error in
+            channel.close(promise: nil)
+            throw error
+        }
     }
 
     /// Accepts connections until cancelled; then removes the socket file, unless something

@@ -36,6 +36,14 @@ final class OwnProfile: Sendable {
 
     var snapshot: Snapshot { state.withLock { $0 } }
 
+    /// A new display name (configuration reload): status, HELLO and mDNS use it from now on.
+    func rename(_ name: String) -> Snapshot {
+        state.withLock { current in
+            current.name = name
+            return current
+        }
+    }
+
     func update(status: AnnouncedStatus, statusText: String?) -> Snapshot {
         state.withLock { current in
             current.status = status

@@ -31,7 +31,7 @@ public final class Daemon: Sendable {
     public static func start(
         _ configuration: DaemonConfiguration, logger: Logger,
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        handleSignals: Bool = true
+        handleSignals: Bool = true, reload: ConfigurationReload.Inputs? = nil
     ) async throws(DaemonError) -> Daemon {
         try configuration.validate()
         if !ProcessHardening.apply() {
@@ -60,7 +60,8 @@ public final class Daemon: Sendable {
         }
         return try await Self.assemble(
             configuration, identity: identity, store: store, directory: directory, lock: lock,
-            clock: clock, logger: logger, environment: environment, handleSignals: handleSignals)
+            clock: clock, logger: logger, environment: environment, handleSignals: handleSignals,
+            reload: reload)
     }
 
     private init(
@@ -83,10 +84,12 @@ public final class Daemon: Sendable {
     private static func assemble(
         _ configuration: DaemonConfiguration, identity: IdentityKeyPair, store: MessageStore,
         directory: PeerDirectory, lock: DataDirectoryLock, clock: DaemonClock, logger: Logger,
-        environment: [String: String], handleSignals: Bool
+        environment: [String: String], handleSignals: Bool, reload: ConfigurationReload.Inputs?
     ) async throws(DaemonError) -> Daemon {
         let events = EventBus()
-        let profile = OwnProfile(name: configuration.name)
+        let presenceFile = PresenceFile(dataDirectory: configuration.dataDirectory)
+        let profile = OwnProfile(
+            name: configuration.name, saved: presenceFile.loadLogging(logger))
         let services = LinkServices(
             store: store, directory: directory, events: events, profile: profile,
             logger: logger, readReceipts: configuration.readReceipts, clock: clock)
@@ -101,15 +104,15 @@ public final class Daemon: Sendable {
             throw .socketUnavailable(
                 "cannot listen on \(configuration.listenHost) port \(configuration.port): \(error)")
         }
+        let activated = ActivatedSocket.take(environment: environment)
         let control = try await ControlServer.bind(
             path: configuration.socketPath, group: MultiThreadedEventLoopGroup.singleton,
-            logger: logger)
-        var discoveries: [any PeerDiscovery] = [
-            StaticDiscovery(
-                peers: configuration.staticPeers.map {
-                    StaticDiscovery.Peer(endpoint: $0.endpoint, key: $0.key)
-                })
-        ]
+            logger: logger, activated: activated)
+        let staticPeers = StaticDiscovery(
+            peers: configuration.staticPeers.map {
+                StaticDiscovery.Peer(endpoint: $0.endpoint, key: $0.key)
+            })
+        var discoveries: [any PeerDiscovery] = [staticPeers]
         let mdns: AvahiDiscovery? =
             configuration.mdns
             ? AvahiDiscovery(
@@ -133,7 +136,10 @@ public final class Daemon: Sendable {
             startInstant: clock.monotonic(), listening: listening,
             dataDirectory: configuration.dataDirectory,
             socketPath: configuration.socketPath, mdnsEnabled: configuration.mdns,
-            presenceChanged: { snapshot in announcer.announce(snapshot) })
+            presenceChanged: { snapshot in
+                announcer.announce(snapshot)
+                presenceFile.saveLogging(snapshot, logger)
+            })
         let messenger = Messenger(
             services: services, registry: registry, connections: connections, runtime: runtime)
         let dispatcher = ControlDispatcher.routes(to: messenger)
@@ -153,6 +159,15 @@ public final class Daemon: Sendable {
             TaskService(description: "connections") {
                 await connections.run(discoveries: discoveryEvents)
             })
+        if let reload {
+            await serviceList.append(
+                ConfigurationReload(
+                    inputs: reload, running: configuration,
+                    targets: .init(
+                        staticPeers: staticPeers, directory: directory, profile: profile,
+                        announcer: announcer, clock: clock), logger: logger
+                ).service())
+        }
         let notifier = SystemdNotifier(environment: environment)
         if let interval = SystemdNotifier.watchdogInterval(environment: environment) {
             serviceList.append(

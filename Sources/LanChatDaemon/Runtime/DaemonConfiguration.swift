@@ -2,6 +2,7 @@ import Glibc
 import LanChatControl
 import LanChatCore
 import LanChatTransport
+import Logging
 
 /// Everything `lanchatd` runs with (PRODUCT.md §3). Built by `lanchatd` from its options;
 /// tests build it directly (and may listen on 127.0.0.1 only, or shorten the timers).
@@ -18,6 +19,8 @@ public struct DaemonConfiguration: Sendable {
     public var mdns = true
     public var interfaces: [String] = []
     public var readReceipts = true
+    /// `--log-level`: applied by `lanchatd` through its `LogLevelSetting`.
+    public var logLevel: Logger.Level = .info
     /// `--reset-identity`: move a broken key aside and make a new one.
     public var resetIdentity = false
     public var transport = TransportConfiguration()

@@ -12,14 +12,24 @@ import Logging
 /// from the configuration: the message and every metadata value go through `TerminalText`'s
 /// rule, so a log line stays one line and cannot drive the terminal that shows it.
 public struct StderrLogHandler: LogHandler {
-    public var logLevel: Logger.Level
+    /// Shared by every copy of every logger made from this handler, so that SIGHUP can change
+    /// the level of the whole daemon at once (`LogLevelSetting`).
+    public var logLevel: Logger.Level {
+        get { levelSetting.level }
+        set { levelSetting.level = newValue }
+    }
     public var metadata: Logger.Metadata = [:]
     let label: String
     let journal: Bool
+    let levelSetting: LogLevelSetting
 
     public init(label: String, level: Logger.Level, journal: Bool) {
+        self.init(label: label, levelSetting: LogLevelSetting(level), journal: journal)
+    }
+
+    public init(label: String, levelSetting: LogLevelSetting, journal: Bool) {
         self.label = label
-        self.logLevel = level
+        self.levelSetting = levelSetting
         self.journal = journal
     }
 

@@ -1,0 +1,39 @@
+import Glibc
+
+/// The control socket systemd passed by socket activation (`systemd/lanchatd.socket`,
+/// sd_listen_fds(3)): `LISTEN_PID` is ours and `LISTEN_FDS` ≥ 1, so fd 3 is a listening Unix
+/// stream socket. Anything else in those variables is not for us and is ignored: the daemon
+/// then binds its socket itself as usual.
+public struct ActivatedSocket: Sendable {
+    /// `SD_LISTEN_FDS_START`.
+    static let firstDescriptor: Int32 = 3
+
+    let descriptor: Int32
+
+    /// The passed socket, if there is one for this process. The variables are removed either
+    /// way (sd_listen_fds' `unset_environment`), so no child process inherits them.
+    public static func take(environment: [String: String]) -> ActivatedSocket? {
+        defer {
+            unsetenv("LISTEN_PID")
+            unsetenv("LISTEN_FDS")
+            unsetenv("LISTEN_FDNAMES")
+        }
+        guard let pid = environment["LISTEN_PID"].flatMap(Int32.init), pid == getpid(),
+            let count = environment["LISTEN_FDS"].flatMap(Int.init), count >= 1,
+            isListeningUnixStream(firstDescriptor)
+        else { return nil }
+        // Never handed to a child process.
+        _ = fcntl(firstDescriptor, F_SETFD, FD_CLOEXEC)
+        return ActivatedSocket(descriptor: firstDescriptor)
+    }
+
+    private static func isListeningUnixStream(_ fd: Int32) -> Bool {
+        func option(_ name: Int32) -> Int32? {
+            var value: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            return getsockopt(fd, SOL_SOCKET, name, &value, &length) == 0 ? value : nil
+        }
+        return option(SO_DOMAIN) == AF_UNIX && option(SO_TYPE) == Int32(SOCK_STREAM.rawValue)
+            && option(SO_ACCEPTCONN) == 1
+    }
+}

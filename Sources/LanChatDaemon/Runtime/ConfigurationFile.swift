@@ -1,0 +1,233 @@
+import Glibc
+import LanChatCore
+import Logging
+import TOMLKit
+
+/// `lanchatd.conf` (PRODUCT.md §2–§3): TOML, one key per long option. Parsed by TOMLKit
+/// (toml++); this type owns the key table, the types each key takes, and the messages: every
+/// error names the file, the line and the key, and exits 78 (`DaemonError.configuration`).
+/// Nothing is half-applied: a file with one bad key gives no settings at all.
+public enum ConfigurationFile {
+    /// `$XDG_CONFIG_HOME/lanchat/lanchatd.conf`, else `~/.config/lanchat/lanchatd.conf`.
+    public static func defaultPath(environment: [String: String]) -> String {
+        if let configHome = environment["XDG_CONFIG_HOME"], configHome.hasPrefix("/") {
+            return configHome + "/lanchat/lanchatd.conf"
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        return home + "/.config/lanchat/lanchatd.conf"
+    }
+
+    /// The settings in the file at `path`. A missing file gives no settings unless `required`
+    /// (`--config PATH` was given).
+    public static func load(path: String, required: Bool, environment: [String: String])
+        throws(DaemonError) -> DaemonSettings
+    {
+        let text: String
+        switch readFile(path) {
+        case .success(let contents):
+            text = contents
+        case .failure(let failure) where failure.code == ENOENT && !required:
+            return DaemonSettings()
+        case .failure(let failure):
+            throw .configuration(
+                "\(path): cannot read: \(String(cString: strerror(failure.code)))")
+        }
+        return try parse(text, path: path, home: environment["HOME"])
+    }
+
+    /// The settings in `text`; `path` only names the file in messages.
+    public static func parse(_ text: String, path: String, home: String? = nil)
+        throws(DaemonError) -> DaemonSettings
+    {
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            let at = error.source.begin
+            throw .configuration("\(path):\(at.line):\(at.column): \(error.description)")
+        } catch {
+            throw .configuration("\(path): \(error)")
+        }
+        var settings = DaemonSettings()
+        // In file order, so that the first bad key is the one reported.
+        let entries = table.map { ($0.0, $0.1) }.sorted {
+            (line(of: $0.0, in: text) ?? 0) < (line(of: $1.0, in: text) ?? 0)
+        }
+        for (key, value) in entries {
+            let place = line(of: key, in: text).map { "\(path):\($0)" } ?? path
+            guard let apply = keys[key] else {
+                throw .configuration("\(place): unknown key '\(key)' (see lanchatd(8))")
+            }
+            do throws(KeyError) {
+                try apply(&settings, value, KeyContext(home: home))
+            } catch {
+                throw .configuration("\(place): \(key): \(error.reason)")
+            }
+        }
+        return settings
+    }
+
+    /// Why one key's value cannot be used.
+    struct KeyError: Error {
+        let reason: String
+    }
+
+    struct KeyContext {
+        let home: String?
+    }
+
+    typealias Apply =
+        @Sendable (inout DaemonSettings, any TOMLValueConvertible, KeyContext) throws(KeyError)
+        -> Void
+
+    /// Every key the file may hold: the long options of `lanchatd --help`, same names.
+    /// `--config` and `--reset-identity` are not keys (one names the file, the other is a
+    /// one-off action).
+    static let keys: [String: Apply] = [
+        "name": { settings, value, _ throws(KeyError) in
+            let name = try string(value)
+            guard !name.isEmpty, name.utf8.count <= Limits.maxDisplayNameBytes else {
+                throw KeyError(reason: "must be 1 to \(Limits.maxDisplayNameBytes) bytes")
+            }
+            settings.name = name
+        },
+        "data-dir": { settings, value, context throws(KeyError) in
+            settings.dataDirectory = try absolutePath(value, context)
+        },
+        "socket": { settings, value, context throws(KeyError) in
+            settings.socketPath = try absolutePath(value, context)
+        },
+        "port": { settings, value, _ throws(KeyError) in
+            guard value.type == .int, let port = value.int else {
+                throw KeyError(reason: "expected an integer, found \(value.type)")
+            }
+            guard (0...65535).contains(port) else {
+                throw KeyError(reason: "must be 0 to 65535, not \(port)")
+            }
+            settings.port = port
+        },
+        "peer": { settings, value, _ throws(KeyError) in
+            var peers: [StaticPeer] = []
+            for text in try strings(value) {
+                do {
+                    peers.append(try StaticPeer(parsing: text))
+                } catch {
+                    throw KeyError(reason: "'\(text)': expected [ID@]HOST:PORT")
+                }
+            }
+            settings.peers = peers
+        },
+        "no-mdns": { settings, value, _ throws(KeyError) in
+            settings.noMDNS = try bool(value)
+        },
+        "interface": { settings, value, _ throws(KeyError) in
+            settings.interfaces = try strings(value)
+        },
+        "read-receipts": { settings, value, _ throws(KeyError) in
+            // `true`/`false`, or the command line's words `"on"`/`"off"`.
+            if value.type == .string {
+                switch value.string {
+                case "on": settings.readReceipts = true
+                case "off": settings.readReceipts = false
+                default: throw KeyError(reason: "expected true, false, \"on\" or \"off\"")
+                }
+            } else {
+                settings.readReceipts = try bool(value)
+            }
+        },
+        "log-level": { settings, value, _ throws(KeyError) in
+            guard let level = Logger.Level(rawValue: try string(value)) else {
+                throw KeyError(
+                    reason: "expected trace, debug, info, notice, warning, error or critical")
+            }
+            settings.logLevel = level
+        },
+    ]
+
+    private static func string(_ value: any TOMLValueConvertible) throws(KeyError) -> String {
+        guard value.type == .string, let text = value.string else {
+            throw KeyError(reason: "expected a string, found \(value.type)")
+        }
+        return text
+    }
+
+    private static func bool(_ value: any TOMLValueConvertible) throws(KeyError) -> Bool {
+        guard value.type == .bool, let flag = value.bool else {
+            throw KeyError(reason: "expected true or false, found \(value.type)")
+        }
+        return flag
+    }
+
+    /// A list of strings; a single string is taken as a list of one.
+    private static func strings(_ value: any TOMLValueConvertible) throws(KeyError) -> [String] {
+        if value.type == .string, let text = value.string { return [text] }
+        guard value.type == .array, let array = value.array else {
+            throw KeyError(reason: "expected a list of strings, found \(value.type)")
+        }
+        var result: [String] = []
+        for element in array {
+            guard element.type == .string, let text = element.string else {
+                throw KeyError(reason: "expected a list of strings, found \(element.type) in it")
+            }
+            result.append(text)
+        }
+        return result
+    }
+
+    /// An absolute path; `~/` stands for the home directory.
+    private static func absolutePath(_ value: any TOMLValueConvertible, _ context: KeyContext)
+        throws(KeyError) -> String
+    {
+        let path = try string(value)
+        if path.hasPrefix("~/"), let home = context.home, home.hasPrefix("/") {
+            return home + path.dropFirst(1)
+        }
+        guard path.hasPrefix("/") else {
+            throw KeyError(reason: "must be an absolute path (or start with ~/), not '\(path)'")
+        }
+        return path
+    }
+
+    /// The 1-based line where `key` is defined: TOMLKit's tables do not keep source
+    /// positions, so the text is searched for a line starting with the key (bare or quoted)
+    /// followed by `=`, `.` (a dotted key) or `]` (a table header).
+    static func line(of key: String, in text: String) -> Int? {
+        var number = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            var rest = line.drop { $0 == " " || $0 == "\t" }
+            if rest.hasPrefix("[") { rest = rest.dropFirst().drop { $0 == "[" || $0 == " " } }
+            for spelling in [key, "\"\(key)\"", "'\(key)'"] where rest.hasPrefix(spelling) {
+                let after = rest.dropFirst(spelling.count).drop { $0 == " " || $0 == "\t" }
+                if let next = after.first, next == "=" || next == "." || next == "]" {
+                    return number
+                }
+            }
+        }
+        return nil
+    }
+
+    struct ReadFailure: Error {
+        let code: Int32
+    }
+
+    private static func readFile(_ path: String) -> Result<String, ReadFailure> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(ReadFailure(code: errno)) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(ReadFailure(code: errno))
+            }
+            if count == 0 { break }
+            // A configuration file is small; a huge one is a mistake, not a configuration.
+            guard bytes.count + count <= 1 << 20 else { return .failure(ReadFailure(code: EFBIG)) }
+            bytes += chunk[..<count]
+        }
+        return .success(String(decoding: bytes, as: UTF8.self))
+    }
+}

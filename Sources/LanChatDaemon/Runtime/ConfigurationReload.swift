@@ -1,0 +1,140 @@
+import LanChatDiscovery
+import Logging
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
+
+/// SIGHUP (PRODUCT.md §3): builds the configuration again from its source (the file re-read,
+/// the command line still winning) and applies what can change while running, one log line
+/// per change: static peers (new ones dialled, removed ones no longer dialled; sessions stay),
+/// the display name (status, HELLO and the mDNS record from now on) and the log level. What
+/// needs a restart (port, socket, data directory, mDNS on/off, interfaces, read receipts) is
+/// logged as such and left as it runs. A file that does not parse changes nothing.
+///
+/// Owns the running configuration; `Daemon` builds one when `lanchatd` passes its `Inputs`.
+public final class ConfigurationReload: Sendable {
+    /// What `lanchatd` hands the daemon so that it can reload.
+    public struct Inputs: Sendable {
+        public let source: ConfigurationSource
+        public let logLevel: LogLevelSetting
+
+        public init(source: ConfigurationSource, logLevel: LogLevelSetting) {
+            self.source = source
+            self.logLevel = logLevel
+        }
+    }
+
+    /// The parts of the running daemon a reload changes.
+    struct Targets: Sendable {
+        let staticPeers: StaticDiscovery
+        let directory: PeerDirectory
+        let profile: OwnProfile
+        let announcer: Announcer
+        let clock: DaemonClock
+    }
+
+    private let inputs: Inputs
+    private let targets: Targets
+    private let logger: Logger
+    private let running: Mutex<DaemonConfiguration>
+
+    init(inputs: Inputs, running: DaemonConfiguration, targets: Targets, logger: Logger) {
+        self.inputs = inputs
+        self.targets = targets
+        self.logger = logger
+        self.running = Mutex(running)
+    }
+
+    /// Waits for SIGHUP until graceful shutdown; each one reloads. Reloads run one at a time.
+    /// The handler is installed here, before the daemon reports READY: a SIGHUP right after
+    /// must reload, not end the process (SIGHUP's default action).
+    func service() async -> some Service {
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        return TaskService(description: "reload on SIGHUP") {
+            for await _ in hangups {
+                await self.reload()
+            }
+        }
+    }
+
+    /// Re-reads and applies; returns the lines it logged about changes (for tests).
+    @discardableResult
+    func reload() async -> [String] {
+        let file = inputs.source.filePath ?? "(no file)"
+        let new: DaemonConfiguration
+        do {
+            new = try inputs.source.resolve()
+        } catch {
+            logger.error("reload: \(error.description); keeping the running configuration")
+            return []
+        }
+        let old = running.withLock { $0 }
+        var changes: [String] = []
+        var peers = old.staticPeers
+        if new.staticPeers != old.staticPeers {
+            peers = await applyPeers(new.staticPeers, old: old.staticPeers, changes: &changes)
+        }
+        if new.name != old.name {
+            let snapshot = targets.profile.rename(new.name)
+            targets.announcer.announce(snapshot)
+            changes.append("name: '\(old.name)' → '\(new.name)'")
+        }
+        if new.logLevel != old.logLevel {
+            inputs.logLevel.level = new.logLevel
+            changes.append("log-level: \(old.logLevel) → \(new.logLevel)")
+        }
+        changes += Self.restartOnly(old: old, new: new)
+        running.withLock { current in
+            // What needs a restart keeps its running value, so it is reported again next time.
+            current.staticPeers = peers
+            current.name = new.name
+            current.logLevel = new.logLevel
+        }
+        for change in changes { logger.notice("reload: \(change)") }
+        if changes.isEmpty { logger.notice("reload: \(file): nothing changed") }
+        return changes
+    }
+
+    /// Pins the new peers' keys, hands the list to static discovery and says what changed.
+    /// Returns the list now in use: a new peer whose key cannot be pinned is left out.
+    private func applyPeers(_ new: [StaticPeer], old: [StaticPeer], changes: inout [String])
+        async -> [StaticPeer]
+    {
+        var applied: [StaticPeer] = []
+        for peer in new {
+            if !old.contains(peer), let key = peer.key {
+                // Pinned before the first dial, as at start (no TOFU window).
+                do {
+                    try await targets.directory.pinAhead(key, at: targets.clock.wallMilliseconds())
+                } catch {
+                    logger.error("reload: cannot pin \(key.id): \(error); peer \(peer) not added")
+                    continue
+                }
+            }
+            if !old.contains(peer) { changes.append("peer added: \(peer)") }
+            applied.append(peer)
+        }
+        for peer in old where !new.contains(peer) {
+            changes.append("peer removed: \(peer) (no longer dialled)")
+        }
+        targets.staticPeers.replace(
+            with: applied.map { StaticDiscovery.Peer(endpoint: $0.endpoint, key: $0.key) })
+        return applied
+    }
+
+    private static func restartOnly(old: DaemonConfiguration, new: DaemonConfiguration)
+        -> [String]
+    {
+        var lines: [String] = []
+        func note(_ key: String, _ from: String, _ to: String) {
+            if from != to { lines.append("\(key): \(from) → \(to) takes effect at the next start") }
+        }
+        note("port", "\(old.port)", "\(new.port)")
+        note("socket", old.socketPath, new.socketPath)
+        note("data-dir", old.dataDirectory, new.dataDirectory)
+        note("no-mdns", "\(!old.mdns)", "\(!new.mdns)")
+        note("interface", "\(old.interfaces)", "\(new.interfaces)")
+        note("read-receipts", "\(old.readReceipts)", "\(new.readReceipts)")
+        return lines
+    }
+}

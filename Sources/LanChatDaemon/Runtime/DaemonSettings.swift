@@ -1,0 +1,83 @@
+import Logging
+
+/// What one source says about the daemon's options: the command line or the configuration
+/// file (PRODUCT.md §3: every long option is also a file key). `nil` means "not said here";
+/// `overlaid(by:)` lets the command line win over the file, and `applied(to:)` puts the
+/// result over the built-in defaults.
+public struct DaemonSettings: Sendable, Equatable {
+    public var name: String?
+    public var dataDirectory: String?
+    public var socketPath: String?
+    public var port: Int?
+    public var peers: [StaticPeer]?
+    public var noMDNS: Bool?
+    public var interfaces: [String]?
+    public var readReceipts: Bool?
+    public var logLevel: Logger.Level?
+    // Options added by later issues (`--accept`, `--notify-command`) get a field here, a key
+    // in `ConfigurationFile.keys`, and a line in `applied(to:)`.
+
+    public init() {}
+
+    /// These settings with every value `other` gives replacing ours.
+    public func overlaid(by other: DaemonSettings) -> DaemonSettings {
+        var merged = self
+        merged.name = other.name ?? name
+        merged.dataDirectory = other.dataDirectory ?? dataDirectory
+        merged.socketPath = other.socketPath ?? socketPath
+        merged.port = other.port ?? port
+        merged.peers = other.peers ?? peers
+        merged.noMDNS = other.noMDNS ?? noMDNS
+        merged.interfaces = other.interfaces ?? interfaces
+        merged.readReceipts = other.readReceipts ?? readReceipts
+        merged.logLevel = other.logLevel ?? logLevel
+        return merged
+    }
+
+    /// `base` with every value given here.
+    public func applied(to base: DaemonConfiguration) -> DaemonConfiguration {
+        var configuration = base
+        if let name { configuration.name = name }
+        if let dataDirectory { configuration.dataDirectory = dataDirectory }
+        if let socketPath { configuration.socketPath = socketPath }
+        if let port { configuration.port = port }
+        if let peers { configuration.staticPeers = peers }
+        if let noMDNS { configuration.mdns = !noMDNS }
+        if let interfaces { configuration.interfaces = interfaces }
+        if let readReceipts { configuration.readReceipts = readReceipts }
+        if let logLevel { configuration.logLevel = logLevel }
+        return configuration
+    }
+}
+
+/// Where the running configuration comes from, kept so that SIGHUP can build it again: the
+/// file (re-read), the command line (still wins) and the environment's defaults.
+public struct ConfigurationSource: Sendable {
+    /// The file to read; `nil` when there is none to read (tests).
+    public var filePath: String?
+    /// `--config PATH` was given: a missing file is an error, not "no file".
+    public var fileRequired: Bool
+    public var commandLine: DaemonSettings
+    public var environment: [String: String]
+
+    public init(
+        filePath: String?, fileRequired: Bool, commandLine: DaemonSettings,
+        environment: [String: String]
+    ) {
+        self.filePath = filePath
+        self.fileRequired = fileRequired
+        self.commandLine = commandLine
+        self.environment = environment
+    }
+
+    /// Defaults, then the file, then the command line.
+    public func resolve() throws(DaemonError) -> DaemonConfiguration {
+        var settings = DaemonSettings()
+        if let filePath {
+            settings = try ConfigurationFile.load(
+                path: filePath, required: fileRequired, environment: environment)
+        }
+        return settings.overlaid(by: commandLine).applied(
+            to: .defaults(environment: environment))
+    }
+}

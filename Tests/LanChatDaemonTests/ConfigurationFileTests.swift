@@ -1,0 +1,125 @@
+import Foundation
+import LanChatCore
+import Logging
+import Testing
+
+@testable import LanChatDaemon
+
+/// lanchatd.conf (PRODUCT.md §2–§3): every long option is a key, the command line wins, and
+/// every mistake names the file, the line and the key and exits 78.
+@Suite struct ConfigurationFileTests {
+    static let path = "/home/u/.config/lanchat/lanchatd.conf"
+
+    func parse(_ text: String) throws(DaemonError) -> DaemonSettings {
+        try ConfigurationFile.parse(text, path: Self.path, home: "/home/u")
+    }
+
+    func failure(_ text: String) -> DaemonError? {
+        do {
+            _ = try parse(text)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func everyKeyIsRead() throws {
+        let settings = try parse(
+            """
+            # a comment
+            name = "alice"
+            data-dir = "~/chat"
+            socket = "/run/user/1000/lanchat/lanchatd.sock"
+            port = 7000
+            peer = ["10.0.0.5:7000", "[fe80::1%eth0]:7001"]
+            no-mdns = true
+            interface = ["eth0", "wlan0"]
+            read-receipts = false
+            log-level = "debug"
+            """)
+        #expect(settings.name == "alice")
+        #expect(settings.dataDirectory == "/home/u/chat")
+        #expect(settings.socketPath == "/run/user/1000/lanchat/lanchatd.sock")
+        #expect(settings.port == 7000)
+        #expect(settings.peers?.map(\.description) == ["10.0.0.5:7000", "[fe80::1%eth0]:7001"])
+        #expect(settings.noMDNS == true)
+        #expect(settings.interfaces == ["eth0", "wlan0"])
+        #expect(settings.readReceipts == false)
+        #expect(settings.logLevel == .debug)
+    }
+
+    @Test func readReceiptsTakesTheCommandLineWordsToo() throws {
+        #expect(try parse(#"read-receipts = "off""#).readReceipts == false)
+        #expect(try parse(#"read-receipts = "on""#).readReceipts == true)
+        #expect(failure(#"read-receipts = "maybe""#)?.exitCode == 78)
+    }
+
+    @Test func unknownKeyNamesFileLineAndKey() throws {
+        let error = try #require(failure("name = \"a\"\n\ncolour = \"blue\"\n"))
+        #expect(error.exitCode == 78)
+        #expect(error.description.hasPrefix("\(Self.path):3: unknown key 'colour'"), "\(error)")
+    }
+
+    @Test func aTableIsAnUnknownKeyAtItsHeader() throws {
+        let error = try #require(failure("port = 1\n[peers]\nx = 1\n"))
+        #expect(error.description.hasPrefix("\(Self.path):2: unknown key 'peers'"), "\(error)")
+    }
+
+    @Test(arguments: [
+        ("port = \"7000\"", "port: expected an integer, found string"),
+        ("port = 70000", "port: must be 0 to 65535"),
+        ("name = 5", "name: expected a string, found integer"),
+        ("name = \"\"", "name: must be 1 to 64 bytes"),
+        ("no-mdns = \"yes\"", "no-mdns: expected true or false, found string"),
+        ("peer = [1]", "peer: expected a list of strings, found integer in it"),
+        ("peer = [\"nowhere\"]", "peer: 'nowhere': expected [ID@]HOST:PORT"),
+        ("data-dir = \"relative\"", "data-dir: must be an absolute path"),
+        ("log-level = \"loud\"", "log-level: expected trace, debug"),
+    ])
+    func wrongValueNamesFileLineAndKey(_ line: String, _ reason: String) throws {
+        let error = try #require(failure("# settings\n  \(line)\n"))
+        #expect(error.exitCode == 78)
+        #expect(error.description.hasPrefix("\(Self.path):2: \(reason)"), "\(error)")
+    }
+
+    @Test func syntaxErrorNamesLineAndColumn() throws {
+        let error = try #require(failure("name = \"alice\"\nport = = 3\n"))
+        #expect(error.exitCode == 78)
+        #expect(error.description.hasPrefix("\(Self.path):2:"), "\(error)")
+    }
+
+    @Test func missingDefaultFileIsNoSettingsButMissingRequiredFileIsAnError() throws {
+        let missing = NSTemporaryDirectory() + "lanchat-no-such-\(UUID().uuidString).conf"
+        #expect(
+            try ConfigurationFile.load(path: missing, required: false, environment: [:])
+                == DaemonSettings())
+        do {
+            _ = try ConfigurationFile.load(path: missing, required: true, environment: [:])
+            Issue.record("a missing --config file must be an error")
+        } catch {
+            #expect(error.exitCode == 78)
+            #expect(error.description.contains(missing), "\(error)")
+        }
+    }
+
+    @Test func defaultPathFollowsXDGConfigHome() {
+        #expect(
+            ConfigurationFile.defaultPath(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"])
+                == "/x/lanchat/lanchatd.conf")
+        #expect(
+            ConfigurationFile.defaultPath(environment: ["HOME": "/h"])
+                == "/h/.config/lanchat/lanchatd.conf")
+    }
+
+    @Test func commandLineWinsOverTheFileAndTheFileOverDefaults() throws {
+        let file = try parse("name = \"from-file\"\nport = 7000\nlog-level = \"debug\"\n")
+        var commandLine = DaemonSettings()
+        commandLine.port = 7001
+        let base = DaemonConfiguration(name: "default", dataDirectory: "/d", socketPath: "/s")
+        let configuration = file.overlaid(by: commandLine).applied(to: base)
+        #expect(configuration.name == "from-file")
+        #expect(configuration.port == 7001)
+        #expect(configuration.logLevel == .debug)
+        #expect(configuration.dataDirectory == "/d")
+    }
+}

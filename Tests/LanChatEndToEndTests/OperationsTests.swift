@@ -1,0 +1,212 @@
+import Foundation
+import Testing
+
+extension EndToEnd {
+    /// Issue 14 (PRODUCT.md §2–§3): the configuration file, SIGHUP reload, socket activation
+    /// and own presence across restarts, with the built `lanchatd` as a separate process.
+    @Suite struct Operations {
+        /// `status --json` fields these tests read beyond the shared `StatusResult`.
+        struct Presence: Decodable {
+            var name: String
+            var status: String
+            var statusText: String
+        }
+
+        static func write(_ text: String, to path: String) throws {
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent,
+                withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        }
+
+        @Test func defaultFileIsReadAndTheCommandLineWins() async throws {
+            try await inSandbox { sandbox in
+                // The sandbox's XDG_CONFIG_HOME: the default path, no --config.
+                try Self.write(
+                    "name = \"from-file\"\nlog-level = \"debug\"\n",
+                    to: sandbox.file("xdg-config/lanchat/lanchatd.conf"))
+                let logPath = sandbox.file("file.log")
+                let child = try DaemonProcess.launchRaw(
+                    ["--data-dir", sandbox.file("a-data"), "--socket", sandbox.file("a.sock")],
+                    in: sandbox, logPath: logPath)
+                let named = try await pollUntil(timeout: DaemonProcess.readinessTimeout) {
+                    let result = try await sandbox.lanchat(
+                        ["--socket", sandbox.file("a.sock"), "status", "--json"])
+                    return result.status == 0
+                        && (try? result.decoded(Presence.self).name) == "from-file"
+                }
+                #expect(named, "\(DaemonProcess.readLog(logPath))")
+                // log-level = "debug" from the file: debug lines appear.
+                #expect(DaemonProcess.readLog(logPath).contains(" debug "))
+                child.send(SIGTERM)
+                #expect(await child.waitForExit(within: .seconds(2)) == .exited(0))
+
+                let overridden = try await DaemonProcess.start(
+                    "from-flag", in: sandbox, dataDirectory: sandbox.file("a-data"))
+                #expect(overridden.status.name == "from-flag")
+            }
+        }
+
+        @Test func badKeyExits78NamingFileLineAndKey() async throws {
+            try await inSandbox { sandbox in
+                let config = sandbox.file("bad.conf")
+                try Self.write("name = \"alice\"\nport = \"seven\"\n", to: config)
+                let logPath = sandbox.file("bad.log")
+                let child = try DaemonProcess.launchRaw(
+                    [
+                        "--config", config, "--data-dir", sandbox.file("data"), "--socket",
+                        sandbox.file("a.sock"),
+                    ], in: sandbox, logPath: logPath)
+                let ended = await child.waitForExit(within: .seconds(5))
+                let message = DaemonProcess.readLog(logPath)
+                #expect(ended == .exited(78), "\(message)")
+                #expect(message.contains("\(config):2: port: expected an integer"), "\(message)")
+                #expect(!FileManager.default.fileExists(atPath: sandbox.file("data")))
+
+                let missing = try DaemonProcess.launchRaw(
+                    ["--config", sandbox.file("absent.conf"), "--socket", sandbox.file("b.sock")],
+                    in: sandbox, logPath: sandbox.file("absent.log"))
+                #expect(await missing.waitForExit(within: .seconds(5)) == .exited(78))
+                #expect(
+                    DaemonProcess.readLog(sandbox.file("absent.log")).contains("absent.conf"))
+            }
+        }
+
+        /// SIGHUP adds a static peer (dialled at once), renames us, and a broken file
+        /// afterwards changes nothing and keeps the session.
+        @Test func hangupAppliesPeersAndNameWithoutDroppingSessions() async throws {
+            try await inSandbox { sandbox in
+                let bob = try await DaemonProcess.start("bob", in: sandbox)
+                let config = sandbox.file("alice.conf")
+                try Self.write("name = \"alice\"\n", to: config)
+                let alice = try await DaemonProcess.start(
+                    "alice", in: sandbox, extraArguments: ["--config", config])
+                try Self.write(
+                    "name = \"alice\"\npeer = [\"127.0.0.1:\(try bob.port)\"]\n", to: config)
+                alice.child.send(SIGHUP)
+                #expect(try await alice.awaitOnline(bob.id), "\(alice.log)")
+                #expect(alice.logLines(containing: "reload: peer added: 127.0.0.1:").count == 1)
+
+                try Self.write("name = \"alice\"\npeer = [\"127.0.0.1:1\"\n", to: config)
+                alice.child.send(SIGHUP)
+                let refused = await alice.awaitLogLine(
+                    "reload:", "\(config):", "keeping the running configuration")
+                #expect(refused != nil, "\(alice.log)")
+                #expect(alice.child.termination == nil)
+                #expect(try await alice.peer(bob.id)?.presence == "online")
+                #expect(alice.logLines(containing: "reload: peer removed").isEmpty)
+            }
+        }
+
+        @Test func hangupRenamesAndChangesTheLogLevel() async throws {
+            try await inSandbox { sandbox in
+                let config = sandbox.file("carol.conf")
+                try Self.write("name = \"carol\"\n", to: config)
+                let socket = sandbox.file("c.sock")
+                let logPath = sandbox.file("c.log")
+                // No --name: the name is the file's.
+                let child = try DaemonProcess.launchRaw(
+                    [
+                        "--config", config, "--data-dir", sandbox.file("c-data"), "--socket",
+                        socket,
+                    ], in: sandbox, logPath: logPath)
+                let name = { () async throws -> String? in
+                    let result = try await sandbox.lanchat(["--socket", socket, "status", "--json"])
+                    return result.status == 0 ? try result.decoded(Presence.self).name : nil
+                }
+                #expect(try await pollUntil(timeout: .seconds(10)) { try await name() == "carol" })
+                #expect(!DaemonProcess.readLog(logPath).contains(" debug "))
+
+                try Self.write("name = \"carol2\"\nlog-level = \"debug\"\n", to: config)
+                child.send(SIGHUP)
+                #expect(try await pollUntil(timeout: .seconds(5)) { try await name() == "carol2" })
+                let log = DaemonProcess.readLog(logPath)
+                #expect(log.contains("reload: name: 'carol' → 'carol2'"), "\(log)")
+                #expect(log.contains("reload: log-level: info → debug"), "\(log)")
+                #expect(child.termination == nil)
+            }
+        }
+
+        /// `lanchat presence` survives a restart (PRODUCT.md §3).
+        @Test func ownPresenceAndStatusTextSurviveARestart() async throws {
+            try await inSandbox { sandbox in
+                let first = try await DaemonProcess.start("dora", in: sandbox)
+                let set = try await first.lanchat(["presence", "busy", "--text", "in a meeting"])
+                #expect(set.status == 0, "\(set)")
+                #expect(await first.stop() == .exited(0))
+
+                let second = try await DaemonProcess.start("dora", in: sandbox)
+                let shown = try await second.json(Presence.self, ["status"])
+                #expect(shown.status == "busy")
+                #expect(shown.statusText == "in a meeting")
+            }
+        }
+
+        /// Socket activation as systemd does it: a listening socket on fd 3, LISTEN_PID and
+        /// LISTEN_FDS. The daemon serves that socket and leaves its file to its owner.
+        @Test func servesTheSocketSystemdPasses() async throws {
+            try await inSandbox { sandbox in
+                let path = sandbox.file("activated.sock")
+                let listening = try UnixListeningSocket(path: path)
+                let logPath = sandbox.file("activated.log")
+                let binary = try Binaries.lanchatd()
+                #expect(FileManager.default.createFile(atPath: logPath, contents: nil))
+                let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+                // sh keeps its PID through exec, so LISTEN_PID=$$ is lanchatd's PID; the
+                // socket arrives as sh's stdin and moves to fd 3.
+                let child = try ChildProcess.launch(
+                    "/bin/sh",
+                    [
+                        "-c",
+                        #"exec 3<&0 0</dev/null; LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" "$@""#,
+                        binary, "--data-dir", sandbox.file("data"), "--socket",
+                        sandbox.file("own.sock"),
+                    ], environment: sandbox.childEnvironment,
+                    standardInput: FileHandle(fileDescriptor: listening.descriptor),
+                    standardError: log)
+                try? log.close()
+                sandbox.adopt(child, daemonLog: logPath)
+                listening.close()
+                let answered = try await pollUntil(timeout: DaemonProcess.readinessTimeout) {
+                    try await sandbox.lanchat(["--socket", path, "status"]).status == 0
+                }
+                #expect(answered, "\(DaemonProcess.readLog(logPath))")
+                #expect(
+                    !FileManager.default.fileExists(atPath: sandbox.file("own.sock")),
+                    "it must serve the passed socket, not bind its own")
+                child.send(SIGTERM)
+                #expect(await child.waitForExit(within: .seconds(2)) == .exited(0))
+                #expect(
+                    FileManager.default.fileExists(atPath: path),
+                    "the socket file belongs to systemd and stays")
+            }
+        }
+    }
+}
+
+/// A listening Unix stream socket, as systemd makes one for a `.socket` unit.
+struct UnixListeningSocket {
+    let descriptor: Int32
+
+    init(path: String) throws {
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw SocketError("socket") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard bound == 0, listen(descriptor, 16) == 0 else {
+            let error = SocketError("bind \(path)")
+            Glibc.close(descriptor)
+            throw error
+        }
+    }
+
+    /// The test's copy; the daemon keeps its own.
+    func close() { Glibc.close(descriptor) }
+}
