@@ -75,7 +75,7 @@ extension MessageStore {
 
     /// Its WHERE is the partial index `messages_unread`'s, so counting reads only that index.
     static let unreadCountSQL =
-        "SELECT count(*) FROM messages WHERE direction = 0 AND read_at IS NULL"
+        "SELECT count(*) FROM messages INDEXED BY messages_unread WHERE direction = 0 AND read_at IS NULL"
 
     /// The inbox: conversations that are (or are not) archived, newest activity first.
     public func conversations(archived: Bool) async throws(StoreError) -> [StoredConversation] {
@@ -123,10 +123,12 @@ extension MessageStore {
         ).map { row throws in try conversation(row) }
     }
 
-    /// The unread count is a correlated count over the partial index `messages_unread`.
+    /// The unread count is a correlated count over the partial index `messages_unread`,
+    /// named: left to itself SQLite picks `messages_by_uuid (pk, direction)` and reads
+    /// every incoming row of the conversation to test `read_at`.
     static let conversationSelect = """
         SELECT c.pk, c.archived, c.updated_at,
-            (SELECT count(*) FROM messages u
+            (SELECT count(*) FROM messages u INDEXED BY messages_unread
              WHERE u.pk = c.pk AND u.direction = 0 AND u.read_at IS NULL),
             \(StoredMessage.columns(of: "m"))
         FROM conversations c LEFT JOIN messages m ON m.rowid = c.last_message
