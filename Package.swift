@@ -111,7 +111,9 @@ let package = Package(
         .testTarget(
             name: "LanChatCryptoTests",
             dependencies: ["LanChatCrypto", "LanChatCore", "LanChatTestSupport"]),
-        .testTarget(name: "LanChatStoreTests", dependencies: ["LanChatStore", "LanChatCore"]),
+        .testTarget(
+            name: "LanChatStoreTests",
+            dependencies: ["LanChatStore", "LanChatCore", "LanChatTestSupport"]),
         .testTarget(
             name: "LanChatDiscoveryTests",
             dependencies: [

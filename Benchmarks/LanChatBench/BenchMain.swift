@@ -66,6 +66,9 @@ enum LanChatBench {
                 scale: scale, directory: root + "/idle", binDirectory: try binDirectory(options)
             ).run()
         }
+        try await step(8, "store: search, inbox, event replay") {
+            try await StoreReadingBench(scale: scale, directory: root + "/reading").run()
+        }
         let report = Report(
             figures: figures, command: options.command, quick: options.quick, date: Date(),
             machineBefore: before, machineAfter: MachineFacts.read(workDirectory: root),

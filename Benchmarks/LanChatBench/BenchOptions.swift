@@ -16,7 +16,7 @@ struct BenchOptions: Sendable {
     var command = "make bench"
     /// Smaller sizes, for checking the harness itself; the figures are then not the real ones.
     var quick = false
-    /// Figure numbers (1–7) to run; empty: all.
+    /// Figure numbers (1–8) to run; empty: all.
     var only: Set<Int> = []
 
     var scale: BenchScale { quick ? .quick : .full }
@@ -47,9 +47,9 @@ struct BenchOptions: Sendable {
             case "--quick": options.quick = true
             case "--only":
                 let list = try value(for: argument).split(separator: ",")
-                let numbers = list.compactMap { Int($0) }.filter { (1...7).contains($0) }
+                let numbers = list.compactMap { Int($0) }.filter { (1...8).contains($0) }
                 guard numbers.count == list.count else {
-                    throw .usage("--only takes figure numbers 1 to 7, e.g. --only 1,3")
+                    throw .usage("--only takes figure numbers 1 to 8, e.g. --only 1,3")
                 }
                 options.only = Set(numbers)
             case "-h", "--help": throw .usage("")
@@ -74,16 +74,22 @@ struct BenchScale: Sendable {
     var historyCalls: Int
     var idlePeers: Int
     var idleSeconds: Int
+    var searchMessages: Int
+    var searchCalls: Int
+    var inboxConversations: Int
+    var replayEvents: Int
 
     static let full = BenchScale(
         latencyWarmup: 100, latencySends: 1_000, throughputMessages: 100_000, throughputRuns: 3,
         queuedMessages: 10_000, cliWarmup: 10, cliRuns: 100, historyMessages: 1_000_000,
-        historyCalls: 1_000, idlePeers: 50, idleSeconds: 30)
+        historyCalls: 1_000, idlePeers: 50, idleSeconds: 30, searchMessages: 1_000_000,
+        searchCalls: 200, inboxConversations: 1_000, replayEvents: 200_000)
 
     static let quick = BenchScale(
         latencyWarmup: 20, latencySends: 200, throughputMessages: 20_000, throughputRuns: 1,
         queuedMessages: 10_000, cliWarmup: 3, cliRuns: 20, historyMessages: 50_000,
-        historyCalls: 200, idlePeers: 10, idleSeconds: 5)
+        historyCalls: 200, idlePeers: 10, idleSeconds: 5, searchMessages: 50_000,
+        searchCalls: 50, inboxConversations: 1_000, replayEvents: 50_000)
 }
 
 /// A failure of the benchmark itself (not a figure that misses its target).

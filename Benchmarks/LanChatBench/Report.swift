@@ -19,9 +19,6 @@ struct Report {
     /// Figures of PRODUCT.md §8 this benchmark does not measure, and why.
     static let notMeasured: [Figure] = [
         Figure(
-            key: "search_ms", group: 0, title: "search over 1 000 000 messages", value: nil,
-            unit: "ms", target: .atMost(50), note: "not measured: search is not implemented yet"),
-        Figure(
             key: "discovery_online_s", group: 0,
             title: "new node listed as online by the others (real Avahi)", value: nil, unit: "s",
             target: .atMost(1),

@@ -27,31 +27,41 @@ extension MessageStore {
     ) async throws(StoreError) -> [StoredMessage] {
         try Self.refuseNUL(in: records.map(\.text))
         return try await write("storing received messages") { db in
-            let insert = try db.cachedStatement(
-                sql: """
-                    INSERT INTO messages (uuid, pk, direction, stream, seq, text, created_at, received_at)
-                    VALUES (?, ?, 0, ?, ?, ?, ?, ?)
-                    ON CONFLICT (pk, direction, uuid) DO NOTHING
-                    """)
+            let inserted = try MessageInsert.insert(
+                db, count: records.count,
+                columns: "uuid, pk, direction, stream, seq, text, created_at, received_at",
+                row: "(?, ?, 0, ?, ?, ?, ?, ?)",
+                suffix: "ON CONFLICT (pk, direction, uuid) DO NOTHING"
+            ) { index in
+                let message = records[index].message
+                return [
+                    message.id.blob, peer.blob, message.stream.storedValue,
+                    message.seq.storedValue, records[index].text, message.sentAt, now,
+                ]
+            }
             var stored: [StoredMessage] = []
+            stored.reserveCapacity(inserted.count)
+            var seen = Set<MessageID>()
             for record in records {
                 let message = record.message
-                try insert.execute(arguments: [
-                    message.id.blob, peer.blob, message.stream.storedValue,
-                    message.seq.storedValue, record.text, message.sentAt, now,
-                ])
-                guard db.changesCount == 1 else { continue }
+                // A batch that repeats an id stores it once (the unique index skips the rest).
+                guard let rowID = inserted[message.id.blob], seen.insert(message.id).inserted
+                else { continue }
                 stored.append(
                     StoredMessage(
-                        rowID: db.lastInsertedRowID, id: message.id, peer: peer,
-                        direction: .incoming, stream: message.stream, seq: message.seq,
-                        text: record.text, createdAt: message.sentAt, receivedAt: now))
+                        rowID: rowID, id: message.id, peer: peer, direction: .incoming,
+                        stream: message.stream, seq: message.seq, text: record.text,
+                        createdAt: message.sentAt, receivedAt: now))
             }
+            // `read` never moves back within a stream: the caller's cursor comes from the
+            // link's in-memory ledger, which may not have seen a concurrent `markRead` yet.
             try db.cachedStatement(
                 sql: """
                     INSERT INTO in_cursors (pk, stream, delivered, read) VALUES (?, ?, ?, ?)
                     ON CONFLICT (pk) DO UPDATE SET stream = excluded.stream,
-                        delivered = excluded.delivered, read = excluded.read
+                        delivered = excluded.delivered,
+                        read = CASE WHEN in_cursors.stream = excluded.stream
+                            THEN max(in_cursors.read, excluded.read) ELSE excluded.read END
                     """
             ).execute(arguments: [
                 peer.blob, cursor.stream.storedValue, cursor.delivered.storedValue,

@@ -18,21 +18,30 @@ extension MessageStore {
                     db, sql: "SELECT 1 FROM peers WHERE pk = ?", arguments: [peer.blob]) != nil
             else { throw StoreError(.notFound, "unknown peer \(peer.id)") }
             var (stream, nextSeq) = try Self.outgoingStream(db, peer: peer) ?? (newStreamID(), 1)
-            let insert = try db.cachedStatement(
-                sql: """
-                    INSERT INTO messages (uuid, pk, direction, stream, seq, text, created_at, status)
-                    VALUES (?, ?, 1, ?, ?, ?, ?, 0)
-                    """)
-            var stored: [StoredMessage] = []
             var random = BatchRandom()
-            for text in texts {
-                let id = MessageID.timeOrdered(millisecondsSince1970: now, using: &random)
-                try insert.execute(arguments: [
-                    id.blob, peer.blob, stream.storedValue, nextSeq.storedValue, text, now,
-                ])
+            let ids = texts.map { _ in
+                MessageID.timeOrdered(millisecondsSince1970: now, using: &random)
+            }
+            let firstSeq = nextSeq
+            let inserted = try MessageInsert.insert(
+                db, count: texts.count,
+                columns: "uuid, pk, direction, stream, seq, text, created_at, status",
+                row: "(?, ?, 1, ?, ?, ?, ?, 0)"
+            ) { index in
+                [
+                    ids[index].blob, peer.blob, stream.storedValue,
+                    (firstSeq + UInt64(index)).storedValue, texts[index], now,
+                ]
+            }
+            var stored: [StoredMessage] = []
+            stored.reserveCapacity(texts.count)
+            for (index, text) in texts.enumerated() {
+                guard let rowID = inserted[ids[index].blob] else {
+                    throw StoreError(.unavailable, "a queued message was not stored")
+                }
                 stored.append(
                     StoredMessage(
-                        rowID: db.lastInsertedRowID, id: id, peer: peer, direction: .outgoing,
+                        rowID: rowID, id: ids[index], peer: peer, direction: .outgoing,
                         stream: stream, seq: nextSeq, text: text, createdAt: now,
                         status: .queued))
                 nextSeq += 1

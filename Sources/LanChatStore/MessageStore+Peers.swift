@@ -26,13 +26,15 @@ extension MessageStore {
     }
 
     /// Pins a key on first contact (TOFU, PROTOCOL.md §3.8 row 6) or refreshes what the peer
-    /// told us about itself. Never changes trust. Returns whether the key was new.
+    /// told us about itself. Never changes trust. Returns whether the key was new; a new key
+    /// logs `peer.new` in the same transaction.
     @discardableResult
     public func recordPeerSeen(
         _ key: PeerKey, keyTag: String, name: String?, status: String?, statusText: String?,
         endpoint: Endpoint?, at now: Int64
     ) async throws(StoreError) -> Bool {
         try await write("recording a peer") { db in
+            let isNew = try Self.isUnknownPeer(db, key)
             try db.execute(
                 sql: """
                     INSERT INTO peers (pk, id, key_tag, name, status, status_text, first_seen, last_seen)
@@ -45,10 +47,7 @@ extension MessageStore {
                     key.blob, key.id, keyTag, name ?? "", status ?? "available", statusText ?? "",
                     now, now, name, status, statusText,
                 ])
-            let isNew =
-                try Int64.fetchOne(
-                    db, sql: "SELECT first_seen FROM peers WHERE pk = ?", arguments: [key.blob])
-                == now
+            if isNew { try Self.logEvent(db, .peerNew, peer: key, at: now) }
             if let endpoint {
                 try Self.upsertAddress(db, key: key, endpoint: endpoint, at: now)
             }
@@ -62,13 +61,20 @@ extension MessageStore {
         async throws(StoreError)
     {
         try await write("adding a peer") { db in
+            let isNew = try Self.isUnknownPeer(db, key)
             try db.execute(
                 sql: """
                     INSERT INTO peers (pk, id, key_tag, name, first_seen) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT (pk) DO UPDATE SET name = coalesce(?, name)
                     """,
                 arguments: [key.blob, key.id, keyTag, name ?? "", now, name])
+            if isNew { try Self.logEvent(db, .peerNew, peer: key, at: now) }
         }
+    }
+
+    static func isUnknownPeer(_ db: Database, _ key: PeerKey) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT 1 FROM peers WHERE pk = ?", arguments: [key.blob])
+            == nil
     }
 
     public func recordAddress(_ key: PeerKey, endpoint: Endpoint, at now: Int64)

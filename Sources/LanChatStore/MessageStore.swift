@@ -18,12 +18,15 @@ public final class MessageStore: Sendable {
     /// What the opening noticed that is worth a warning but no refusal (fewer messages than
     /// at the last clean stop: a restored backup, or a partial loss).
     public let warnings: [String]
+    /// Calls `onEventsCommitted` after each commit that logged an event.
+    let eventObserver = EventCommitObserver()
 
     private init(pool: DatabasePool, path: String, markerPath: String?, warnings: [String]) {
         self.pool = pool
         self.path = path
         self.markerPath = markerPath
         self.warnings = warnings
+        pool.add(transactionObserver: eventObserver, extent: .databaseLifetime)
     }
 
     /// Opens (creating with mode 0600 if absent) and migrates the store. Refuses a file that
@@ -32,9 +35,23 @@ public final class MessageStore: Sendable {
     /// With `marker` (the daemon passes `<data dir>/store.marker`), it also refuses a store
     /// that lost its history (`HistoryCheck`), before migrating anything, and writes the
     /// marker when there is none yet.
-    public static func open(path: String, marker markerPath: String? = nil) throws(StoreError)
-        -> MessageStore
-    {
+    ///
+    /// `onEventsCommitted` is the event log's commit hook (see `onEventsCommitted`).
+    public static func open(
+        path: String, marker markerPath: String? = nil,
+        onEventsCommitted: (@Sendable () -> Void)? = nil
+    ) throws(StoreError) -> MessageStore {
+        try open(
+            path: path, marker: markerPath, onEventsCommitted: onEventsCommitted,
+            schemaUpTo: nil)
+    }
+
+    /// `open`, with the schema migrated only up to the migration named `schemaUpTo` (tests
+    /// build a store of an older version with it).
+    package static func open(
+        path: String, marker markerPath: String? = nil,
+        onEventsCommitted: (@Sendable () -> Void)? = nil, schemaUpTo lastMigration: String?
+    ) throws(StoreError) -> MessageStore {
         try createPrivateFileIfAbsent(path)
         var configuration = Configuration()
         configuration.label = "lanchat.store"
@@ -74,7 +91,11 @@ public final class MessageStore: Sendable {
             }
         }
         do {
-            try Schema.migrator().migrate(pool)
+            if let lastMigration {
+                try Schema.migrator().migrate(pool, upTo: lastMigration)
+            } else {
+                try Schema.migrator().migrate(pool)
+            }
         } catch {
             throw StoreError.wrapping(error, while: "migrating \(path)")
         }
@@ -82,7 +103,9 @@ public final class MessageStore: Sendable {
             // First start (or a store from before markers): from now on the marker names it.
             try contents(of: pool, path: path).marker?.write(to: markerPath)
         }
-        return MessageStore(pool: pool, path: path, markerPath: markerPath, warnings: warnings)
+        let store = MessageStore(pool: pool, path: path, markerPath: markerPath, warnings: warnings)
+        store.onEventsCommitted = onEventsCommitted
+        return store
     }
 
     /// The store's id and row counts; before migration the tables may not exist.

@@ -86,6 +86,77 @@ enum Schema {
                     INSERT INTO store_identity (id) VALUES (lower(hex(randomblob(16))));
                     """)
         }
+        migrator.registerMigration("v3: conversations, event log, search") { db in
+            try db.execute(sql: v3)
+        }
         return migrator
     }
+
+    /// The event log, the inbox's conversations and the search index. Triggers keep all
+    /// three in the transaction that changes `messages`, so no write path (today's or a
+    /// future one) can store a message or move its status without its event, its
+    /// conversation and its index entry; and a rolled back write leaves none of them.
+    ///
+    /// `events.type` codes are `StoredEventType.code`. An event's `at` is the row's own time
+    /// where the write path gave one (received, created, delivered, read), else SQLite's clock.
+    static let v3 = """
+        -- Cursors are never reused (AUTOINCREMENT): a pruned cursor stays older than the log.
+        CREATE TABLE events (
+            cursor INTEGER PRIMARY KEY AUTOINCREMENT,
+            type INTEGER NOT NULL,
+            at INTEGER NOT NULL,
+            pk BLOB,
+            message INTEGER,
+            status INTEGER
+        );
+        CREATE TABLE conversations (
+            pk BLOB PRIMARY KEY NOT NULL REFERENCES peers(pk) ON DELETE CASCADE,
+            last_message INTEGER,
+            updated_at INTEGER,
+            archived INTEGER NOT NULL DEFAULT 0
+        ) WITHOUT ROWID;
+        CREATE INDEX conversations_by_activity
+            ON conversations (archived, updated_at DESC, last_message DESC);
+        CREATE VIRTUAL TABLE messages_fts USING fts5(
+            text, content='messages', content_rowid='rowid',
+            tokenize='unicode61 remove_diacritics 2');
+
+        -- 1 message.received (in), 2 message.status queued (out).
+        CREATE TRIGGER messages_inserted AFTER INSERT ON messages BEGIN
+            INSERT INTO events (type, at, pk, message, status) VALUES (
+                CASE new.direction WHEN 0 THEN 1 ELSE 2 END,
+                CASE new.direction WHEN 0 THEN coalesce(new.received_at, new.created_at)
+                    ELSE new.created_at END,
+                new.pk, new.rowid, new.status);
+            INSERT INTO conversations (pk, last_message, updated_at, archived) VALUES (
+                new.pk, new.rowid,
+                CASE new.direction WHEN 0 THEN coalesce(new.received_at, new.created_at)
+                    ELSE new.created_at END,
+                0)
+            ON CONFLICT (pk) DO UPDATE SET last_message = excluded.last_message,
+                updated_at = excluded.updated_at, archived = 0;
+            INSERT INTO messages_fts (rowid, text) VALUES (new.rowid, new.text);
+        END;
+        -- 2 message.status: delivered, read, failed, queued again (retry).
+        CREATE TRIGGER messages_status_changed AFTER UPDATE OF status ON messages
+        WHEN new.direction = 1 AND new.status IS NOT old.status BEGIN
+            INSERT INTO events (type, at, pk, message, status) VALUES (
+                2,
+                coalesce(
+                    CASE new.status WHEN 2 THEN new.delivered_at WHEN 3 THEN new.read_at END,
+                    CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)),
+                new.pk, new.rowid, new.status);
+        END;
+        -- A message's text never changes; a deleted one (peer removed) leaves the index.
+        CREATE TRIGGER messages_deleted AFTER DELETE ON messages BEGIN
+            INSERT INTO messages_fts (messages_fts, rowid, text)
+                VALUES ('delete', old.rowid, old.text);
+        END;
+
+        INSERT INTO conversations (pk, last_message, updated_at)
+            SELECT pk, rowid,
+                CASE direction WHEN 0 THEN coalesce(received_at, created_at) ELSE created_at END
+            FROM messages WHERE rowid IN (SELECT max(rowid) FROM messages GROUP BY pk);
+        INSERT INTO messages_fts (messages_fts) VALUES ('rebuild');
+        """
 }

@@ -38,3 +38,28 @@ func openStoreWithPeer(_ directory: TemporaryDirectory, peer: PeerKey) async thr
         endpoint: nil, at: 1_000)
     return store
 }
+
+/// Incoming messages `seqs` of `stream`, texts `texts` (default "m<seq>"), sent at 100.
+func incomingRecords(stream: UInt64, seqs: ClosedRange<UInt64>, texts: [String]? = nil)
+    -> [IncomingRecord]
+{
+    seqs.enumerated().map { index, seq in
+        let text = texts?[index] ?? "m\(seq)"
+        return IncomingRecord(
+            message: WireMessage(stream: stream, seq: seq, id: .random(), sentAt: 100, text: text),
+            text: text)
+    }
+}
+
+/// Receives `texts` from `peer` on `stream`, continuing after `after`; the cursor covers them.
+@discardableResult
+func receive(
+    _ store: MessageStore, from peer: PeerKey, stream: UInt64 = 5, after: UInt64 = 0,
+    texts: [String], at now: Int64 = 200
+) async throws -> [StoredMessage] {
+    let last = after + UInt64(texts.count)
+    return try await store.commitIncoming(
+        from: peer,
+        records: incomingRecords(stream: stream, seqs: (after + 1)...last, texts: texts),
+        cursor: IncomingCursor(stream: stream, delivered: last, read: 0), at: now)
+}

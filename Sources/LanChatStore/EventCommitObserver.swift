@@ -1,0 +1,46 @@
+import GRDB
+import Synchronization
+
+/// Calls the store's `onEventsCommitted` handler after every commit that inserted rows into
+/// `events` (whichever write path did it: a trigger on `messages` or an explicit event), so
+/// the daemon can wake its `watch` streams and read the new events from the log.
+///
+/// GRDB calls an observer on the writer's queue: `databaseDidChange` inside the statement,
+/// `databaseDidCommit` after the commit, when the writer's work for that transaction is done.
+/// The handler runs there, so it must not block (it should only wake a task).
+final class EventCommitObserver: TransactionObserver, Sendable {
+    private let handler = Mutex<(@Sendable () -> Void)?>(nil)
+    /// Whether the transaction in progress inserted an event; only touched on the writer queue,
+    /// but kept in a mutex so the class is honestly Sendable.
+    private let inserted = Mutex(false)
+
+    func setHandler(_ handler: (@Sendable () -> Void)?) {
+        self.handler.withLock { $0 = handler }
+    }
+
+    var currentHandler: (@Sendable () -> Void)? { handler.withLock { $0 } }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+        if case .insert(let table) = eventKind { return table == "events" }
+        return false
+    }
+
+    func databaseDidChange(with event: DatabaseEvent) {
+        inserted.withLock { $0 = true }
+        // One insert is enough to know; the rest of the transaction need not be reported.
+        stopObservingDatabaseChangesUntilNextTransaction()
+    }
+
+    func databaseDidCommit(_ db: Database) {
+        let didInsert = inserted.withLock { value in
+            defer { value = false }
+            return value
+        }
+        guard didInsert, let handler = currentHandler else { return }
+        handler()
+    }
+
+    func databaseDidRollback(_ db: Database) {
+        inserted.withLock { $0 = false }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import GRDB
+import LanChatCore
+
+/// The durable event log (PRODUCT.md §4, `watch --since`). Message events are written by the
+/// schema's triggers (`Schema.v3`); the few others by the write that causes them, in its
+/// transaction. Rows are small (codes and ids); the message is joined when they are read.
+extension MessageStore {
+    /// Called after every commit that logged at least one event, on GRDB's writer queue: it
+    /// must not block or touch the store synchronously (wake a task that reads `events`).
+    /// Set it once, right after `open`, before anything is written.
+    public var onEventsCommitted: (@Sendable () -> Void)? {
+        get { eventObserver.currentHandler }
+        set { eventObserver.setHandler(newValue) }
+    }
+
+    /// Logged events with `cursor > after`, oldest first, at most `limit`.
+    public func events(after cursor: Int64, limit: Int) async throws(StoreError) -> [StoredEvent] {
+        try await read("reading the event log") { db in
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(
+                    sql: """
+                        SELECT e.cursor, e.type, e.at, e.pk, e.status, \(StoredMessage.columns(of: "m"))
+                        FROM events e LEFT JOIN messages m ON m.rowid = e.message
+                        WHERE e.cursor > ? ORDER BY e.cursor LIMIT ?
+                        """),
+                arguments: [cursor, max(0, limit)])
+            var events: [StoredEvent] = []
+            events.reserveCapacity(min(max(0, limit), 10_000))
+            while let row = try rows.next() {
+                guard let type = StoredEventType(code: row[1]) else {
+                    throw StoreError(.corrupt, "event \(row[0] as Int64) has an unknown type")
+                }
+                let pk: Data? = row[3]
+                let status: Int64? = row[4]
+                let messageRowID: Int64? = row[5]
+                events.append(
+                    StoredEvent(
+                        cursor: row[0], type: type, at: row[2], peer: pk.flatMap(PeerKey.init),
+                        message: try messageRowID.map { _ throws in
+                            try StoredMessage(row: row, from: 5)
+                        },
+                        status: status.flatMap(StoredStatus.init(rawValue:))))
+            }
+            return events
+        }
+    }
+
+    /// The oldest cursor still logged (nil: the log is empty) and the newest one ever
+    /// given (0 before the first event; still the last given after everything was pruned).
+    public func eventBounds() async throws(StoreError) -> (oldest: Int64?, newest: Int64) {
+        try await read("reading the event log's bounds") { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT min(cursor), coalesce(max(cursor),
+                        (SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)
+                    FROM events
+                    """)
+            return (row?[0], row?[1] ?? 0)
+        }
+    }
+
+    /// Deletes the oldest events, keeping at least the newest `keepAtLeast` and every event
+    /// at or after `newerThan` (ms): only a prefix of the log goes, so the log never has a
+    /// hole and "after cursor C" replays are exact for every C from `oldest − 1` on.
+    /// Returns how many were deleted.
+    @discardableResult
+    public func pruneEvents(keepAtLeast: Int = 100_000, newerThan cutoff: Int64)
+        async throws(StoreError) -> Int
+    {
+        try await writeBookkeeping("pruning the event log") { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM events
+                    WHERE cursor <= (SELECT cursor FROM events ORDER BY cursor DESC LIMIT 1 OFFSET ?)
+                      AND cursor < coalesce(
+                        (SELECT cursor FROM events WHERE at >= ? ORDER BY cursor LIMIT 1),
+                        9223372036854775807)
+                    """,
+                arguments: [max(0, keepAtLeast), cutoff])
+            return db.changesCount
+        }
+    }
+
+    /// Logs `peer.presence` (the daemon calls it when a peer's presence changes).
+    public func logPresence(_ peer: PeerKey, at now: Int64) async throws(StoreError) {
+        try await logPeerEvent(.peerPresence, peer: peer, at: now)
+    }
+
+    /// Logs an event about a peer that no store write causes (`peer.presence`,
+    /// `peer.keyMismatch`). Message events are logged by the schema's triggers.
+    public func logPeerEvent(_ type: StoredEventType, peer: PeerKey, at now: Int64)
+        async throws(StoreError)
+    {
+        try await writeBookkeeping("logging an event") { db in
+            try Self.logEvent(db, type, peer: peer, at: now)
+        }
+    }
+
+    static func logEvent(_ db: Database, _ type: StoredEventType, peer: PeerKey, at now: Int64)
+        throws
+    {
+        try db.cachedStatement(sql: "INSERT INTO events (type, at, pk) VALUES (?, ?, ?)")
+            .execute(arguments: [type.code, now, peer.blob])
+    }
+}

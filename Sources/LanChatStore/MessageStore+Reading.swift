@@ -1,0 +1,148 @@
+import Foundation
+import GRDB
+import LanChatCore
+
+/// Reading (PRODUCT.md §4: `inbox`, `read`, `archive`): the local user's read marks, the
+/// incoming cursors' `read` that READ receipts carry (PROTOCOL.md §9.5), and the inbox's
+/// conversations (kept by `Schema.v3`'s trigger on `messages`).
+extension MessageStore {
+    /// Marks the unread incoming messages (from `peer`, or from everyone) read at `now`, in
+    /// **one transaction** with what follows from it: each touched peer's incoming cursor
+    /// `read` rises to the highest seq read in the cursor's current stream (never backwards,
+    /// never past `delivered`), and one `conversation.read` event per touched conversation.
+    public func markRead(peer: PeerKey?, at now: Int64) async throws(StoreError) -> ReadMarking {
+        try await write("marking messages read") { db in
+            var sql = "UPDATE messages SET read_at = ? WHERE direction = 0 AND read_at IS NULL"
+            var arguments: StatementArguments = [now]
+            if let peer {
+                sql += " AND pk = ?"
+                arguments += [peer.blob]
+            }
+            let marked = try Row.fetchAll(
+                db, sql: sql + " RETURNING \(StoredMessage.columns)", arguments: arguments
+            ).map { row throws in try StoredMessage(row: row) }
+            // RETURNING has no order: by conversation (oldest unread first), then arrival.
+            let byPeer = Dictionary(grouping: marked, by: \.peer).mapValues {
+                $0.sorted { $0.rowID < $1.rowID }
+            }
+            let conversations = byPeer.values.sorted { $0[0].rowID < $1[0].rowID }
+            var receipts: [ReadMarking.Receipt] = []
+            for messages in conversations {
+                let peer = messages[0].peer
+                if let receipt = try Self.raiseReadCursor(db, peer: peer, over: messages) {
+                    receipts.append(receipt)
+                }
+                try Self.logEvent(db, .conversationRead, peer: peer, at: now)
+            }
+            return ReadMarking(messages: conversations.flatMap { $0 }, receipts: receipts)
+        }
+    }
+
+    /// Raises `peer`'s incoming cursor `read` to the highest seq among `messages` of its
+    /// current stream, capped at `delivered`; nil when it does not move.
+    static func raiseReadCursor(_ db: Database, peer: PeerKey, over messages: [StoredMessage])
+        throws -> ReadMarking.Receipt?
+    {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT stream, delivered, read FROM in_cursors WHERE pk = ?",
+                arguments: [peer.blob])
+        else { return nil }
+        let stream = UInt64(stored: row[0])
+        let delivered = UInt64(stored: row[1])
+        let read = UInt64(stored: row[2])
+        guard
+            let highest = messages.lazy.filter({ $0.stream == stream }).map(\.seq).max()
+        else { return nil }
+        let raised = min(highest, delivered)
+        guard raised > read else { return nil }
+        try db.execute(
+            sql: "UPDATE in_cursors SET read = ? WHERE pk = ? AND stream = ?",
+            arguments: [raised.storedValue, peer.blob, stream.storedValue])
+        return ReadMarking.Receipt(peer: peer, stream: stream, readUpTo: raised)
+    }
+
+    /// Incoming messages not yet read, from `peer` or from everyone.
+    public func unreadCount(peer: PeerKey? = nil) async throws(StoreError) -> Int {
+        try await read("counting unread messages") { db in
+            guard let peer else {
+                return try Int.fetchOne(db, sql: Self.unreadCountSQL) ?? 0
+            }
+            return try Int.fetchOne(
+                db, sql: Self.unreadCountSQL + " AND pk = ?", arguments: [peer.blob]) ?? 0
+        }
+    }
+
+    /// Its WHERE is the partial index `messages_unread`'s, so counting reads only that index.
+    static let unreadCountSQL =
+        "SELECT count(*) FROM messages INDEXED BY messages_unread WHERE direction = 0 AND read_at IS NULL"
+
+    /// The inbox: conversations that are (or are not) archived, newest activity first.
+    public func conversations(archived: Bool) async throws(StoreError) -> [StoredConversation] {
+        try await read("reading the inbox") { db in
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(
+                    sql: Self.conversationSelect + """
+                         WHERE c.archived = ?
+                        ORDER BY c.updated_at DESC, c.last_message DESC
+                        """),
+                arguments: [archived])
+            var conversations: [StoredConversation] = []
+            while let row = try rows.next() {
+                conversations.append(try Self.conversation(row))
+            }
+            return conversations
+        }
+    }
+
+    /// The conversation with `peer`; nil when no message was ever exchanged with it.
+    public func conversation(with peer: PeerKey) async throws(StoreError) -> StoredConversation? {
+        try await read("reading a conversation") { db in
+            try Self.conversation(db, peer: peer)
+        }
+    }
+
+    /// Archives (hides from the inbox until a new message arrives) or unarchives the
+    /// conversation with `peer`; nil when there is none.
+    public func setArchived(peer: PeerKey, _ archived: Bool) async throws(StoreError)
+        -> StoredConversation?
+    {
+        try await write("archiving a conversation") { db in
+            try db.execute(
+                sql: "UPDATE conversations SET archived = ? WHERE pk = ?",
+                arguments: [archived, peer.blob])
+            guard db.changesCount == 1 else { return nil }
+            return try Self.conversation(db, peer: peer)
+        }
+    }
+
+    static func conversation(_ db: Database, peer: PeerKey) throws -> StoredConversation? {
+        try Row.fetchOne(
+            db.cachedStatement(sql: conversationSelect + " WHERE c.pk = ?"),
+            arguments: [peer.blob]
+        ).map { row throws in try conversation(row) }
+    }
+
+    /// The unread count is a correlated count over the partial index `messages_unread`,
+    /// named: left to itself SQLite picks `messages_by_uuid (pk, direction)` and reads
+    /// every incoming row of the conversation to test `read_at`.
+    static let conversationSelect = """
+        SELECT c.pk, c.archived, c.updated_at,
+            (SELECT count(*) FROM messages u INDEXED BY messages_unread
+             WHERE u.pk = c.pk AND u.direction = 0 AND u.read_at IS NULL),
+            \(StoredMessage.columns(of: "m"))
+        FROM conversations c LEFT JOIN messages m ON m.rowid = c.last_message
+        """
+
+    static func conversation(_ row: Row) throws -> StoredConversation {
+        let pk: Data = row[0]
+        guard let peer = PeerKey(bytes: pk) else {
+            throw StoreError(.corrupt, "a conversation row has an invalid peer key")
+        }
+        let lastRowID: Int64? = row[4]
+        return StoredConversation(
+            peer: peer,
+            lastMessage: try lastRowID.map { _ throws in try StoredMessage(row: row, from: 4) },
+            unread: row[3], archived: row[1], updatedAt: row[2])
+    }
+}

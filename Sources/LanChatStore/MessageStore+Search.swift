@@ -1,0 +1,32 @@
+import Foundation
+import GRDB
+import LanChatCore
+
+/// Full-text search (PRODUCT.md §4 `search`) over `messages_fts`, the FTS5 index that
+/// `Schema.v3`'s triggers keep in step with `messages`.
+extension MessageStore {
+    /// Messages matching `query` (from `peer`'s conversation only, if given), newest first.
+    /// The index is walked newest first (`ORDER BY rowid DESC` on the FTS5 table) and the
+    /// walk stops at `limit`, so a word found in most messages costs no more than a rare one.
+    public func search(_ query: SearchQuery, peer: PeerKey? = nil, limit: Int)
+        async throws(StoreError) -> [StoredMessage]
+    {
+        try await read("searching messages") { db in
+            // CROSS JOIN keeps the FTS5 table the outer loop, in its rowid order.
+            var sql = """
+                SELECT \(StoredMessage.columns(of: "m"))
+                FROM messages_fts f CROSS JOIN messages m ON m.rowid = f.rowid
+                WHERE messages_fts MATCH ?
+                """
+            var arguments: StatementArguments = [query.matchExpression]
+            if let peer {
+                sql += " AND m.pk = ?"
+                arguments += [peer.blob]
+            }
+            sql += " ORDER BY f.rowid DESC LIMIT ?"
+            arguments += [max(0, limit)]
+            return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+                .map { row throws in try StoredMessage(row: row) }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import GRDB
+import LanChatCore
+
+/// The kinds of event kept in the durable event log (PRODUCT.md §4). The raw values are the
+/// control API's names; `code` is what the `events` table stores (and the schema's triggers
+/// write), so a row stays small. `peer.typing` is never logged, so it is not here.
+public enum StoredEventType: String, Sendable, Equatable, CaseIterable {
+    case messageReceived = "message.received"
+    case messageStatus = "message.status"
+    case peerPresence = "peer.presence"
+    case peerNew = "peer.new"
+    case peerKeyMismatch = "peer.keyMismatch"
+    case conversationRead = "conversation.read"
+    case groupChanged = "group.changed"
+    case requestNew = "request.new"
+
+    /// Stored codes never change meaning: `Schema.v3`'s triggers write 1 and 2.
+    public var code: Int64 {
+        switch self {
+        case .messageReceived: 1
+        case .messageStatus: 2
+        case .peerPresence: 3
+        case .peerNew: 5
+        case .peerKeyMismatch: 6
+        case .conversationRead: 7
+        case .groupChanged: 8
+        case .requestNew: 9
+        }
+    }
+
+    public init?(code: Int64) {
+        guard let type = Self.allCases.first(where: { $0.code == code }) else { return nil }
+        self = type
+    }
+}
+
+/// One row of the event log, with the message it concerns joined at read time.
+public struct StoredEvent: Sendable, Equatable {
+    /// Increasing, never reused; `watch --since` takes it.
+    public var cursor: Int64
+    public var type: StoredEventType
+    /// Milliseconds since the Unix epoch.
+    public var at: Int64
+    /// The peer concerned (every event type has one today).
+    public var peer: PeerKey?
+    /// `message.*`: the message as it is **now** (nil if it was deleted since); its
+    /// `status` may have moved on: `status` below is what this event reported.
+    public var message: StoredMessage?
+    /// `message.status`: the status the event reports (queued, delivered, read, failed).
+    public var status: StoredStatus?
+
+    public init(
+        cursor: Int64, type: StoredEventType, at: Int64, peer: PeerKey? = nil,
+        message: StoredMessage? = nil, status: StoredStatus? = nil
+    ) {
+        self.cursor = cursor
+        self.type = type
+        self.at = at
+        self.peer = peer
+        self.message = message
+        self.status = status
+    }
+}
+
+/// One conversation of the inbox: a peer we exchanged at least one message with.
+public struct StoredConversation: Sendable, Equatable {
+    public var peer: PeerKey
+    /// Nil only if the last message was deleted.
+    public var lastMessage: StoredMessage?
+    /// Incoming messages not yet read by the local user.
+    public var unread: Int
+    /// Hidden from the inbox until a new message arrives.
+    public var archived: Bool
+    /// The last message's time (local arrival for an incoming one).
+    public var updatedAt: Int64?
+
+    public init(
+        peer: PeerKey, lastMessage: StoredMessage?, unread: Int, archived: Bool, updatedAt: Int64?
+    ) {
+        self.peer = peer
+        self.lastMessage = lastMessage
+        self.unread = unread
+        self.archived = archived
+        self.updatedAt = updatedAt
+    }
+}
+
+/// What `markRead` changed: the messages now read, and the read receipts to send.
+public struct ReadMarking: Sendable, Equatable {
+    /// A peer's incoming cursor whose `read` moved: the daemon sends READ(stream, readUpTo)
+    /// (PROTOCOL.md §9.5), or carries it in the next HELLO.
+    public struct Receipt: Sendable, Equatable {
+        public var peer: PeerKey
+        public var stream: UInt64
+        public var readUpTo: UInt64
+
+        public init(peer: PeerKey, stream: UInt64, readUpTo: UInt64) {
+            self.peer = peer
+            self.stream = stream
+            self.readUpTo = readUpTo
+        }
+    }
+
+    /// The messages that were unread, with `readAt` set: by conversation (the one with the
+    /// oldest unread message first), then in arrival order.
+    public var messages: [StoredMessage]
+    public var receipts: [Receipt]
+
+    public init(messages: [StoredMessage], receipts: [Receipt]) {
+        self.messages = messages
+        self.receipts = receipts
+    }
+}
