@@ -25,6 +25,24 @@ extension ControlDispatcher {
         dispatcher.register(Methods.Backup.self) { params throws(ControlError) in
             try await messenger.backup(params)
         }
+        dispatcher.register(Methods.Inbox.self) { params throws(ControlError) in
+            try await messenger.inbox(params)
+        }
+        dispatcher.register(Methods.Read.self) { params throws(ControlError) in
+            try await messenger.read(params)
+        }
+        dispatcher.register(Methods.Archive.self) { params throws(ControlError) in
+            try await messenger.archive(params, archived: true)
+        }
+        dispatcher.register(Methods.Unarchive.self) { params throws(ControlError) in
+            try await messenger.archive(params, archived: false)
+        }
+        dispatcher.register(Methods.Search.self) { params throws(ControlError) in
+            try await messenger.search(params)
+        }
+        dispatcher.registerStreaming(Methods.Watch.self) { params, answer throws(ControlError) in
+            try await messenger.watch(params, answer: answer)
+        }
         return dispatcher
     }
 }

@@ -163,7 +163,7 @@ final class LinkRegistry: SessionDelegate, Service {
         if let change = services.directory.sessionCountChanged(key, by: 1, at: now),
             change.before != change.after
         {
-            services.events.publish(.presenceChanged(peer: key, change.after))
+            await presenceChanged(key, to: change.after, at: now)
         }
         sessionChangesContinuation.yield(.started(key))
         let kept = await link(for: key).attach(session)
@@ -189,7 +189,7 @@ final class LinkRegistry: SessionDelegate, Service {
                 key, by: -1, at: now, peerShutDown: peerShutDown),
             change.before != change.after
         {
-            services.events.publish(.presenceChanged(peer: key, change.after))
+            await presenceChanged(key, to: change.after, at: now)
         }
         let logger = self.logger
         services.directory.recordLastSeen(key, at: now) { error in
@@ -206,6 +206,16 @@ final class LinkRegistry: SessionDelegate, Service {
                 "peer": "\(Fingerprint.keyTag(key))", "session": "\(session.info.sessionTag)",
             ])
         sessionChangesContinuation.yield(.ended(key, end))
+    }
+
+    /// Tells listeners now, and the event log (`peer.presence`) for `watch`.
+    private func presenceChanged(_ key: PeerKey, to presence: Presence, at now: Int64) async {
+        services.events.publish(.presenceChanged(peer: key, presence))
+        do {
+            try await services.store.logPresence(key, at: now)
+        } catch {
+            logger.error("cannot log a presence change: \(error)")
+        }
     }
 
     /// Sends CLOSE(reason) on every open session, current or not (clean shutdown: peers

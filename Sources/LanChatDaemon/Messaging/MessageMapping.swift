@@ -44,3 +44,31 @@ enum MessageMapping {
         }
     }
 }
+
+extension MessageStatus {
+    /// The API name of a stored status.
+    init(_ stored: StoredStatus) {
+        switch stored {
+        case .queued: self = .queued
+        case .delivered: self = .delivered
+        case .read: self = .read
+        case .failed: self = .failed
+        }
+    }
+}
+
+extension StoredEventType {
+    /// The API name of a logged event's type (the same strings).
+    var apiType: EventType {
+        switch self {
+        case .messageReceived: .messageReceived
+        case .messageStatus: .messageStatus
+        case .peerPresence: .peerPresence
+        case .peerNew: .peerNew
+        case .peerKeyMismatch: .peerKeyMismatch
+        case .conversationRead: .conversationRead
+        case .groupChanged: .groupChanged
+        case .requestNew: .requestNew
+        }
+    }
+}

@@ -12,15 +12,18 @@ final class Messenger: Sendable {
     let registry: LinkRegistry
     let connections: ConnectionManager
     let runtime: RuntimeFacts
+    /// Wakes `watch` streams when the event log grows.
+    let eventFeed: EventFeed
 
     init(
         services: LinkServices, registry: LinkRegistry, connections: ConnectionManager,
-        runtime: RuntimeFacts
+        runtime: RuntimeFacts, eventFeed: EventFeed
     ) {
         self.services = services
         self.registry = registry
         self.connections = connections
         self.runtime = runtime
+        self.eventFeed = eventFeed
     }
 
     var store: MessageStore { services.store }

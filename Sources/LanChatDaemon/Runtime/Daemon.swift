@@ -140,8 +140,13 @@ public final class Daemon: Sendable {
                 announcer.announce(snapshot)
                 presenceFile.saveLogging(snapshot, logger)
             })
+        // The store tells `watch` streams when the event log grew (on its writer queue: the
+        // feed only signals).
+        let eventFeed = EventFeed()
+        store.onEventsCommitted = { eventFeed.logGrew() }
         let messenger = Messenger(
-            services: services, registry: registry, connections: connections, runtime: runtime)
+            services: services, registry: registry, connections: connections, runtime: runtime,
+            eventFeed: eventFeed)
         let dispatcher = ControlDispatcher.routes(to: messenger)
         // Graceful shutdown stops services in reverse order: the listener (last) stops
         // accepting first, then every session gets CLOSE, then the rest; the control socket
@@ -197,6 +202,21 @@ public final class Daemon: Sendable {
         }
         // Every link's work; stopped after the sessions below were closed.
         serviceList.append(registry)
+        serviceList.append(
+            TaskService(description: "event log retention") {
+                // PRODUCT.md §4: at least the newest 100 000 events or 30 days, whichever
+                // keeps more. Checked at start and then hourly.
+                while !Task.isCancelled {
+                    let cutoff = clock.wallMilliseconds() - EventRetention.age
+                    do {
+                        try await store.pruneEvents(
+                            keepAtLeast: EventRetention.count, newerThan: cutoff)
+                    } catch {
+                        logger.error("cannot prune the event log: \(error)")
+                    }
+                    try await clock.sleepUntil(clock.monotonic() + .seconds(3600))
+                }
+            })
         serviceList.append(
             ShutdownService(description: "sessions") {
                 // Peers must see us go, not come back: no new dials or sessions, then
@@ -304,6 +324,13 @@ public final class Daemon: Sendable {
             }
         }
     }
+}
+
+/// How much of the event log is kept (PRODUCT.md §4).
+enum EventRetention {
+    static let count = 100_000
+    /// 30 days, in milliseconds.
+    static let age: Int64 = 30 * 24 * 3600 * 1000
 }
 
 /// Turns our profile into the mDNS advertisement (PROTOCOL.md §10) and hands it to the mDNS

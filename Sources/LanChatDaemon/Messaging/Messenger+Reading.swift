@@ -1,0 +1,110 @@
+import LanChatControl
+import LanChatCore
+import LanChatStore
+
+/// Reading: the inbox, marking read (which sends read receipts), archiving, search.
+extension Messenger {
+    func inbox(_ params: InboxParams) async throws(ControlError) -> InboxResult {
+        try params.validate()
+        let rows: [StoredConversation]
+        do {
+            rows = try await store.conversations(archived: params.archived ?? false)
+        } catch {
+            throw .storeUnavailable("cannot read the inbox: \(error)")
+        }
+        var conversations: [ConversationInfo] = []
+        conversations.reserveCapacity(rows.count)
+        for row in rows {
+            conversations.append(await conversationInfo(row))
+        }
+        if let query = params.query?.lowercased(), !query.isEmpty {
+            conversations = conversations.filter { conversation in
+                conversation.peer.name.lowercased().contains(query)
+                    || (conversation.peer.alias?.lowercased().contains(query) ?? false)
+                    || (conversation.lastMessage?.text.lowercased().contains(query) ?? false)
+            }
+        }
+        return InboxResult(conversations: conversations)
+    }
+
+    /// The API shape of a stored conversation. An own last message that may be in flight
+    /// gets the link's live state (`sent`, or `delivered` before the mark is stored).
+    func conversationInfo(_ row: StoredConversation) async -> ConversationInfo {
+        let peer = directory.entry(row.peer)?.info ?? Self.unknownPeer(row.peer)
+        var live = LiveOutgoingState.none
+        if let last = row.lastMessage, last.direction == .outgoing, last.status == .queued {
+            live = await liveState(for: row.peer)
+        }
+        return ConversationInfo(
+            peer: peer, unread: row.unread,
+            lastMessage: row.lastMessage.map {
+                MessageMapping.info($0, live: live, peerID: peer.id)
+            },
+            archived: row.archived,
+            updatedAt: Timestamp(
+                millisecondsSince1970: row.updatedAt ?? row.lastMessage?.createdAt ?? 0))
+    }
+
+    /// Prints-and-marks: the unread messages (one conversation or all) become read in one
+    /// transaction, then each peer's link sends READ (or its next HELLO carries it).
+    func read(_ params: ReadParams) async throws(ControlError) -> ReadResult {
+        let peer = try params.peer.map { query throws(ControlError) in
+            try directory.resolve(query).key
+        }
+        let marking: ReadMarking
+        do {
+            marking = try await store.markRead(peer: peer, at: services.now())
+        } catch {
+            throw .storeUnavailable("cannot mark messages read: \(error)")
+        }
+        for receipt in marking.receipts {
+            await registry.link(for: receipt.peer).readLocally(
+                stream: receipt.stream, upTo: receipt.readUpTo)
+        }
+        return ReadResult(
+            messages: marking.messages.map { MessageMapping.info($0, live: .none) })
+    }
+
+    func archive(_ params: ArchiveParams, archived: Bool) async throws(ControlError)
+        -> ArchiveResult
+    {
+        let peer = try directory.resolve(params.peer)
+        let row: StoredConversation?
+        do {
+            row = try await store.setArchived(peer: peer.key, archived)
+        } catch {
+            throw .storeUnavailable("cannot change the conversation: \(error)")
+        }
+        guard let row else {
+            throw .failed("there is no conversation with \(peer.displayName) yet")
+        }
+        return ArchiveResult(conversation: await conversationInfo(row))
+    }
+
+    func search(_ params: SearchParams) async throws(ControlError) -> SearchResult {
+        let limit = try params.validatedLimit()
+        let query: SearchQuery
+        do {
+            query = try SearchQuery(parsing: params.text)
+        } catch {
+            throw .badInput("cannot search for that: \(error)")
+        }
+        let peer = try params.peer.map { text throws(ControlError) in
+            try directory.resolve(text).key
+        }
+        let found: [StoredMessage]
+        do {
+            found = try await store.search(query, peer: peer, limit: limit)
+        } catch {
+            throw .storeUnavailable("cannot search: \(error)")
+        }
+        return SearchResult(messages: found.map { MessageMapping.info($0, live: .none) })
+    }
+
+    /// A peer the store knows but the directory does not (cannot happen after start, as the
+    /// directory loads every pinned key): shown by its key.
+    static func unknownPeer(_ key: PeerKey) -> PeerInfo {
+        let tag = PeerDirectory.keyTag(key)
+        return PeerInfo(id: key.id, keyTag: tag, name: "", presence: .offline)
+    }
+}

@@ -1,0 +1,104 @@
+import LanChatControl
+import LanChatCore
+import LanChatStore
+
+/// `watch`: replay from the durable event log after `since`, then live, with no gap and no
+/// repeat. The stream reads the log itself from its own cursor, woken by the event feed when
+/// the log grows, so order and completeness come from the log; a reader that falls behind
+/// only lags (the daemon never waits for it), and if the log was pruned past it the stream
+/// ends with `watchOverflow` carrying the last cursor it was sent.
+extension Messenger {
+    static let watchBatch = 512
+
+    func watch(_ params: WatchParams, answer: StreamingAnswer<Methods.Watch>)
+        async throws(ControlError)
+    {
+        let peer = try params.peer.map { text throws(ControlError) in
+            try directory.resolve(text).key
+        }
+        let since = try params.since.map { text throws(ControlError) in
+            try Self.cursor(parsing: text)
+        }
+        let watcher = eventFeed.register()
+        defer { eventFeed.unregister(watcher) }
+        let bounds: (oldest: Int64?, newest: Int64)
+        do {
+            bounds = try await store.eventBounds()
+        } catch {
+            throw .storeUnavailable("cannot read the event log: \(error)")
+        }
+        let oldestKept = bounds.oldest ?? bounds.newest + 1
+        if let since {
+            guard since + 1 >= oldestKept else {
+                throw .cursorTooOld(
+                    "the events after \(since) are no longer kept; the oldest kept is \(oldestKept)",
+                    oldest: String(oldestKept))
+            }
+            guard since <= bounds.newest else {
+                throw .cursorTooOld(
+                    "\(since) is not a cursor of this event log (the newest is \(bounds.newest))",
+                    oldest: String(oldestKept))
+            }
+        }
+        try await answer.start(
+            WatchResult(cursor: String(bounds.newest), oldestCursor: String(oldestKept)))
+        var last = since ?? bounds.newest
+        while !Task.isCancelled {
+            let batch: [StoredEvent]
+            do {
+                batch = try await store.events(after: last, limit: Self.watchBatch)
+            } catch {
+                throw .storeUnavailable("cannot read the event log: \(error)")
+            }
+            if let first = batch.first, first.cursor > last + 1, last > 0 {
+                // Pruned past this reader while it lagged: it cannot have everything.
+                throw .watchOverflow(
+                    "this watch fell more than the event log keeps behind; resume from \(last)",
+                    lastCursor: String(last))
+            }
+            for event in batch {
+                if peer == nil || event.peer == peer {
+                    try await answer.notify(Methods.Watch.notification, eventInfo(event))
+                }
+                last = event.cursor
+            }
+            for live in watcher.takeLive() where peer == nil || live.peer == peer {
+                try await answer.notify(
+                    Methods.Watch.notification,
+                    EventInfo(
+                        cursor: String(last), type: live.type,
+                        at: Timestamp(millisecondsSince1970: live.at),
+                        peer: directory.entry(live.peer)?.info ?? Self.unknownPeer(live.peer),
+                        typing: live.typing))
+            }
+            if batch.count < Self.watchBatch {
+                await watcher.wakeup.wait(until: nil, clock: services.clock)
+            }
+        }
+    }
+
+    func eventInfo(_ event: StoredEvent) -> EventInfo {
+        var info = EventInfo(
+            cursor: String(event.cursor), type: event.type.apiType,
+            at: Timestamp(millisecondsSince1970: event.at))
+        if let key = event.peer {
+            info.peer = directory.entry(key)?.info ?? Self.unknownPeer(key)
+        }
+        if let message = event.message {
+            var shown = MessageMapping.info(message, live: .none, peerID: info.peer?.id)
+            if let status = event.status, message.direction == .outgoing {
+                // The status this event reports, not whatever the message reached since.
+                shown.status = MessageStatus(status)
+            }
+            info.message = shown
+        }
+        return info
+    }
+
+    static func cursor(parsing text: String) throws(ControlError) -> Int64 {
+        guard let value = Int64(text), value >= 0 else {
+            throw .badInput("'\(text)' is not a watch cursor")
+        }
+        return value
+    }
+}
