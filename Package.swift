@@ -133,7 +133,7 @@ let package = Package(
             name: "LanChatControlTests", dependencies: ["LanChatControl", "LanChatTestSupport"]),
         .testTarget(
             name: "LanChatCLITests",
-            dependencies: ["LanChatCLI", "LanChatClient", "LanChatControl"]
+            dependencies: ["LanChatCLI", "LanChatClient", "LanChatControl", "LanChatTestSupport"]
         ),
         // Whole daemons in one process on 127.0.0.1, driven through the real client.
         .testTarget(
@@ -144,7 +144,8 @@ let package = Package(
             ]
         ),
         // The built lanchatd and lanchat binaries as separate processes on loopback.
-        .testTarget(name: "LanChatEndToEndTests", dependencies: ["LanChatControl"]),
+        .testTarget(
+            name: "LanChatEndToEndTests", dependencies: ["LanChatControl", "LanChatTestSupport"]),
 
         // libFuzzer targets (docs/testing.md, "Fuzzing"): `make fuzz` builds them with
         // -sanitize=fuzzer,address into .build-fuzz; the ordinary build makes them replay

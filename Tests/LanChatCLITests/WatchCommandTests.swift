@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import LanChatControl
+import LanChatTestSupport
 import Testing
 
 @testable import LanChatCLI

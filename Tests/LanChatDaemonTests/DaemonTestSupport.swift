@@ -17,11 +17,15 @@ final class TestNode: @unchecked Sendable {
     private var task: Task<Void, any Error>
     private(set) var client: ControlClient
     private let peers: [StaticPeer]
+    /// Changes to the test configuration, kept for restarts.
+    private let configure: @Sendable (inout DaemonConfiguration) -> Void
 
     private init(
         name: String, dataDirectory: String, socketPath: String, daemon: Daemon,
-        task: Task<Void, any Error>, peers: [StaticPeer]
+        task: Task<Void, any Error>, peers: [StaticPeer],
+        configure: @escaping @Sendable (inout DaemonConfiguration) -> Void
     ) {
+        self.configure = configure
         self.name = name
         self.dataDirectory = dataDirectory
         self.socketPath = socketPath
@@ -31,24 +35,26 @@ final class TestNode: @unchecked Sendable {
         self.peers = peers
     }
 
-    static func start(_ name: String, peers: [TestNode] = [], in root: TestRoot) async throws
-        -> TestNode
-    {
+    static func start(
+        _ name: String, peers: [TestNode] = [], in root: TestRoot,
+        configure: @escaping @Sendable (inout DaemonConfiguration) -> Void = { _ in }
+    ) async throws -> TestNode {
         let dataDirectory = root.path + "/" + name
         let socketPath = root.path + "/" + name + ".sock"
         let staticPeers = peers.map {
             StaticPeer(endpoint: Endpoint(host: "127.0.0.1", port: $0.daemon.port))
         }
         let (daemon, task) = try await launch(
-            name: name, dataDirectory: dataDirectory, socketPath: socketPath, peers: staticPeers)
+            name: name, dataDirectory: dataDirectory, socketPath: socketPath, peers: staticPeers,
+            configure: configure)
         return TestNode(
             name: name, dataDirectory: dataDirectory, socketPath: socketPath, daemon: daemon,
-            task: task, peers: staticPeers)
+            task: task, peers: staticPeers, configure: configure)
     }
 
     private static func launch(
         name: String, dataDirectory: String, socketPath: String, peers: [StaticPeer],
-        port: UInt16 = 0
+        port: UInt16 = 0, configure: (inout DaemonConfiguration) -> Void
     ) async throws -> (Daemon, Task<Void, any Error>) {
         var configuration = DaemonConfiguration(
             name: name, dataDirectory: dataDirectory, socketPath: socketPath)
@@ -56,6 +62,7 @@ final class TestNode: @unchecked Sendable {
         configuration.port = Int(port)
         configuration.mdns = false
         configuration.staticPeers = peers
+        configure(&configuration)
         let daemon = try await Daemon.start(
             configuration, logger: quietLogger, environment: [:], handleSignals: false)
         let task = Task { try await daemon.run() }
@@ -82,7 +89,7 @@ final class TestNode: @unchecked Sendable {
             do {
                 (daemon, task) = try await Self.launch(
                     name: name, dataDirectory: dataDirectory, socketPath: socketPath,
-                    peers: peers, port: daemon.port)
+                    peers: peers, port: daemon.port, configure: configure)
                 break
             } catch let error as DaemonError where error.exitCode == 75 {
                 guard ContinuousClock.now < deadline else { throw error }

@@ -7,12 +7,12 @@ import Dispatch
 /// A program started with `posix_spawn` that keeps running while the test reads its
 /// standard output line by line (a pipe); standard error goes to /dev/null. Blocking reads
 /// and the wait happen on dispatch queues, never on a Swift-concurrency thread.
-final class RunningChild: @unchecked Sendable {
-    let pid: pid_t
+public final class RunningChild: @unchecked Sendable {
+    public let pid: pid_t
     private let output: Int32
     private var buffer: [UInt8] = []
 
-    init?(arguments: [String]) {
+    public init?(arguments: [String]) {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { return nil }
         var actions = posix_spawn_file_actions_t()
@@ -37,7 +37,7 @@ final class RunningChild: @unchecked Sendable {
     }
 
     /// The next line of standard output without its newline; nil at end of output.
-    func readLine() async -> String? {
+    public func readLine() async -> String? {
         await withCheckedContinuation { continuation in
             DispatchQueue(label: "test.child.read").async {
                 continuation.resume(returning: self.readLineBlocking())
@@ -46,7 +46,7 @@ final class RunningChild: @unchecked Sendable {
     }
 
     /// Waits for the child to end: its exit code, or -1 when a signal killed it.
-    func exitStatus() async -> Int32 {
+    public func exitStatus() async -> Int32 {
         await withCheckedContinuation { continuation in
             DispatchQueue(label: "test.child.wait").async {
                 var status: Int32 = 0

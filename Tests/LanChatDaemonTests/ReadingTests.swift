@@ -1,0 +1,247 @@
+import Foundation
+import LanChatClient
+import LanChatControl
+import LanChatCore
+import Testing
+
+@testable import LanChatDaemon
+
+/// The reading half of PRODUCT.md §4–§5 through whole daemons: read receipts (PROTOCOL.md
+/// §9.5) live, after an absence and turned off; the inbox; and `watch`: replay after a gap,
+/// live with no gap and no repeat, and a reader that stops reading.
+@Suite("Reading between in-process daemons", .serialized, .timeLimit(.minutes(3)))
+struct ReadingTests {
+    @Test func readingMarksReadSendsReadAndWaitReadCompletes() async throws {
+        try await withConnectedPair { alice, bob in
+            let waiting = Task {
+                try await alice.client.send(
+                    SendParams(peer: "bob", text: "please read", waitRead: true, timeout: 20))
+            }
+            try await eventually("bob has it unread") {
+                try await bob.client.status().unread == 1
+            }
+            let inbox = try await bob.client.inbox()
+            #expect(inbox.conversations.map(\.peer.id) == [alice.id])
+            #expect(inbox.conversations.first?.unread == 1)
+            let read = try await bob.client.read(ReadParams(peer: "alice"))
+            #expect(read.messages.map(\.text) == ["please read"])
+            #expect(read.messages.allSatisfy { $0.read == true })
+            #expect(try await bob.client.status().unread == 0)
+            #expect(try await bob.client.inbox().conversations.first?.unread == 0)
+            let answer = try await waiting.value
+            #expect(answer.messages.first?.status == .read)
+            let shown = try await alice.history(with: bob)
+            #expect(shown.first?.status == .read && shown.first?.readAt != nil)
+            // Nothing more to read: an empty answer, nothing sent.
+            #expect(try await bob.client.read().messages.isEmpty)
+        }
+    }
+
+    @Test func aReadWhileTheSenderIsAwayReachesItWhenItReturns() async throws {
+        try await withConnectedPair { alice, bob in
+            let sent = try await alice.client.send(
+                SendParams(peer: "bob", texts: ["one", "two"], wait: true, timeout: 20))
+            #expect(sent.messages.allSatisfy { $0.status == .delivered })
+            try await alice.stopAndWaitOffline(seenBy: bob)
+            #expect(try await bob.client.read().messages.map(\.text) == ["one", "two"])
+            try await alice.restart()
+            // Carried by bob's HELLO (in_read) on the next session.
+            try await eventually("alice sees both read") {
+                try await alice.history(with: bob).allSatisfy { $0.status == .read }
+            }
+        }
+    }
+
+    @Test func withReadReceiptsOffNothingEverShowsRead() async throws {
+        let root = try TestRoot()
+        defer { root.remove() }
+        let alice = try await TestNode.start("alice", in: root)
+        let bob = try await TestNode.start("bob", peers: [alice], in: root) {
+            $0.readReceipts = false
+        }
+        try await eventually("online") { await alice.isOnline(bob) }
+        _ = try await alice.client.send(
+            SendParams(peer: "bob", text: "first", wait: true, timeout: 20))
+        #expect(try await bob.client.read().messages.map(\.text) == ["first"])
+        #expect(try await bob.client.status().unread == 0)
+        // A READ would travel before the ACK of a later message on the same session.
+        _ = try await alice.client.send(
+            SendParams(peer: "bob", text: "second", wait: true, timeout: 20))
+        #expect(try await alice.history(with: bob).map(\.status) == [.delivered, .delivered])
+        // Nor does a new session's HELLO say anything was read.
+        try await bob.stopAndWaitOffline(seenBy: alice)
+        try await bob.restart()
+        _ = try await alice.client.send(
+            SendParams(peer: "bob", text: "third", wait: true, timeout: 20))
+        #expect(try await alice.history(with: bob).allSatisfy { $0.status == .delivered })
+        await bob.stop()
+        await alice.stop()
+    }
+
+    @Test func archivingHidesAConversationUntilANewMessageArrives() async throws {
+        try await withConnectedPair { alice, bob in
+            _ = try await alice.client.send(
+                SendParams(peer: "bob", text: "hello", wait: true, timeout: 20))
+            let archived = try await bob.client.archive(ArchiveParams(peer: "alice"))
+            #expect(archived.conversation.archived)
+            #expect(try await bob.client.inbox().conversations.isEmpty)
+            #expect(
+                try await bob.client.inbox(InboxParams(archived: true)).conversations.count == 1)
+            _ = try await alice.client.send(
+                SendParams(peer: "bob", text: "again", wait: true, timeout: 20))
+            let inbox = try await bob.client.inbox().conversations
+            #expect(inbox.map(\.lastMessage?.text) == ["again"])
+            #expect(inbox.first?.archived == false)
+        }
+    }
+
+    @Test func searchFindsWordsPrefixesAndPhrasesAndRefusesABadQuery() async throws {
+        try await withConnectedPair { alice, bob in
+            _ = try await alice.client.send(
+                SendParams(
+                    peer: "bob", texts: ["the build failed", "build ok, failed tests", "Café"],
+                    wait: true, timeout: 20))
+            let phrase = try await bob.client.search(SearchParams(text: "\"build failed\""))
+            #expect(phrase.messages.map(\.text) == ["the build failed"])
+            let words = try await bob.client.search(SearchParams(text: "failed build"))
+            #expect(words.messages.map(\.text) == ["build ok, failed tests", "the build failed"])
+            #expect(
+                try await bob.client.search(SearchParams(text: "caf*")).messages.map(\.text)
+                    == ["Café"])
+            do throws(ControlError) {
+                _ = try await bob.client.search(SearchParams(text: "\"unterminated"))
+                Issue.record("a malformed query was accepted")
+            } catch {
+                #expect(error.exitCode == 65 && !error.message.lowercased().contains("fts5"))
+            }
+        }
+    }
+
+    /// The events of a watch, collected until `done` says it has enough.
+    static func collect(
+        _ client: ControlClient, _ params: WatchParams,
+        until done: @escaping @Sendable ([EventInfo]) -> Bool
+    ) async throws -> (start: WatchResult?, events: [EventInfo]) {
+        var start: WatchResult?
+        var events: [EventInfo] = []
+        for try await update in client.watch(params) {
+            switch update {
+            case .started(let result): start = result
+            case .event(let event): events.append(event)
+            }
+            if done(events) { break }
+        }
+        return (start, events)
+    }
+
+    static func received(_ events: [EventInfo]) -> [String] {
+        events.filter { $0.type == .messageReceived }.compactMap(\.message?.text)
+    }
+
+    @Test func watchSinceAfterAGapReplaysExactlyTheMissedEvents() async throws {
+        try await withConnectedPair { alice, bob in
+            _ = try await alice.client.send(
+                SendParams(peer: "bob", text: "before", wait: true, timeout: 20))
+            let head = try await Self.collect(bob.client, WatchParams()) { _ in true }
+            let since = try #require(head.start?.cursor)
+            // Missed while nobody watched.
+            _ = try await alice.client.send(
+                SendParams(peer: "bob", texts: ["a", "b", "c"], wait: true, timeout: 20))
+            let replay = try await Self.collect(bob.client, WatchParams(since: since)) {
+                Self.received($0).count == 3
+            }
+            #expect(Self.received(replay.events) == ["a", "b", "c"])
+            let cursors = replay.events.compactMap { Int64($0.cursor) }
+            let first = try #require(Int64(since)) + 1
+            #expect(cursors == Array(first..<(first + Int64(cursors.count))))
+        }
+    }
+
+    @Test func watchGoesFromReplayToLiveWithNoGapAndNoRepeat() async throws {
+        try await withConnectedPair { alice, bob in
+            _ = try await alice.client.send(
+                SendParams(peer: "bob", texts: (1...50).map { "early \($0)" }, wait: true))
+            let texts = (1...300).map { "live \($0)" }
+            let sender = Task {
+                for chunk in stride(from: 0, to: texts.count, by: 30) {
+                    _ = try await alice.client.send(
+                        SendParams(peer: "bob", texts: Array(texts[chunk..<(chunk + 30)])))
+                }
+            }
+            let all = try await Self.collect(bob.client, WatchParams(since: "0")) {
+                Self.received($0).count == 350
+            }
+            try await sender.value
+            #expect(Self.received(all.events) == (1...50).map { "early \($0)" } + texts)
+            let cursors = all.events.compactMap { Int64($0.cursor) }
+            #expect(cursors == Array(1...Int64(cursors.count)))
+        }
+    }
+
+    @Test func aCursorOlderThanTheLogOrNotACursorIsRefused() async throws {
+        try await withConnectedPair { _, bob in
+            for bad in ["-1", "x7", "999999999"] {
+                do {
+                    _ = try await Self.collect(bob.client, WatchParams(since: bad)) { _ in true }
+                    Issue.record("watch accepted the cursor \(bad)")
+                } catch let error as ControlError {
+                    #expect(error.exitCode == 65)
+                }
+            }
+        }
+    }
+}
+
+/// A `watch` client that asks and then never reads: the daemon's writes to it block once the
+/// socket's buffers are full, and nothing else may notice.
+@Suite("A stalled watch reader", .serialized, .timeLimit(.minutes(5)))
+struct StalledWatchTests {
+    @Test func aReaderThatStopsReadingForAHundredThousandEventsSlowsNothing() async throws {
+        try await withConnectedPair { alice, bob in
+            let stalled = try StalledSocket(path: bob.socketPath)
+            defer { stalled.close() }
+            try stalled.write(#"{"jsonrpc":"2.0","id":1,"method":"watch","params":{}}"# + "\n")
+            let count = 100_000
+            var sent = 0
+            while sent < count {
+                let texts = (sent..<(sent + 1000)).map { "message \($0)" }
+                _ = try await alice.client.send(SendParams(peer: "bob", texts: texts))
+                sent += texts.count
+            }
+            try await eventually("all delivered", timeout: .seconds(240)) {
+                try await alice.client.status().queued == 0
+            }
+            #expect(try await bob.client.status().unread == count)
+            // The stalled reader is still there, holding its connection, and got some events.
+            #expect(stalled.bufferedBytes > 0)
+        }
+    }
+}
+
+/// A Unix-socket client that writes a request and never reads what comes back.
+final class StalledSocket: @unchecked Sendable {
+    private let fd: Int32
+
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0, let address = UnixSocketAddress(path: path) else {
+            throw CancellationError()
+        }
+        let connected = address.withSockaddr { connect(fd, $0, $1) }
+        guard connected == 0 else { throw CancellationError() }
+    }
+
+    func write(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        guard send(fd, bytes, bytes.count, 0) == bytes.count else { throw CancellationError() }
+    }
+
+    /// What the daemon wrote that this side has not read.
+    var bufferedBytes: Int32 {
+        var pending: Int32 = 0
+        _ = ioctl(fd, UInt(FIONREAD), &pending)
+        return pending
+    }
+
+    func close() { _ = Glibc.close(fd) }
+}
