@@ -245,3 +245,54 @@ final class StalledSocket: @unchecked Sendable {
 
     func close() { _ = Glibc.close(fd) }
 }
+
+/// Bad input to the reading methods: clear errors with PRODUCT.md §4's exit codes, and the
+/// daemon keeps serving.
+@Suite("Bad input to the reading methods", .serialized, .timeLimit(.minutes(1)))
+struct ReadingBadInputTests {
+    static func code(_ call: () async throws -> Void) async -> Int32? {
+        do {
+            try await call()
+            return nil
+        } catch let error as ControlError {
+            return error.exitCode
+        } catch {
+            return -1
+        }
+    }
+
+    @Test func unknownPeersEmptyOrOversizedQueriesAndBadLimitsAreRefused() async throws {
+        try await withConnectedPair { alice, bob in
+            let client = bob.client
+            #expect(await Self.code { _ = try await client.read(ReadParams(peer: "nobody")) } == 67)
+            #expect(
+                await Self.code { _ = try await client.archive(ArchiveParams(peer: "nobody")) }
+                    == 67)
+            #expect(await Self.code { _ = try await client.search(SearchParams(text: " ")) } == 65)
+            let huge = String(repeating: "x", count: 2_000)
+            #expect(await Self.code { _ = try await client.search(SearchParams(text: huge)) } == 65)
+            #expect(
+                await Self.code { _ = try await client.search(SearchParams(text: "ok", limit: 0)) }
+                    == 64)
+            #expect(
+                await Self.code {
+                    _ = try await client.search(SearchParams(text: "ok", peer: "nobody"))
+                } == 67)
+            #expect(
+                await Self.code { _ = try await client.inbox(InboxParams(query: huge)) } == 65)
+            // No conversation yet: archiving it fails (exit 1) and creates nothing.
+            #expect(
+                await Self.code { _ = try await client.archive(ArchiveParams(peer: "alice")) }
+                    == 1)
+            #expect(try await client.inbox(InboxParams(archived: true)).conversations.isEmpty)
+            do {
+                for try await _ in client.watch(WatchParams(peer: "nobody")) {}
+                Issue.record("watch accepted an unknown peer")
+            } catch let error as ControlError {
+                #expect(error.exitCode == 67)
+            }
+            #expect(try await client.status().peersOnline == 1)
+            _ = alice
+        }
+    }
+}
