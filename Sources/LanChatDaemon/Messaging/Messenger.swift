@@ -75,7 +75,8 @@ final class Messenger: Sendable {
     ) async throws(ControlError) -> SendResult {
         // `seconds` was validated (0 … 86 400) before the messages were stored.
         let ids = stored.map(\.id)
-        let waiter = StatusWaiter(store: store, subscription: subscription)
+        let waiter = StatusWaiter(
+            store: store, subscription: subscription, clock: services.clock)
         let outcome: StatusWaiter.Outcome
         do {
             outcome = try await waiter.wait(

@@ -32,12 +32,16 @@ struct StatusWaiter {
     let store: MessageStore
     /// Subscribed to before the messages were stored.
     let subscription: AsyncStream<DaemonEvent>
+    /// The deadline runs on the daemon's clock.
+    let clock: DaemonClock
 
     func wait(for messages: [StoredMessage], until target: Target, timeout: Duration)
         async throws -> Outcome
     {
         var tracker = Tracker(waiting: messages, target: target)
         let start = tracker
+        let clock = self.clock
+        let deadline = clock.monotonic() + timeout
         let finished = await withTaskGroup(of: Tracker?.self) { group in
             group.addTask {
                 var tracker = start
@@ -48,7 +52,7 @@ struct StatusWaiter {
                 return nil
             }
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                try? await clock.sleepUntil(deadline)
                 return nil
             }
             let first = await group.next() ?? nil

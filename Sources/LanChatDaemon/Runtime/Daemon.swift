@@ -179,7 +179,7 @@ public final class Daemon: Sendable {
                 TaskService(description: "watchdog") {
                     while !Task.isCancelled {
                         notifier.notify("WATCHDOG=1")
-                        try await Task.sleep(for: interval)
+                        try await clock.sleepUntil(clock.monotonic() + interval)
                     }
                 })
         }
@@ -196,7 +196,7 @@ public final class Daemon: Sendable {
                             notifier.notify("STATUS=" + line)
                             last = line
                         }
-                        try await Task.sleep(for: .seconds(2))
+                        try await clock.sleepUntil(clock.monotonic() + .seconds(2))
                     }
                 })
         }
