@@ -164,7 +164,7 @@ actor ConnectionManager {
     /// handshake slots): a known peer last reached there and without a session may have been
     /// the one refused, so it is dialled back now, on the dial budget inbound traffic cannot
     /// take. At most once a second per host, however many connections are refused.
-    private func inboundRefused(from host: String) {
+    func inboundRefused(from host: String) {
         let now = clock.monotonic()
         if let last = dialedBack[host], last.duration(to: now) < .seconds(1) { return }
         if dialedBack.count > 1024 {
@@ -193,6 +193,11 @@ actor ConnectionManager {
     }
 
     var targetCount: Int { targets.count }
+
+    /// When `key` is next dialled, if something wants a session with it (for tests).
+    func nextAttempt(for key: PeerKey) -> ContinuousClock.Instant? {
+        targets.values.filter { $0.key == key && $0.wanted }.map(\.nextAttempt).min()
+    }
 
     // MARK: Dialling
 

@@ -1,0 +1,77 @@
+import LanChatCore
+import LanChatCrypto
+import LanChatStore
+import LanChatTransport
+import Synchronization
+import Testing
+
+@testable import LanChatDaemon
+
+/// PROTOCOL.md §4.6 under a flood: when admission refuses connections from an address, a known
+/// peer last reached there and without a session is dialled back at once (our dial budget is
+/// not the flood's to take), at most once a second per address, and never a blocked one.
+@Suite struct DialBackTests {
+    final class ManualClock: Sendable {
+        let now = Mutex(ContinuousClock.now)
+        var daemonClock: DaemonClock {
+            DaemonClock(
+                wallMilliseconds: { 1_000 }, monotonic: { self.now.withLock { $0 } },
+                sleepUntil: { _ in try await Task.sleep(for: .seconds(3600)) })
+        }
+        func advance(_ duration: Duration) { now.withLock { $0 += duration } }
+    }
+
+    static func key(_ fill: UInt8) throws -> PeerKey {
+        try #require(PeerKey(bytes: [UInt8](repeating: fill, count: 31) + [0x01]))
+    }
+
+    @Test func aKnownPeerRefusedDuringAFloodIsDialledBackOnceASecond() async throws {
+        let root = try TestRoot()
+        defer { root.remove() }
+        let store = try MessageStore.open(path: root.path + "/lanchat.sqlite3")
+        defer { try? store.close() }
+        let clock = ManualClock()
+        let known = try Self.key(0x21)
+        let elsewhere = try Self.key(0x22)
+        let blocked = try Self.key(0x23)
+        let flooded = Endpoint(host: "10.9.9.9", port: 7000)
+        let records = [
+            PeerRecord(
+                key: known, keyTag: "KNOW-NPEE", name: "known", firstSeen: 1, addresses: [flooded]),
+            PeerRecord(
+                key: elsewhere, keyTag: "ELSE-WHER", name: "elsewhere", firstSeen: 1,
+                addresses: [Endpoint(host: "10.8.8.8", port: 7000)]),
+            PeerRecord(
+                key: blocked, keyTag: "BLOC-KEDP", name: "blocked", trust: .blocked, firstSeen: 1,
+                addresses: [flooded]),
+        ]
+        let directory = PeerDirectory(
+            ownKey: try Self.key(0x11), records: records,
+            persistence: InMemoryPeerPersistence(records))
+        let services = LinkServices(
+            store: store, directory: directory, events: EventBus(), profile: OwnProfile(name: "me"),
+            logger: quietLogger, readReceipts: true, clock: clock.daemonClock)
+        let identity = try IdentityKeyPair.generate()
+        let manager = ConnectionManager(
+            transport: Transport(identity: identity, logger: quietLogger),
+            registry: LinkRegistry(services: services), directory: directory,
+            clock: clock.daemonClock, logger: quietLogger, discoveryState: .disabled)
+
+        let first = clock.now.withLock { $0 }
+        await manager.inboundRefused(from: "10.9.9.9")
+        #expect(await manager.nextAttempt(for: known) == first)
+        #expect(await manager.nextAttempt(for: elsewhere) == nil)
+        #expect(await manager.nextAttempt(for: blocked) == nil)
+        #expect(await manager.targetCount == 1)
+
+        // More refusals within the same second change nothing (the target would otherwise
+        // be brought to the later instant); the next second brings it forward again.
+        clock.advance(.milliseconds(500))
+        await manager.inboundRefused(from: "10.9.9.9")
+        #expect(await manager.nextAttempt(for: known) == first)
+        #expect(await manager.targetCount == 1)
+        clock.advance(.milliseconds(600))
+        await manager.inboundRefused(from: "10.9.9.9")
+        #expect(await manager.nextAttempt(for: known) == clock.now.withLock { $0 })
+    }
+}
