@@ -10,7 +10,10 @@ import Testing
 /// rule that matches decides; several matches are ambiguous (exit 67) with the candidates.
 @Suite struct PeerResolverTests {
     static func key(_ fill: UInt8) -> PeerKey {
-        PeerKey(bytes: [UInt8](repeating: fill, count: 31) + [0x01])!
+        guard let key = PeerKey(bytes: [UInt8](repeating: fill, count: 31) + [0x01]) else {
+            preconditionFailure("a key of small repeated bytes is canonical")
+        }
+        return key
     }
 
     static func entry(_ fill: UInt8, name: String, alias: String? = nil, tag: String)
