@@ -179,6 +179,37 @@ extension EndToEnd {
             }
         }
 
+        /// `accept` as a configuration key, and SIGHUP changing it: from then on a new
+        /// stranger's messages reach the inbox (a request already pending stays one).
+        @Test func theAcceptPolicyComesFromTheFileAndReloads() async throws {
+            try await inSandbox { sandbox in
+                let config = sandbox.file("alice.conf")
+                try Data("accept = \"contacts\"\n".utf8).write(to: URL(fileURLWithPath: config))
+                let alicePort = try reserveFreePort()
+                let bob = try await DaemonProcess.start(
+                    "bob", in: sandbox, peers: ["127.0.0.1:\(alicePort)"])
+                let alice = try await DaemonProcess.start(
+                    "alice", in: sandbox, port: alicePort, peers: ["127.0.0.1:\(try bob.port)"],
+                    extraArguments: ["--config", config])
+                try await DaemonPair(alice: alice, bob: bob).awaitConnected()
+                try await bob.sendDelivered("from a stranger", to: "alice")
+                #expect(try await alice.json(ContactsObject.self, ["contacts"]).requests.count == 1)
+
+                try Data("accept = \"anyone\"\n".utf8).write(to: URL(fileURLWithPath: config))
+                alice.child.send(SIGHUP)
+                #expect(
+                    await alice.awaitLogLine("reload: accept: contacts → anyone") != nil,
+                    "\(alice.log)")
+                let carol = try await DaemonProcess.start(
+                    "carol", in: sandbox, peers: ["127.0.0.1:\(alicePort)"])
+                #expect(try await carol.awaitOnline(alice.id))
+                try await carol.sendDelivered("hi from carol", to: "alice")
+                let inbox = try await alice.json(InboxObject.self, ["inbox"])
+                #expect(inbox.conversations.map(\.unread) == [1])
+                #expect(try await alice.json(ContactsObject.self, ["contacts"]).requests.count == 1)
+            }
+        }
+
         /// A known name with a new key: a new, unverified peer, a warning in who and status,
         /// and the name is ambiguous (exit 67 naming both key tags) instead of reaching it.
         @Test func aNameWithANewKeyIsANewPeerAndTheNameBecomesAmbiguous() async throws {
