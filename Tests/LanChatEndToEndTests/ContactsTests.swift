@@ -53,6 +53,9 @@ extension EndToEnd {
                 let clash = try await alice.lanchat(["alias", "bob", "CAROL"])
                 #expect(clash.status == 65 && clash.standardError.contains("carol"), "\(clash)")
                 try await alice.sendDelivered("by alias", to: "Bobby")
+                // Writing to a peer first makes it a contact.
+                let afterSending = try await alice.json(ContactsObject.self, ["contacts"])
+                #expect(afterSending.contacts.contains { $0.id == bob.id })
 
                 // Safety numbers: the same on both sides; a malformed one or a mismatch changes
                 // nothing; the right one, spaced or not, verifies.
