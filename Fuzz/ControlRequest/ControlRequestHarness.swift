@@ -13,7 +13,8 @@ import LanChatFuzzSupport
 /// newline) and decode back equal; the daemon's fast path (`JSONReader`) for `send` reads
 /// exactly what `JSONDecoder` reads; every method's params go through the same validation the
 /// daemon runs before it writes anything (`ParamsValidation.swift`: `send`, `presence`,
-/// `history`; `status`, `who` and `retry` have only types to check, and their handlers resolve
+/// `history`; `ContactsValidation.swift`: `add`, `alias`, `verify`; `status`, `who`, `retry`,
+/// `contacts`, `block`, `unblock`, `remove` and `accept` have only types to check, and their handlers resolve
 /// a PEER before writing), which answers bad params with `invalidParams` or `badInput` only and
 /// lets through only values within the limits; the error response for any id is one line that
 /// gives that id back.
@@ -48,6 +49,64 @@ enum ControlRequestHarness {
         roundTrip(ArchiveParams.self, line)
         roundTrip(SearchParams.self, line)
         roundTrip(WatchParams.self, line)
+        roundTrip(PeerParams.self, line)
+        roundTrip(RemoveParams.self, line)
+        roundTrip(AddParams.self, line).map(checkValidation)
+        roundTrip(AliasParams.self, line).map(checkValidation)
+        roundTrip(VerifyParams.self, line).map(checkValidation)
+    }
+
+    /// `add`: an accepted id is 52 upper-case base32 characters, an accepted alias is 1 … 64
+    /// bytes without control characters; refusals are bad input (exit 65).
+    static func checkValidation(_ params: AddParams) {
+        do {
+            let (alias, id) = try params.validated()
+            checkAlias(alias)
+            fuzzCheck(
+                id.utf8.count == ContactLimits.idLength
+                    && id.utf8.allSatisfy {
+                        (0x41...0x5A).contains($0) || (0x32...0x37).contains($0)
+                    }, "id \(id.debugDescription) accepted")
+        } catch {
+            checkRefusal(error, "add", codes: [65])
+        }
+    }
+
+    /// `alias`: exactly one of a valid name and `clear`.
+    static func checkValidation(_ params: AliasParams) {
+        do {
+            if let alias = try params.validatedAlias() {
+                fuzzCheck(params.clear != true, "alias and clear accepted together")
+                checkAlias(alias)
+            } else {
+                fuzzCheck(params.clear == true && params.name == nil, "clear without clear")
+            }
+        } catch {
+            checkRefusal(error, "alias")
+        }
+    }
+
+    /// `verify`: an accepted number is exactly 60 ASCII digits.
+    static func checkValidation(_ params: VerifyParams) {
+        do {
+            let number = try params.validatedNumber()
+            fuzzCheck((number == nil) == (params.number == nil), "number dropped or invented")
+            if let number {
+                fuzzCheck(
+                    number.utf8.count == ContactLimits.safetyNumberDigits
+                        && number.utf8.allSatisfy { (0x30...0x39).contains($0) },
+                    "safety number \(number.debugDescription) accepted")
+            }
+        } catch {
+            checkRefusal(error, "verify", codes: [65])
+        }
+    }
+
+    static func checkAlias(_ alias: String) {
+        fuzzCheck(
+            !alias.isEmpty && alias.utf8.count <= ContactLimits.maxAliasBytes
+                && !alias.unicodeScalars.contains { $0.properties.generalCategory == .control },
+            "alias \(alias.debugDescription) accepted")
     }
 
     /// `send` params as the daemon's fast path reads them: if it reads any, `JSONDecoder`

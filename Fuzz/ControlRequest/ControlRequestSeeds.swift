@@ -54,6 +54,40 @@ enum ControlRequestSeeds {
                 request(Methods.Search.name, SearchParams(text: "dep* \"is green\"", limit: 5))
             ),
             ("watch", request(Methods.Watch.name, WatchParams(peer: "bob", since: "c42"))),
+            ("contacts", request(Methods.Contacts.name, NoParams())),
+            (
+                "add",
+                request(
+                    Methods.Add.name,
+                    AddParams(
+                        name: "carol", id: "PNHJBG56P77EJRDFUIQAG7LAR3RVRF6TD34XF4D7OSESZMHXH4JQ"))
+            ),
+            ("alias", request(Methods.Alias.name, AliasParams(peer: "bob", name: "Bobby"))),
+            ("alias-clear", request(Methods.Alias.name, AliasParams(peer: "bob", clear: true))),
+            ("verify", request(Methods.Verify.name, VerifyParams(peer: "3EBM-VERF"))),
+            (
+                "verify-number",
+                request(
+                    Methods.Verify.name,
+                    VerifyParams(
+                        peer: "bob",
+                        number:
+                            "70211 28878 91429 23862 92742 56558 90647 36537 89653 28314 69873 92838"
+                    ))
+            ),
+            ("block", request(Methods.Block.name, PeerParams(peer: "bob"))),
+            ("unblock", request(Methods.Unblock.name, PeerParams(peer: "bob"))),
+            ("remove", request(Methods.Remove.name, RemoveParams(peer: "bob", purge: true))),
+            ("accept", request(Methods.Accept.name, PeerParams(peer: "bob"))),
+            ("bad-add-id", request(Methods.Add.name, AddParams(name: "x", id: "PNHJ0G56"))),
+            (
+                "bad-alias-both",
+                request(Methods.Alias.name, AliasParams(peer: "bob", name: "b", clear: true))
+            ),
+            (
+                "bad-verify",
+                request(Methods.Verify.name, VerifyParams(peer: "bob", number: "1 2 x"))
+            ),
             // Params each refused by validation before the daemon writes anything.
             (
                 "bad-send-nul",

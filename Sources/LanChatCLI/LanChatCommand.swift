@@ -21,7 +21,9 @@ package struct LanChatCommand: AsyncParsableCommand {
             StatusCommand.self, WhoCommand.self, SendCommand.self, InboxCommand.self,
             HistoryCommand.self, ReadCommand.self, WatchCommand.self, SearchCommand.self,
             PresenceCommand.self, RetryCommand.self, ArchiveCommand.self, UnarchiveCommand.self,
-            BackupCommand.self, DoctorCommand.self, CompletionCommand.self,
+            BackupCommand.self, ContactsCommand.self, AddCommand.self, AliasCommand.self,
+            VerifyCommand.self, BlockCommand.self, UnblockCommand.self, RemoveCommand.self,
+            AcceptCommand.self, DoctorCommand.self, CompletionCommand.self,
             CompletePeersCommand.self,
         ]
     )

@@ -65,3 +65,38 @@ extension ControlClient {
         try await call(Methods.Search.self, params)
     }
 }
+
+/// The contact methods (PRODUCT.md §4, §6).
+extension ControlClient {
+    public func contacts() async throws(ControlError) -> ContactsResult {
+        try await call(Methods.Contacts.self, NoParams())
+    }
+
+    public func add(_ params: AddParams) async throws(ControlError) -> PeerResult {
+        try await call(Methods.Add.self, params)
+    }
+
+    public func alias(_ params: AliasParams) async throws(ControlError) -> PeerResult {
+        try await call(Methods.Alias.self, params)
+    }
+
+    public func verify(_ params: VerifyParams) async throws(ControlError) -> VerifyResult {
+        try await call(Methods.Verify.self, params)
+    }
+
+    public func block(_ params: PeerParams) async throws(ControlError) -> PeerResult {
+        try await call(Methods.Block.self, params)
+    }
+
+    public func unblock(_ params: PeerParams) async throws(ControlError) -> PeerResult {
+        try await call(Methods.Unblock.self, params)
+    }
+
+    public func remove(_ params: RemoveParams) async throws(ControlError) -> PeerResult {
+        try await call(Methods.Remove.self, params)
+    }
+
+    public func accept(_ params: PeerParams) async throws(ControlError) -> PeerResult {
+        try await call(Methods.Accept.self, params)
+    }
+}

@@ -20,12 +20,14 @@ public struct StatusResult: Codable, Sendable, Hashable {
     public var unread: Int
     public var dataDir: String
     public var socket: String
+    /// Known names now used by new keys (PRODUCT.md §6), each a warning to show.
+    public var keyChanges: [KeyChangeInfo]
 
     public init(
         name: String, id: String, keyTag: String, status: Availability, statusText: String,
         version: String, apiVersion: Int, startedAt: Timestamp, uptimeSeconds: Double,
         listening: [String], avahi: String, peersOnline: Int, queued: Int, unread: Int,
-        dataDir: String, socket: String
+        dataDir: String, socket: String, keyChanges: [KeyChangeInfo] = []
     ) {
         self.name = name
         self.id = id
@@ -43,14 +45,59 @@ public struct StatusResult: Codable, Sendable, Hashable {
         self.unread = unread
         self.dataDir = dataDir
         self.socket = socket
+        self.keyChanges = keyChanges
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, id, keyTag, status, statusText, version, apiVersion, startedAt
+        case uptimeSeconds, listening, avahi, peersOnline, queued, unread, dataDir, socket
+        case keyChanges
+    }
+
+    /// `keyChanges` may be absent (a daemon older than it).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            name: try container.decode(String.self, forKey: .name),
+            id: try container.decode(String.self, forKey: .id),
+            keyTag: try container.decode(String.self, forKey: .keyTag),
+            status: try container.decode(Availability.self, forKey: .status),
+            statusText: try container.decode(String.self, forKey: .statusText),
+            version: try container.decode(String.self, forKey: .version),
+            apiVersion: try container.decode(Int.self, forKey: .apiVersion),
+            startedAt: try container.decode(Timestamp.self, forKey: .startedAt),
+            uptimeSeconds: try container.decode(Double.self, forKey: .uptimeSeconds),
+            listening: try container.decode([String].self, forKey: .listening),
+            avahi: try container.decode(String.self, forKey: .avahi),
+            peersOnline: try container.decode(Int.self, forKey: .peersOnline),
+            queued: try container.decode(Int.self, forKey: .queued),
+            unread: try container.decode(Int.self, forKey: .unread),
+            dataDir: try container.decode(String.self, forKey: .dataDir),
+            socket: try container.decode(String.self, forKey: .socket),
+            keyChanges: try container.decodeIfPresent([KeyChangeInfo].self, forKey: .keyChanges)
+                ?? [])
     }
 }
 
 public struct WhoResult: Codable, Sendable, Hashable {
     public var peers: [PeerInfo]
+    /// Known names now used by new keys (PRODUCT.md §6), each a warning to show.
+    public var keyChanges: [KeyChangeInfo]
 
-    public init(peers: [PeerInfo]) {
+    public init(peers: [PeerInfo], keyChanges: [KeyChangeInfo] = []) {
         self.peers = peers
+        self.keyChanges = keyChanges
+    }
+
+    enum CodingKeys: String, CodingKey { case peers, keyChanges }
+
+    /// `keyChanges` may be absent (a daemon older than it).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            peers: try container.decode([PeerInfo].self, forKey: .peers),
+            keyChanges: try container.decodeIfPresent([KeyChangeInfo].self, forKey: .keyChanges)
+                ?? [])
     }
 }
 

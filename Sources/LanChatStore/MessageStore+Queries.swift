@@ -89,10 +89,7 @@ extension MessageStore {
                 queued: try Int.fetchOne(
                     db, sql: "SELECT count(*) FROM messages WHERE direction = 1 AND status = 0")
                     ?? 0,
-                unread: try Int.fetchOne(
-                    db,
-                    sql: "SELECT count(*) FROM messages WHERE direction = 0 AND read_at IS NULL")
-                    ?? 0)
+                unread: try Int.fetchOne(db, sql: Self.unreadCountSQL) ?? 0)
         }
     }
 

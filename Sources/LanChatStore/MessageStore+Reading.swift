@@ -12,7 +12,10 @@ extension MessageStore {
     /// never past `delivered`), and one `conversation.read` event per touched conversation.
     public func markRead(peer: PeerKey?, at now: Int64) async throws(StoreError) -> ReadMarking {
         try await write("marking messages read") { db in
-            var sql = "UPDATE messages SET read_at = ? WHERE direction = 0 AND read_at IS NULL"
+            // A pending message request is never marked read (no READ is ever sent for it).
+            var sql =
+                "UPDATE messages SET read_at = ? WHERE direction = 0 AND read_at IS NULL AND "
+                + Self.notARequest
             var arguments: StatementArguments = [now]
             if let peer {
                 sql += " AND pk = ?"
@@ -73,9 +76,11 @@ extension MessageStore {
         }
     }
 
-    /// Its WHERE is the partial index `messages_unread`'s, so counting reads only that index.
+    /// Its WHERE is the partial index `messages_unread`'s, so counting reads only that index;
+    /// pending message requests are not unread messages.
     static let unreadCountSQL =
-        "SELECT count(*) FROM messages INDEXED BY messages_unread WHERE direction = 0 AND read_at IS NULL"
+        "SELECT count(*) FROM messages INDEXED BY messages_unread WHERE direction = 0 AND read_at IS NULL AND "
+        + notARequest
 
     /// The inbox: conversations that are (or are not) archived, newest activity first.
     public func conversations(archived: Bool) async throws(StoreError) -> [StoredConversation] {
@@ -83,7 +88,7 @@ extension MessageStore {
             let rows = try Row.fetchCursor(
                 db.cachedStatement(
                     sql: Self.conversationSelect + """
-                         WHERE c.archived = ?
+                         WHERE c.archived = ? AND c.\(Self.notARequest)
                         ORDER BY c.updated_at DESC, c.last_message DESC
                         """),
                 arguments: [archived])

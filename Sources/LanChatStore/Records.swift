@@ -112,12 +112,18 @@ public struct PeerRecord: Sendable, Equatable {
     public var lastSeen: Int64?
     /// Most recently seen first.
     public var addresses: [Endpoint]
+    /// When its first message arrived as a message request (`--accept contacts`, schema v4);
+    /// nil when none is pending. Its messages stay out of the inbox and the unread count.
+    public var requestSince: Int64?
+    /// The earlier key that used this peer's name when this key appeared (PROTOCOL.md §3.8
+    /// row 7, schema v4): shown as a warning until this key is verified, blocked or removed.
+    public var keyChangedFrom: PeerKey?
 
     public init(
         key: PeerKey, keyTag: String, name: String, alias: String? = nil,
         trust: StoredTrust = .unverified, contact: Bool = false, status: String = "available",
         statusText: String = "", firstSeen: Int64, lastSeen: Int64? = nil,
-        addresses: [Endpoint] = []
+        addresses: [Endpoint] = [], requestSince: Int64? = nil, keyChangedFrom: PeerKey? = nil
     ) {
         self.key = key
         self.keyTag = keyTag
@@ -130,7 +136,11 @@ public struct PeerRecord: Sendable, Equatable {
         self.firstSeen = firstSeen
         self.lastSeen = lastSeen
         self.addresses = addresses
+        self.requestSince = requestSince
+        self.keyChangedFrom = keyChangedFrom
     }
+
+    public var hasPendingRequest: Bool { requestSince != nil }
 
     init(row: Row, addresses: [Endpoint]) throws(StoreError) {
         let pk: Data = row["pk"]
@@ -140,7 +150,9 @@ public struct PeerRecord: Sendable, Equatable {
         self.init(
             key: key, keyTag: row["key_tag"], name: row["name"], alias: row["alias"], trust: trust,
             contact: row["contact"], status: row["status"], statusText: row["status_text"],
-            firstSeen: row["first_seen"], lastSeen: row["last_seen"], addresses: addresses)
+            firstSeen: row["first_seen"], lastSeen: row["last_seen"], addresses: addresses,
+            requestSince: row["request_since"],
+            keyChangedFrom: (row["key_changed_from"] as Data?).flatMap { PeerKey(bytes: $0) })
     }
 }
 

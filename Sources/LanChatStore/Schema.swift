@@ -89,6 +89,9 @@ enum Schema {
         migrator.registerMigration("v3: conversations, event log, search") { db in
             try db.execute(sql: v3)
         }
+        migrator.registerMigration("v4: contacts, message requests, key changes") { db in
+            try db.execute(sql: v4)
+        }
         return migrator
     }
 
@@ -158,5 +161,37 @@ enum Schema {
                 CASE direction WHEN 0 THEN coalesce(received_at, created_at) ELSE created_at END
             FROM messages WHERE rowid IN (SELECT max(rowid) FROM messages GROUP BY pk);
         INSERT INTO messages_fts (messages_fts) VALUES ('rebuild');
+        """
+
+    /// Contacts and trust (PRODUCT.md §4, §6). `request_since`: a message request is pending
+    /// from this peer (`--accept contacts`); its messages stay out of the inbox and the unread
+    /// count, and their arrival logs no `message.received` (only the request's `request.new`)
+    /// until `accept`. `key_changed_from`: the earlier key that used this peer's name when this
+    /// key appeared (PROTOCOL.md §3.8 row 7). A peer we wrote to first becomes a contact, as
+    /// sending does from now on.
+    static let v4 = """
+        ALTER TABLE peers ADD COLUMN request_since INTEGER;
+        ALTER TABLE peers ADD COLUMN key_changed_from BLOB;
+        UPDATE peers SET contact = 1
+            WHERE pk IN (SELECT DISTINCT pk FROM messages WHERE direction = 1);
+
+        DROP TRIGGER messages_inserted;
+        CREATE TRIGGER messages_inserted AFTER INSERT ON messages BEGIN
+            INSERT INTO events (type, at, pk, message, status) SELECT
+                CASE new.direction WHEN 0 THEN 1 ELSE 2 END,
+                CASE new.direction WHEN 0 THEN coalesce(new.received_at, new.created_at)
+                    ELSE new.created_at END,
+                new.pk, new.rowid, new.status
+            WHERE new.direction = 1 OR NOT EXISTS (
+                SELECT 1 FROM peers WHERE pk = new.pk AND request_since IS NOT NULL);
+            INSERT INTO conversations (pk, last_message, updated_at, archived) VALUES (
+                new.pk, new.rowid,
+                CASE new.direction WHEN 0 THEN coalesce(new.received_at, new.created_at)
+                    ELSE new.created_at END,
+                0)
+            ON CONFLICT (pk) DO UPDATE SET last_message = excluded.last_message,
+                updated_at = excluded.updated_at, archived = 0;
+            INSERT INTO messages_fts (rowid, text) VALUES (new.rowid, new.text);
+        END;
         """
 }

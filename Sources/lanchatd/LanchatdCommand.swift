@@ -60,6 +60,13 @@ struct LanchatdCommand: AsyncParsableCommand {
     var readReceipts: String?
 
     @Option(
+        name: .customLong("accept"),
+        help: ArgumentHelp(
+            "anyone (the default): messages from anyone reach the inbox; contacts: messages from non-contacts are kept apart as message requests until 'lanchat accept'.",
+            valueName: "anyone|contacts"))
+    var accept: String?
+
+    @Option(
         name: .customLong("log-level"),
         help: "trace, debug, info (the default), notice, warning, error or critical.")
     var logLevel: String?
@@ -122,6 +129,12 @@ struct LanchatdCommand: AsyncParsableCommand {
         case "on": settings.readReceipts = true
         case "off": settings.readReceipts = false
         case let other?: throw .usage("--read-receipts must be on or off, not '\(other)'")
+        }
+        if let accept {
+            guard let policy = AcceptPolicy(option: accept) else {
+                throw .usage("--accept must be anyone or contacts, not '\(accept)'")
+            }
+            settings.accept = policy
         }
         if let logLevel {
             guard let level = Logger.Level(rawValue: logLevel) else {

@@ -128,8 +128,23 @@ import Testing
                 Methods.Status.name, Methods.Who.name, Methods.Send.name, Methods.Inbox.name,
                 Methods.History.name, Methods.Read.name, Methods.Watch.name, Methods.Search.name,
                 Methods.SetPresence.name, Methods.Retry.name, Methods.Archive.name,
-                Methods.Unarchive.name, Methods.Backup.name,
+                Methods.Unarchive.name, Methods.Backup.name, Methods.Contacts.name,
+                Methods.Add.name, Methods.Alias.name, Methods.Verify.name, Methods.Block.name,
+                Methods.Unblock.name, Methods.Remove.name, Methods.Accept.name,
             ])
+    }
+
+    @Test func contactCommands() throws {
+        #expect(try parse(["add", "carol", "ID"], as: AddCommand.self).id == "ID")
+        #expect(try parse(["alias", "bob", "--clear"], as: AliasCommand.self).clear)
+        #expect(throws: (any Error).self) { try parse(["alias", "bob"], as: AliasCommand.self) }
+        #expect(throws: (any Error).self) {
+            try parse(["alias", "bob", "x", "--clear"], as: AliasCommand.self)
+        }
+        // A safety number may be typed as 12 words or one quoted argument.
+        let spaced = try parse(["verify", "bob", "12345", "67890"], as: VerifyCommand.self)
+        #expect(spaced.number == ["12345", "67890"])
+        #expect(try parse(["remove", "bob", "--purge"], as: RemoveCommand.self).purge)
     }
 
     @Test func readingCommands() throws {

@@ -95,8 +95,40 @@ import Testing
     @Test func whoResult() throws {
         try GoldenJSON.expectRoundTrip(
             WhoResult(peers: [Fixtures.bob, Fixtures.stranger]),
-            #"{"peers":[\#(Fixtures.bobJSON),\#(Fixtures.strangerJSON)]}"#)
-        try GoldenJSON.expectRoundTrip(WhoResult(peers: []), #"{"peers":[]}"#)
+            #"{"keyChanges":[],"peers":[\#(Fixtures.bobJSON),\#(Fixtures.strangerJSON)]}"#)
+        try GoldenJSON.expectRoundTrip(WhoResult(peers: []), #"{"keyChanges":[],"peers":[]}"#)
+        // An older daemon's answer, without keyChanges, still decodes.
+        #expect(try GoldenJSON.decode(WhoResult.self, #"{"peers":[]}"#) == WhoResult(peers: []))
+    }
+
+    @Test func contactMethodsKeepTheirNamesAndShapes() throws {
+        #expect(
+            [
+                Methods.Contacts.name, Methods.Add.name, Methods.Alias.name, Methods.Verify.name,
+                Methods.Block.name, Methods.Unblock.name, Methods.Remove.name, Methods.Accept.name,
+            ] == ["contacts", "add", "alias", "verify", "block", "unblock", "remove", "accept"])
+        try GoldenJSON.expectRoundTrip(
+            AliasParams(peer: "bob", name: "Bobby"), #"{"name":"Bobby","peer":"bob"}"#)
+        try GoldenJSON.expectRoundTrip(
+            PeerResult(peer: Fixtures.bob), #"{"peer":\#(Fixtures.bobJSON)}"#)
+        try GoldenJSON.expectRoundTrip(
+            ContactsResult(
+                contacts: [Fixtures.bob], blocked: [],
+                requests: [
+                    ContactRequestInfo(
+                        peer: Fixtures.stranger, count: 2, firstMessage: nil,
+                        receivedAt: Fixtures.t0)
+                ]),
+            #"{"blocked":[],"contacts":[\#(Fixtures.bobJSON)],"requests":[{"count":2,"#
+                + #""firstMessage":null,"peer":\#(Fixtures.strangerJSON),"#
+                + #""receivedAt":"2026-11-21T06:29:48.123Z"}]}"#)
+        let change = KeyChangeInfo(
+            peer: PeerCandidate(id: "NEW", keyTag: "NEWK-EYAA", name: "bob", alias: nil),
+            previous: nil)
+        try GoldenJSON.expectRoundTrip(
+            WhoResult(peers: [], keyChanges: [change]),
+            #"{"keyChanges":[{"peer":{"alias":null,"id":"NEW","keyTag":"NEWK-EYAA","name":"bob"},"#
+                + #""previous":null}],"peers":[]}"#)
     }
 
     @Test func sendResult() throws {

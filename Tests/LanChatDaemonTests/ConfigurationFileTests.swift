@@ -54,6 +54,21 @@ import Testing
         #expect(failure(#"read-receipts = "maybe""#)?.exitCode == 78)
     }
 
+    @Test func acceptTakesAnyoneOrContacts() throws {
+        #expect(try parse(#"accept = "contacts""#).accept == .contacts)
+        #expect(try parse(#"accept = "anyone""#).accept == .anyone)
+        #expect(failure(#"accept = "friends""#)?.exitCode == 78)
+        #expect(failure("accept = true")?.exitCode == 78)
+        var file = DaemonSettings()
+        file.accept = .contacts
+        var flags = DaemonSettings()
+        flags.accept = .anyone
+        let defaults = DaemonConfiguration(name: "a", dataDirectory: "/d", socketPath: "/s")
+        #expect(file.applied(to: defaults).accept == .contacts)
+        #expect(file.overlaid(by: flags).applied(to: defaults).accept == .anyone)
+        #expect(defaults.accept == .anyone)
+    }
+
     @Test func unknownKeyNamesFileLineAndKey() throws {
         let error = try #require(failure("name = \"a\"\n\ncolour = \"blue\"\n"))
         #expect(error.exitCode == 78)

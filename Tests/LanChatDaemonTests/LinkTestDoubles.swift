@@ -51,6 +51,74 @@ final class InMemoryPeerPersistence: PeerPersistence {
     }
 
     func record(_ key: PeerKey) -> PeerRecord? { rows.withLock { $0[key] } }
+
+    // Contacts: the same changes as `MessageStore+Contacts`, on the rows.
+    private func update(_ key: PeerKey, _ change: (inout PeerRecord) -> Void)
+        throws(StoreError)
+    {
+        let found = rows.withLock { map in
+            guard var record = map[key] else { return false }
+            change(&record)
+            map[key] = record
+            return true
+        }
+        if !found { throw StoreError(.notFound, "unknown peer") }
+    }
+
+    func setAlias(_ key: PeerKey, _ alias: String?) async throws(StoreError) {
+        try update(key) { $0.alias = alias }
+    }
+    func makeContact(_ key: PeerKey) async throws(StoreError) {
+        try update(key) {
+            $0.contact = true
+            $0.requestSince = nil
+        }
+    }
+    func markVerified(_ key: PeerKey) async throws(StoreError) {
+        try update(key) {
+            $0.trust = .verified
+            $0.keyChangedFrom = nil
+        }
+    }
+    func block(_ key: PeerKey) async throws(StoreError) {
+        try update(key) {
+            $0.trust = .blocked
+            $0.requestSince = nil
+            $0.keyChangedFrom = nil
+        }
+    }
+    func unblock(_ key: PeerKey) async throws(StoreError) {
+        try update(key) { $0.trust = .unverified }
+    }
+    func forget(_ key: PeerKey, purge: Bool) async throws(StoreError) {
+        try update(key) {
+            $0.alias = nil
+            $0.contact = false
+            $0.requestSince = nil
+            $0.keyChangedFrom = nil
+            if $0.trust == .verified { $0.trust = .unverified }
+        }
+    }
+    func openRequest(_ key: PeerKey, at now: Int64) async throws(StoreError) -> Bool {
+        var opened = false
+        try update(key) {
+            guard !$0.contact, $0.requestSince == nil else { return }
+            $0.requestSince = now
+            opened = true
+        }
+        return opened
+    }
+    func recordKeyChange(_ key: PeerKey, from previous: PeerKey, at now: Int64)
+        async throws(StoreError) -> Bool
+    {
+        var recorded = false
+        try update(key) {
+            guard $0.keyChangedFrom == nil else { return }
+            $0.keyChangedFrom = previous
+            recorded = true
+        }
+        return recorded
+    }
 }
 
 /// A session without a socket: records what the link writes and whether it closed it, and

@@ -16,6 +16,7 @@ struct MigrationTests {
             first == [
                 "v1: peers, streams, cursors, messages", "v2: store identity",
                 "v3: conversations, event log, search",
+                "v4: contacts, message requests, key changes",
             ])
         _ = try MessageStore.open(path: directory.storePath)
         #expect(try appliedMigrations(directory.storePath) == first)
@@ -101,7 +102,7 @@ struct MigrationTests {
         #expect(try appliedMigrations(directory.storePath).count == 2)
 
         let store = try MessageStore.open(path: directory.storePath)
-        #expect(try appliedMigrations(directory.storePath).count == 3)
+        #expect(try appliedMigrations(directory.storePath).count == 4)
         for peer in [bob, carol, dave] {
             #expect(try await store.history(with: peer, limit: 100).messages == before[peer])
         }
@@ -130,6 +131,56 @@ struct MigrationTests {
         let new = try await store.enqueue(to: carol, texts: ["fresh build"], at: 200)
         #expect(try await store.events(after: 0, limit: 10).map(\.message?.id) == [new[0].id])
         #expect(try await store.search(SearchQuery(parsing: "build"), limit: 10).count == 2)
+    }
+
+    /// A v3 store (today's release: messages both ways, the event log, an alias, a block)
+    /// opens with v4 and loses nothing: peers we wrote to become contacts, no request and no
+    /// key change is pending, and from then on a request keeps its messages out of the inbox.
+    @Test func aVersion3StoreGainsContactsAndRequestsAndLosesNothing() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let bob = testKey(2)
+        let carol = testKey(3)
+        let dave = testKey(4)
+        var before: [PeerKey: [StoredMessage]] = [:]
+        let events: [StoredEvent]
+        do {
+            let old = try MessageStore.open(
+                path: directory.storePath, schemaUpTo: "v3: conversations, event log, search")
+            for peer in [bob, carol, dave] {
+                try await old.addPeer(peer, keyTag: "TAG", name: "n\(peer.bytes[0])", at: 1)
+            }
+            _ = try await old.enqueue(to: bob, texts: ["hi bob"], at: 100)
+            _ = try await receive(old, from: carol, texts: ["hi from carol"], at: 110)
+            try await old.executeForTesting("UPDATE peers SET alias = 'Dee', trust = 'blocked'")
+            for peer in [bob, carol, dave] {
+                before[peer] = try await old.history(with: peer, limit: 100).messages
+            }
+            events = try await old.events(after: 0, limit: 100)
+            try old.close()
+        }
+        #expect(try appliedMigrations(directory.storePath).count == 3)
+
+        let store = try MessageStore.open(path: directory.storePath)
+        #expect(try appliedMigrations(directory.storePath).count == 4)
+        for peer in [bob, carol, dave] {
+            #expect(try await store.history(with: peer, limit: 100).messages == before[peer])
+        }
+        #expect(try await store.events(after: 0, limit: 100) == events)
+        let peers = Dictionary(uniqueKeysWithValues: try await store.peers().map { ($0.key, $0) })
+        #expect(peers[bob]?.contact == true)
+        #expect(peers[carol]?.contact == false)
+        #expect(peers[dave]?.alias == "Dee" && peers[dave]?.trust == .blocked)
+        #expect(peers.values.allSatisfy { $0.requestSince == nil && $0.keyChangedFrom == nil })
+        #expect(try await store.requests().isEmpty)
+        #expect(try await store.counts() == .init(queued: 1, unread: 1))
+
+        // The new trigger: a request's message is stored but logs no message.received.
+        #expect(try await store.openRequest(dave, at: 120))
+        let cursor = try await store.eventBounds().newest
+        _ = try await receive(store, from: dave, texts: ["let me in"], at: 130)
+        #expect(try await store.events(after: cursor, limit: 10).isEmpty)
+        #expect(try await store.conversations(archived: false).map(\.peer) == [carol, bob])
     }
 
     /// Not a pass/fail timing (debug builds on a shared machine), a record of what the v3

@@ -31,6 +31,7 @@ package enum StatusView {
         var text = lines.map { label, value in
             label + String(repeating: " ", count: width - label.count) + "  " + value + "\n"
         }.joined()
+        text += KeyChangeText.warnings(status.keyChanges, style: style)
         if status.apiVersion != ControlAPI.version {
             text +=
                 style.yellow(

@@ -6,7 +6,11 @@ package enum WhoView {
         _ result: WhoResult, query: String?, all: Bool, now: Timestamp,
         zone: any UTCOffsetProvider, style: TextStyle
     ) -> String {
-        guard !result.peers.isEmpty else { return emptyHint(query: query, all: all) }
+        guard !result.peers.isEmpty else {
+            return emptyHint(query: query, all: all)
+                + KeyChangeText.warnings(result.keyChanges, style: style)
+        }
+        let changed = Set(result.keyChanges.map(\.peer.id))
         var table = TextTable(header: [
             "NAME", "KEY", "PRESENCE", "STATUS", "TRUST", "LAST SEEN", "ADDRESS",
         ])
@@ -14,7 +18,9 @@ package enum WhoView {
             let (presence, presenceColor) = PeerText.presence(peer, style: style)
             let (trust, trustColor) = PeerText.trust(peer.trust, style: style)
             table.append([
-                .init(truncated(PeerText.nameWithAlias(peer), to: 40), paint: style.bold),
+                .init(
+                    (changed.contains(peer.id) ? KeyChangeText.marker + " " : "")
+                        + truncated(PeerText.nameWithAlias(peer), to: 40), paint: style.bold),
                 .init(terminalSafe(peer.keyTag), paint: style.cyan),
                 .init(presence, paint: presenceColor),
                 .init(peer.statusText.isEmpty ? "-" : truncated(peer.statusText, to: 30)),
@@ -23,7 +29,7 @@ package enum WhoView {
                 .init(truncated(address(peer), to: 60), paint: style.dim),
             ])
         }
-        return table.render(style: style)
+        return table.render(style: style) + KeyChangeText.warnings(result.keyChanges, style: style)
     }
 
     static func lastSeen(_ peer: PeerInfo, now: Timestamp, zone: any UTCOffsetProvider) -> String {

@@ -86,7 +86,9 @@ actor ConnectionManager {
 
     private func found(_ peer: DiscoveredPeer) {
         let key = peer.announcement?.key
-        if let key, key == directory.ownKey || directory.isBlocked(key) { return }
+        // A blocked key's record is kept (it shows as discovered) but never dialled: see
+        // `startDueDials`, and `unblocked` for when that changes.
+        if let key, key == directory.ownKey { return }
         var target =
             targets[peer.instance]
             ?? DialTarget(
@@ -160,6 +162,18 @@ actor ConnectionManager {
         wakeup.signal()
     }
 
+    /// `key` was unblocked: its records are dialled again at once, and its stored addresses
+    /// when messages wait for it.
+    func unblocked(_ key: PeerKey) {
+        let now = clock.monotonic()
+        for (instance, target) in targets where target.key == key {
+            targets[instance]?.backoff.reset()
+            targets[instance]?.nextAttempt = now
+        }
+        wantSession(with: key)
+        wakeup.signal()
+    }
+
     /// Admission refused a connection from `host` (a flood of strangers can fill the
     /// handshake slots): a known peer last reached there and without a session may have been
     /// the one refused, so it is dialled back now, on the dial budget inbound traffic cannot
@@ -207,6 +221,7 @@ actor ConnectionManager {
         var nextDue: ContinuousClock.Instant?
         for (instance, target) in targets where !target.dialling && target.wanted {
             if let key = target.key, directory.entry(key)?.sessions ?? 0 > 0 { continue }
+            if let key = target.key, directory.isBlocked(key) { continue }
             let (endpoints, release) = badAddresses.usable(
                 target.endpoints, expecting: target.key, at: now)
             guard !endpoints.isEmpty else {

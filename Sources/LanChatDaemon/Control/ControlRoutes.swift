@@ -40,6 +40,7 @@ extension ControlDispatcher {
         dispatcher.register(Methods.Search.self) { params throws(ControlError) in
             try await messenger.search(params)
         }
+        dispatcher.registerContactRoutes(to: messenger)
         dispatcher.registerStreaming(Methods.Watch.self) { params, answer throws(ControlError) in
             try await messenger.watch(params, answer: answer)
         }

@@ -218,6 +218,14 @@ final class LinkRegistry: SessionDelegate, Service {
         }
     }
 
+    /// `key` was blocked: its current session and any other it has open are closed now (a
+    /// new one is refused at the handshake).
+    func closeSessions(with key: PeerKey) async {
+        await existingLink(for: key)?.closeSession(.normal)
+        let sessions = state.withLock { $0.counted.filter { $0.remoteKey == key } }
+        for session in sessions { await session.close(.normal) }
+    }
+
     /// Sends CLOSE(reason) on every open session, current or not (clean shutdown: peers
     /// see us offline at once), and forgets them in the links.
     func closeAll(_ reason: CloseReason) async {

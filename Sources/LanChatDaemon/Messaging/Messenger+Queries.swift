@@ -23,7 +23,7 @@ extension Messenger {
                 runtime.startInstant.duration(to: services.clock.monotonic()).components.seconds),
             listening: runtime.listening, avahi: avahi, peersOnline: directory.onlineCount,
             queued: counts.queued, unread: counts.unread, dataDir: runtime.dataDirectory,
-            socket: runtime.socketPath)
+            socket: runtime.socketPath, keyChanges: keyChangeInfos)
     }
 
     func who(_ params: WhoParams) -> WhoResult {
@@ -34,7 +34,7 @@ extension Messenger {
             .filter { entry in query.map { PeerResolver.matches(entry, query: $0) } ?? true }
             .sorted(by: PeerResolver.byName)
             .map(\.info)
-        return WhoResult(peers: peers)
+        return WhoResult(peers: peers, keyChanges: keyChangeInfos)
     }
 
     func history(_ params: HistoryParams) async throws(ControlError) -> HistoryResult {

@@ -49,7 +49,13 @@ extension Messenger {
     /// transaction, then each peer's link sends READ (or its next HELLO carries it).
     func read(_ params: ReadParams) async throws(ControlError) -> ReadResult {
         let peer = try params.peer.map { query throws(ControlError) in
-            try directory.resolve(query).key
+            let entry = try directory.resolve(query)
+            guard !entry.record.hasPendingRequest else {
+                throw .failed(
+                    "\(entry.displayName) (\(entry.record.keyTag)) sent a message request; 'lanchat accept' it to read it"
+                )
+            }
+            return entry.key
         }
         let marking: ReadMarking
         do {

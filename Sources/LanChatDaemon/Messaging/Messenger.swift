@@ -40,6 +40,7 @@ final class Messenger: Sendable {
         guard peer.record.trust != .blocked else {
             throw .failed("\(peer.displayName) (\(peer.record.keyTag)) is blocked; unblock to send")
         }
+        try await sendingMakesContact(peer)
         let waitTarget: StatusWaiter.Target? =
             params.waitRead == true ? .read : params.wait == true ? .delivered : nil
         // Before storing: from then on, every change to the messages is an event here.

@@ -113,7 +113,7 @@ extension PeerLink {
         } catch {
             logger.error("cannot record the peer's HELLO: \(error)")
         }
-        warnIfNameBelongsToAnotherKey(hello.name)
+        await warnIfNameBelongsToAnotherKey(hello.name, at: now)
         let outgoing: OutgoingStreamState?
         do {
             outgoing = try await services.store.outgoingState(for: key)
@@ -165,13 +165,16 @@ extension PeerLink {
 
     /// PROTOCOL.md §3.8 row 7: a key presenting the display name of another pinned peer is
     /// a new, separate peer (never merged); the user is told, once.
-    private func warnIfNameBelongsToAnotherKey(_ name: String) {
+    private func warnIfNameBelongsToAnotherKey(_ name: String, at now: Int64) async {
         guard !warnedNameClash, !name.isEmpty else { return }
-        let folded = name.lowercased()
-        let others = services.directory.all.filter {
-            $0.pinned && $0.key != key && $0.record.name.lowercased() == folded
+        let other: PeerEntry?
+        do {
+            other = try await services.directory.noteNameClash(key, name: name, at: now)
+        } catch {
+            logger.error("cannot record a key change: \(error)")
+            return
         }
-        guard let other = others.first else { return }
+        guard let other else { return }
         warnedNameClash = true
         logger.warning(
             """
@@ -187,6 +190,11 @@ extension PeerLink {
     /// Only the inbound loop calls it, so no other batch moves the ledger meanwhile.
     private func accept(_ run: [WireMessage], on source: any LinkSession) async -> Bool {
         guard phase.isCurrent(source), let committed = ledger else { return false }
+        if services.directory.isBlocked(key) {
+            // Blocked while the session was up: nothing from it is stored or acknowledged.
+            await closeSession(.normal)
+            return false
+        }
         var working = committed
         var records: [IncomingRecord] = []
         var replies: [AppMessage] = []
@@ -214,6 +222,12 @@ extension PeerLink {
         let cursor = working.cursor
         if cursor != committed.cursor {
             do {
+                // Under `--accept contacts` a non-contact's messages open a request first, so
+                // they are stored apart from the inbox (and announce nothing).
+                var isRequest = false
+                if !records.isEmpty {
+                    isRequest = try await services.directory.admitMessages(from: key, at: now)
+                }
                 let stored = try await services.store.commitIncoming(
                     from: key, records: records, cursor: cursor, at: now)
                 // The user may have read meanwhile (`readLocally`): keep that, on this stream.
@@ -221,7 +235,7 @@ extension PeerLink {
                     _ = working.markRead(upTo: read)
                 }
                 ledger = working
-                if !stored.isEmpty {
+                if !stored.isEmpty && !isRequest {
                     services.events.publish(.messagesReceived(peer: key, stored))
                 }
             } catch {

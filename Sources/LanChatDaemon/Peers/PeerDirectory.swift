@@ -11,7 +11,9 @@ import Synchronization
 /// sit on hot paths.
 final class PeerDirectory: Sendable {
     private let entries: Mutex<[PeerKey: PeerEntry]>
-    private let persistence: any PeerPersistence
+    let persistence: any PeerPersistence
+    /// `--accept`: whether messages from non-contacts become message requests.
+    let acceptPolicy = Mutex(AcceptPolicy.anyone)
     let ownKey: PeerKey
 
     init(ownKey: PeerKey, records: [PeerRecord], persistence: any PeerPersistence) {
@@ -136,7 +138,7 @@ final class PeerDirectory: Sendable {
         }
     }
 
-    private func pin(_ record: PeerRecord) {
+    func pin(_ record: PeerRecord) {
         entries.withLock { map in
             map[record.key, default: PeerEntry(record: record)].record = record
             map[record.key]?.pinned = true
@@ -146,7 +148,7 @@ final class PeerDirectory: Sendable {
     /// Applies `change` to the live entry of `key` if it is known. Live facts only: a record
     /// field changed here without its store write would be lost at the next start.
     @discardableResult
-    private func modify(_ key: PeerKey, _ change: (inout PeerEntry) -> Void) -> PeerEntry? {
+    func modify(_ key: PeerKey, _ change: (inout PeerEntry) -> Void) -> PeerEntry? {
         entries.withLock { map in
             guard var entry = map[key] else { return nil }
             change(&entry)

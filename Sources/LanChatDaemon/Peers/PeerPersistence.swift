@@ -14,6 +14,19 @@ protocol PeerPersistence: Sendable {
         async throws(StoreError)
     func setLastSeen(
         _ key: PeerKey, at now: Int64, completion: @escaping @Sendable (StoreError?) -> Void)
+
+    // Contacts and trust (`MessageStore+Contacts`); each throws `notFound` for an unknown key.
+    func setAlias(_ key: PeerKey, _ alias: String?) async throws(StoreError)
+    func makeContact(_ key: PeerKey) async throws(StoreError)
+    func markVerified(_ key: PeerKey) async throws(StoreError)
+    func block(_ key: PeerKey) async throws(StoreError)
+    func unblock(_ key: PeerKey) async throws(StoreError)
+    func forget(_ key: PeerKey, purge: Bool) async throws(StoreError)
+    @discardableResult
+    func openRequest(_ key: PeerKey, at now: Int64) async throws(StoreError) -> Bool
+    @discardableResult
+    func recordKeyChange(_ key: PeerKey, from previous: PeerKey, at now: Int64)
+        async throws(StoreError) -> Bool
 }
 
 extension MessageStore: PeerPersistence {}

@@ -34,6 +34,17 @@ enum PeerResolver {
         throw .peerNotFound(query)
     }
 
+    /// `XXXX-XXXX` in the key tag alphabet (RFC 4648 base32), either case: what rule 2 reads.
+    static func looksLikeKeyTag(_ text: String) -> Bool {
+        let characters = Array(text.uppercased().utf8)
+        guard characters.count == 9, characters[4] == UInt8(ascii: "-") else { return false }
+        return characters.enumerated().allSatisfy { index, byte in
+            index == 4
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "2")...UInt8(ascii: "7")).contains(byte)
+        }
+    }
+
     /// `who QUERY`: a case-insensitive substring of name, alias, key tag, id or host.
     static func matches(_ entry: PeerEntry, query: String) -> Bool {
         let folded = query.lowercased()

@@ -135,6 +135,12 @@ public enum ConfigurationFile {
                 settings.readReceipts = try bool(value)
             }
         },
+        "accept": { settings, value, _ throws(KeyError) in
+            guard let policy = AcceptPolicy(option: try string(value)) else {
+                throw KeyError(reason: "expected \"anyone\" or \"contacts\"")
+            }
+            settings.accept = policy
+        },
         "log-level": { settings, value, _ throws(KeyError) in
             guard let level = Logger.Level(rawValue: try string(value)) else {
                 throw KeyError(

@@ -7,7 +7,8 @@ import UnixSignals
 /// SIGHUP (PRODUCT.md §3): builds the configuration again from its source (the file re-read,
 /// the command line still winning) and applies what can change while running, one log line
 /// per change: static peers (new ones dialled, removed ones no longer dialled; sessions stay),
-/// the display name (status, HELLO and the mDNS record from now on) and the log level. What
+/// the display name (status, HELLO and the mDNS record from now on), the accept policy and
+/// the log level. What
 /// needs a restart (port, socket, data directory, mDNS on/off, interfaces, read receipts) is
 /// logged as such and left as it runs. A file that does not parse changes nothing.
 ///
@@ -79,6 +80,10 @@ public final class ConfigurationReload: Sendable {
             targets.announcer.announce(snapshot)
             changes.append("name: '\(old.name)' → '\(new.name)'")
         }
+        if new.accept != old.accept {
+            targets.directory.setAcceptPolicy(new.accept)
+            changes.append("accept: \(old.accept.rawValue) → \(new.accept.rawValue)")
+        }
         if new.logLevel != old.logLevel {
             inputs.logLevel.level = new.logLevel
             changes.append("log-level: \(old.logLevel) → \(new.logLevel)")
@@ -89,6 +94,7 @@ public final class ConfigurationReload: Sendable {
             current.staticPeers = peers
             current.name = new.name
             current.logLevel = new.logLevel
+            current.accept = new.accept
         }
         for change in changes { logger.notice("reload: \(change)") }
         if changes.isEmpty { logger.notice("reload: \(file): nothing changed") }

@@ -49,6 +49,7 @@ public final class Daemon: Sendable {
         } catch {
             throw .store("cannot read the pin store: \(error)")
         }
+        directory.setAcceptPolicy(configuration.accept)
         for peer in configuration.staticPeers {
             guard let key = peer.key else { continue }
             // `--peer ID@…` pins the key before the first contact (no TOFU window).

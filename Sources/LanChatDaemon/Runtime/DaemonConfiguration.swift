@@ -19,6 +19,8 @@ public struct DaemonConfiguration: Sendable {
     public var mdns = true
     public var interfaces: [String] = []
     public var readReceipts = true
+    /// `--accept`: whether non-contacts' messages become message requests (PRODUCT.md §6).
+    public var accept = AcceptPolicy.anyone
     /// `--log-level`: applied by `lanchatd` through its `LogLevelSetting`.
     public var logLevel: Logger.Level = .info
     /// `--reset-identity`: move a broken key aside and make a new one.

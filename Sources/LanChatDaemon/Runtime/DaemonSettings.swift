@@ -14,6 +14,7 @@ public struct DaemonSettings: Sendable, Equatable {
     public var interfaces: [String]?
     public var readReceipts: Bool?
     public var logLevel: Logger.Level?
+    public var accept: AcceptPolicy?
     // Options added by later issues (`--accept`, `--notify-command`) get a field here, a key
     // in `ConfigurationFile.keys`, and a line in `applied(to:)`.
 
@@ -31,6 +32,7 @@ public struct DaemonSettings: Sendable, Equatable {
         merged.interfaces = other.interfaces ?? interfaces
         merged.readReceipts = other.readReceipts ?? readReceipts
         merged.logLevel = other.logLevel ?? logLevel
+        merged.accept = other.accept ?? accept
         return merged
     }
 
@@ -46,6 +48,7 @@ public struct DaemonSettings: Sendable, Equatable {
         if let interfaces { configuration.interfaces = interfaces }
         if let readReceipts { configuration.readReceipts = readReceipts }
         if let logLevel { configuration.logLevel = logLevel }
+        if let accept { configuration.accept = accept }
         return configuration
     }
 }

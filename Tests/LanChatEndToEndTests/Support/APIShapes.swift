@@ -12,6 +12,7 @@ struct StatusResult: Decodable, Sendable {
     var name: String
     var listening: [String]
     var peersOnline: Int
+    var unread: Int
     var queued: Int
     var socket: String
     var dataDir: String

@@ -1,0 +1,25 @@
+import ArgumentParser
+import LanChatControl
+
+/// `lanchat accept PEER` → `accept`.
+struct AcceptCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "accept",
+        abstract: "Accept PEER's message request")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(
+        help: ArgumentHelp("The peer (see PEER in lanchat --help).", valueName: "peer"),
+        completion: .peers)
+    var peer: String
+
+    func run() async throws {
+        try CLIEnvironment.current.undecodableArguments.check([peer], as: "PEER")
+        let context = global.makeContext()
+        let result = try await context.client.accept(PeerParams(peer: peer))
+        try context.show(result) {
+            "\(ContactsView.label($0.peer))  it becomes a contact and its messages join the inbox, unread.:is a contact now; its messages are in the inbox ('lanchat read').\n"
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import ArgumentParser
+import LanChatControl
+
+/// `lanchat add NAME ID` → `add`.
+struct AddCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add a contact by its 52-character id before it was ever seen; messages to it "
+            + "queue until it appears.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The local name (alias) to give it.", valueName: "name"))
+    var name: String
+
+    @Argument(
+        help: ArgumentHelp(
+            "Its id, as 'lanchat status' shows it on its own machine.", valueName: "id"))
+    var id: String
+
+    func run() async throws {
+        try CLIEnvironment.current.undecodableArguments.check([name, id], as: "NAME or ID")
+        let context = global.makeContext()
+        let result = try await context.client.add(AddParams(name: name, id: id))
+        try context.show(result) { result in
+            "Added \(ContactsView.label(result.peer)) as a contact; messages to it wait until it "
+                + "is reached. Compare safety numbers with 'lanchat verify \(terminalSafe(result.peer.keyTag))'.\n"
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import LanChatControl
+
+/// `lanchat verify PEER [NUMBER]` → `verify`.
+struct VerifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Show the 60-digit safety number shared with PEER; given the number PEER's "
+            + "side shows, compare it and mark PEER verified (exit 1 on a mismatch).")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(
+        help: ArgumentHelp("The peer (see PEER in lanchat --help).", valueName: "peer"),
+        completion: .peers)
+    var peer: String
+
+    @Argument(
+        parsing: .remaining,
+        help: ArgumentHelp(
+            "The other side's safety number: 60 digits, spaces allowed (quoted or not).",
+            valueName: "number"))
+    var number: [String] = []
+
+    func run() async throws {
+        try CLIEnvironment.current.undecodableArguments.check([peer] + number, as: "PEER or NUMBER")
+        let context = global.makeContext()
+        let given = number.isEmpty ? nil : number.joined(separator: " ")
+        let result = try await context.client.verify(VerifyParams(peer: peer, number: given))
+        try context.show(result) { VerifyView.render($0, style: context.style) }
+    }
+}
+
+/// Text output of `lanchat verify`.
+package enum VerifyView {
+    package static func render(_ result: VerifyResult, style: TextStyle) -> String {
+        let label = ContactsView.label(result.peer)
+        if result.verified {
+            return style.green("The safety numbers match: \(label) is now verified.") + "\n"
+        }
+        return "Safety number with \(label):\n\n" + groups(result.safetyNumber) + "\n"
+            + "\(label) sees the same 60 digits with 'lanchat verify' on its side. Compare them in\n"
+            + "person or over a call you trust; if they match, mark it verified with:\n"
+            + "  lanchat verify \(terminalSafe(result.peer.keyTag)) '<the number it shows>'\n"
+    }
+
+    /// 12 groups of 5 digits in 3 rows (PROTOCOL.md §6).
+    package static func groups(_ digits: String) -> String {
+        let characters = Array(terminalSafe(digits))
+        let groups = stride(from: 0, to: characters.count, by: 5).map {
+            String(characters[$0..<min($0 + 5, characters.count)])
+        }
+        return stride(from: 0, to: groups.count, by: 4).map {
+            "  " + groups[$0..<min($0 + 4, groups.count)].joined(separator: " ") + "\n"
+        }.joined()
+    }
+}

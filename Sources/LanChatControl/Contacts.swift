@@ -1,0 +1,207 @@
+/// The contact methods (PRODUCT.md §4, §6): `contacts`, `add`, `alias`, `verify`, `block`,
+/// `unblock`, `remove`, `accept`. Their params' daemon-free checks are in
+/// `ContactsValidation.swift`, run by the daemon and the fuzz target alike.
+
+extension Methods {
+    public enum Contacts: ControlMethod {
+        public typealias Params = NoParams
+        public typealias Result = ContactsResult
+        public static let name = "contacts"
+    }
+
+    public enum Add: ControlMethod {
+        public typealias Params = AddParams
+        public typealias Result = PeerResult
+        public static let name = "add"
+    }
+
+    public enum Alias: ControlMethod {
+        public typealias Params = AliasParams
+        public typealias Result = PeerResult
+        public static let name = "alias"
+    }
+
+    /// Without `number`, answers the safety number; with it, compares and marks the peer
+    /// verified on a match, or fails (`failed`, exit 1) on a mismatch, changing nothing.
+    public enum Verify: ControlMethod {
+        public typealias Params = VerifyParams
+        public typealias Result = VerifyResult
+        public static let name = "verify"
+    }
+
+    public enum Block: ControlMethod {
+        public typealias Params = PeerParams
+        public typealias Result = PeerResult
+        public static let name = "block"
+    }
+
+    public enum Unblock: ControlMethod {
+        public typealias Params = PeerParams
+        public typealias Result = PeerResult
+        public static let name = "unblock"
+    }
+
+    public enum Remove: ControlMethod {
+        public typealias Params = RemoveParams
+        public typealias Result = PeerResult
+        public static let name = "remove"
+    }
+
+    public enum Accept: ControlMethod {
+        public typealias Params = PeerParams
+        public typealias Result = PeerResult
+        public static let name = "accept"
+    }
+}
+
+/// Params of a method that takes one PEER argument.
+public struct PeerParams: Codable, Sendable, Hashable {
+    public var peer: String
+
+    public init(peer: String) {
+        self.peer = peer
+    }
+}
+
+public struct AddParams: Codable, Sendable, Hashable {
+    /// The local name (alias) to give the new contact.
+    public var name: String
+    /// Its 52-character id (base32 of its public key).
+    public var id: String
+
+    public init(name: String, id: String) {
+        self.name = name
+        self.id = id
+    }
+}
+
+public struct AliasParams: Codable, Sendable, Hashable {
+    public var peer: String
+    /// The new alias; exactly one of `name` and `clear: true`.
+    public var name: String?
+    public var clear: Bool?
+
+    public init(peer: String, name: String? = nil, clear: Bool? = nil) {
+        self.peer = peer
+        self.name = name
+        self.clear = clear
+    }
+}
+
+public struct VerifyParams: Codable, Sendable, Hashable {
+    public var peer: String
+    /// The safety number the other side sees: 60 digits, spaces allowed anywhere.
+    public var number: String?
+
+    public init(peer: String, number: String? = nil) {
+        self.peer = peer
+        self.number = number
+    }
+}
+
+public struct RemoveParams: Codable, Sendable, Hashable {
+    public var peer: String
+    /// Also delete the conversation (queued messages still go out).
+    public var purge: Bool?
+
+    public init(peer: String, purge: Bool? = nil) {
+        self.peer = peer
+        self.purge = purge
+    }
+}
+
+/// The peer a contact method changed, as it is now.
+public struct PeerResult: Codable, Sendable, Hashable {
+    public var peer: PeerInfo
+
+    public init(peer: PeerInfo) {
+        self.peer = peer
+    }
+}
+
+public struct VerifyResult: Codable, Sendable, Hashable {
+    public var peer: PeerInfo
+    /// 60 digits, no spaces (shown as 12 groups of 5).
+    public var safetyNumber: String
+    /// Whether `number` was given and matched (then `peer.trust` is `verified`); false when
+    /// no number was given.
+    public var verified: Bool
+
+    public init(peer: PeerInfo, safetyNumber: String, verified: Bool) {
+        self.peer = peer
+        self.safetyNumber = safetyNumber
+        self.verified = verified
+    }
+}
+
+/// A pending message request (PRODUCT.md §4, "contact request").
+public struct ContactRequestInfo: Codable, Sendable, Hashable {
+    public var peer: PeerInfo
+    /// Messages received from the peer so far.
+    public var count: Int
+    /// The oldest of them (null if it was deleted).
+    public var firstMessage: MessageInfo?
+    /// When the first one arrived.
+    public var receivedAt: Timestamp
+
+    public init(peer: PeerInfo, count: Int, firstMessage: MessageInfo?, receivedAt: Timestamp) {
+        self.peer = peer
+        self.count = count
+        self.firstMessage = firstMessage
+        self.receivedAt = receivedAt
+    }
+
+    enum CodingKeys: String, CodingKey { case peer, count, firstMessage, receivedAt }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(peer, forKey: .peer)
+        try container.encode(count, forKey: .count)
+        try container.encode(firstMessage, forKey: .firstMessage)
+        try container.encode(receivedAt, forKey: .receivedAt)
+    }
+}
+
+public struct ContactsResult: Codable, Sendable, Hashable {
+    /// Peers added, accepted or written to first (blocked ones are under `blocked`).
+    public var contacts: [PeerInfo]
+    public var blocked: [PeerInfo]
+    /// Pending message requests, oldest first.
+    public var requests: [ContactRequestInfo]
+
+    public init(contacts: [PeerInfo], blocked: [PeerInfo], requests: [ContactRequestInfo]) {
+        self.contacts = contacts
+        self.blocked = blocked
+        self.requests = requests
+    }
+}
+
+/// A known name now used by a new key (PRODUCT.md §6, PROTOCOL.md §3.8 row 7), in `who` and
+/// `status` until the new key is verified, blocked or removed.
+public struct KeyChangeInfo: Codable, Sendable, Hashable {
+    /// The new key's peer.
+    public var peer: PeerCandidate
+    /// The earlier key that used the name (null if it is no longer known).
+    public var previous: PeerCandidate?
+
+    public init(peer: PeerCandidate, previous: PeerCandidate?) {
+        self.peer = peer
+        self.previous = previous
+    }
+
+    enum CodingKeys: String, CodingKey { case peer, previous }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(peer, forKey: .peer)
+        try container.encode(previous, forKey: .previous)
+    }
+
+    /// The one-line warning `who` and `status` print.
+    public var warning: String {
+        let name = peer.alias ?? peer.name
+        let was = previous.map { "; \($0.keyTag) had it before" } ?? ""
+        return
+            "\(name) is now using a different key (\(peer.keyTag)\(was)): compare safety numbers with 'lanchat verify \(peer.keyTag)'"
+    }
+}

@@ -1,0 +1,143 @@
+import LanChatControl
+import LanChatCore
+import LanChatCrypto
+import LanChatStore
+
+/// Contacts, trust and message requests (PRODUCT.md §4, §6). Every param is checked and the
+/// peer resolved before anything is written; the change itself is `PeerDirectory`'s.
+extension Messenger {
+    func contacts() async throws(ControlError) -> ContactsResult {
+        let stored: [StoredRequest]
+        do {
+            stored = try await store.requests()
+        } catch {
+            throw .storeUnavailable("cannot read message requests: \(error)")
+        }
+        let peers = directory.all.filter(\.pinned).sorted(by: PeerResolver.byName)
+        let requests = stored.map { request in
+            let peer = directory.entry(request.peer)?.info ?? Self.unknownPeer(request.peer)
+            return ContactRequestInfo(
+                peer: peer, count: request.count,
+                firstMessage: request.firstMessage.map {
+                    MessageMapping.info($0, live: .none, peerID: peer.id)
+                },
+                receivedAt: Timestamp(millisecondsSince1970: request.since))
+        }
+        return ContactsResult(
+            contacts: peers.filter { $0.record.contact && $0.record.trust != .blocked }.map(\.info),
+            blocked: peers.filter { $0.record.trust == .blocked }.map(\.info),
+            requests: requests)
+    }
+
+    func add(_ params: AddParams) async throws(ControlError) -> PeerResult {
+        let (alias, id) = try params.validated()
+        guard let key = PeerKey(id: id) else {
+            throw .badInput("'\(params.id)' is not a valid peer id (not a public key)")
+        }
+        let entry = try await changing { () async throws(DirectoryError) -> PeerEntry in
+            try await directory.addContact(key, alias: alias, at: services.now())
+        }
+        // Messages may already wait for it, and a record may already announce it.
+        await connections.wantSession(with: key)
+        return PeerResult(peer: entry.info)
+    }
+
+    func alias(_ params: AliasParams) async throws(ControlError) -> PeerResult {
+        let alias = try params.validatedAlias()
+        let peer = try directory.resolve(params.peer)
+        let entry = try await changing { () async throws(DirectoryError) -> PeerEntry in
+            try await directory.setAlias(peer.key, to: alias)
+        }
+        return PeerResult(peer: entry.info)
+    }
+
+    func verify(_ params: VerifyParams) async throws(ControlError) -> VerifyResult {
+        let given = try params.validatedNumber()
+        let peer = try directory.resolve(params.peer)
+        let number = Self.safetyDigits(own: directory.ownKey, peer: peer.key)
+        guard let given else {
+            return VerifyResult(peer: peer.info, safetyNumber: number, verified: false)
+        }
+        guard given == number else {
+            throw .failed(
+                "the safety numbers differ: \(peer.displayName) (\(peer.record.keyTag)) is not verified; nothing changed"
+            )
+        }
+        let entry = try await changing { () async throws(DirectoryError) -> PeerEntry in
+            try await directory.markVerified(peer.key)
+        }
+        return VerifyResult(peer: entry.info, safetyNumber: number, verified: true)
+    }
+
+    /// Blocks the key: its live session is closed at once, it is never dialled again and its
+    /// sessions are refused at the handshake (`IdentityPolicy`).
+    func block(_ params: PeerParams) async throws(ControlError) -> PeerResult {
+        let peer = try directory.resolve(params.peer)
+        let entry = try await changing { () async throws(DirectoryError) -> PeerEntry in
+            try await directory.block(peer.key)
+        }
+        await registry.closeSessions(with: peer.key)
+        return PeerResult(peer: entry.info)
+    }
+
+    /// Unblocks the key; what is queued for it goes out once it is reached again.
+    func unblock(_ params: PeerParams) async throws(ControlError) -> PeerResult {
+        let peer = try directory.resolve(params.peer)
+        let entry = try await changing { () async throws(DirectoryError) -> PeerEntry in
+            try await directory.unblock(peer.key)
+        }
+        await connections.unblocked(peer.key)
+        return PeerResult(peer: entry.info)
+    }
+
+    func remove(_ params: RemoveParams) async throws(ControlError) -> PeerResult {
+        let peer = try directory.resolve(params.peer)
+        let entry = try await changing { () async throws(DirectoryError) -> PeerEntry in
+            try await directory.forget(peer.key, purge: params.purge ?? false)
+        }
+        return PeerResult(peer: entry.info)
+    }
+
+    /// Accepts a message request: the peer becomes a contact and its messages join the inbox,
+    /// unread. A peer with no pending request is refused (nothing to accept).
+    func accept(_ params: PeerParams) async throws(ControlError) -> PeerResult {
+        let peer = try directory.resolve(params.peer)
+        guard peer.record.hasPendingRequest else {
+            throw .failed(
+                "there is no message request from \(peer.displayName) (\(peer.record.keyTag))")
+        }
+        let entry = try await changing { () async throws(DirectoryError) -> PeerEntry in
+            try await directory.makeContact(peer.key)
+        }
+        return PeerResult(peer: entry.info)
+    }
+
+    /// Sending to a peer makes it a contact (PRODUCT.md §4: "wrote to first").
+    func sendingMakesContact(_ peer: PeerEntry) async throws(ControlError) {
+        guard !peer.record.contact || peer.record.hasPendingRequest else { return }
+        _ = try await changing { () async throws(DirectoryError) -> PeerEntry in
+            try await directory.makeContact(peer.key)
+        }
+    }
+
+    /// The key-change warnings `who` and `status` show.
+    var keyChangeInfos: [KeyChangeInfo] {
+        directory.keyChanges.map {
+            KeyChangeInfo(peer: $0.new.candidate, previous: $0.earlier?.candidate)
+        }
+    }
+
+    static func safetyDigits(own: PeerKey, peer: PeerKey) -> String {
+        Fingerprint.safetyNumber(own, peer).filter { $0 != " " }
+    }
+
+    private func changing(_ change: () async throws(DirectoryError) -> PeerEntry)
+        async throws(ControlError) -> PeerEntry
+    {
+        do {
+            return try await change()
+        } catch {
+            throw error.controlError
+        }
+    }
+}

@@ -1,0 +1,199 @@
+import LanChatControl
+import LanChatCore
+import LanChatStore
+
+/// Contacts, trust and message requests (PRODUCT.md §4, §6): every change writes the store
+/// first, then the entry, like the rest of `PeerDirectory`. Checks that need the other peers
+/// (an alias colliding with another peer's name) run here, before anything is written.
+extension PeerDirectory {
+    /// Sets or clears the alias of `key`. An alias equal (case-insensitively) to another
+    /// peer's alias or name, or shaped like an id or a key tag, would make PEER arguments
+    /// ambiguous: refused with `badInput`, nothing changed.
+    func setAlias(_ key: PeerKey, to alias: String?) async throws(DirectoryError) -> PeerEntry {
+        if let alias { try checkAlias(alias, for: key) }
+        return try await change(key) { persistence, key throws(StoreError) in
+            try await persistence.setAlias(key, alias)
+        } memory: {
+            $0.record.alias = alias
+        }
+    }
+
+    /// `add NAME ID`: pins `key` ahead of its first contact if it is new (no TOFU window),
+    /// names it `alias` and makes it a contact. Messages to it queue until it appears.
+    func addContact(_ key: PeerKey, alias: String, at now: Int64) async throws(DirectoryError)
+        -> PeerEntry
+    {
+        guard key != ownKey else { throw .refused(.badInput("that is this daemon's own id")) }
+        try checkAlias(alias, for: key)
+        do {
+            try await pinAhead(key, at: now)
+        } catch {
+            throw .store(error)
+        }
+        _ = try await setAlias(key, to: alias)
+        return try await makeContact(key)
+    }
+
+    /// A peer we added, accepted or wrote to first is a contact; a pending request from it is
+    /// accepted with it. Nothing is written when it is a contact already.
+    @discardableResult
+    func makeContact(_ key: PeerKey) async throws(DirectoryError) -> PeerEntry {
+        if let entry = entry(key), entry.record.contact, !entry.record.hasPendingRequest {
+            return entry
+        }
+        return try await change(key) { persistence, key throws(StoreError) in
+            try await persistence.makeContact(key)
+        } memory: { entry in
+            entry.record.contact = true
+            entry.record.requestSince = nil
+        }
+    }
+
+    func markVerified(_ key: PeerKey) async throws(DirectoryError) -> PeerEntry {
+        try await change(key) { persistence, key throws(StoreError) in
+            try await persistence.markVerified(key)
+        } memory: { entry in
+            entry.record.trust = .verified
+            entry.record.keyChangedFrom = nil
+        }
+    }
+
+    func block(_ key: PeerKey) async throws(DirectoryError) -> PeerEntry {
+        try await change(key) { persistence, key throws(StoreError) in
+            try await persistence.block(key)
+        } memory: { entry in
+            entry.record.trust = .blocked
+            entry.record.requestSince = nil
+            entry.record.keyChangedFrom = nil
+        }
+    }
+
+    func unblock(_ key: PeerKey) async throws(DirectoryError) -> PeerEntry {
+        guard entry(key)?.record.trust == .blocked else {
+            throw .refused(.failed("\(describe(key)) is not blocked"))
+        }
+        return try await change(key) { persistence, key throws(StoreError) in
+            try await persistence.unblock(key)
+        } memory: {
+            $0.record.trust = .unverified
+        }
+    }
+
+    func forget(_ key: PeerKey, purge: Bool) async throws(DirectoryError) -> PeerEntry {
+        try await change(key) { persistence, key throws(StoreError) in
+            try await persistence.forget(key, purge: purge)
+        } memory: { entry in
+            entry.record.alias = nil
+            entry.record.contact = false
+            entry.record.requestSince = nil
+            entry.record.keyChangedFrom = nil
+            if entry.record.trust == .verified { entry.record.trust = .unverified }
+        }
+    }
+
+    /// Messages from `key` are arriving: under `--accept contacts`, a non-contact's open a
+    /// message request (logged as `request.new`). Returns whether they are a request, so the
+    /// caller keeps them out of notifications.
+    func admitMessages(from key: PeerKey, at now: Int64) async throws(StoreError) -> Bool {
+        guard let entry = entry(key) else { return false }
+        if entry.record.hasPendingRequest { return true }
+        guard acceptPolicy.withLock({ $0 }) == .contacts, !entry.record.contact else {
+            return false
+        }
+        guard try await persistence.openRequest(key, at: now) else { return false }
+        modify(key) { $0.record.requestSince = now }
+        return true
+    }
+
+    /// PROTOCOL.md §3.8 row 7: `key` now calls itself `name`, which an earlier pinned key
+    /// uses. The two stay separate peers; the new one is marked (a warning in `who` and
+    /// `status`) and `peer.keyMismatch` is logged, once. Returns the earlier peer when it
+    /// recorded the change.
+    func noteNameClash(_ key: PeerKey, name: String, at now: Int64) async throws(StoreError)
+        -> PeerEntry?
+    {
+        guard !name.isEmpty, let entry = entry(key), entry.record.keyChangedFrom == nil,
+            entry.record.trust != .verified
+        else { return nil }
+        let folded = name.lowercased()
+        let earlier = all.filter {
+            $0.pinned && $0.key != key && $0.record.firstSeen <= entry.record.firstSeen
+                && $0.record.name.lowercased() == folded
+        }.min { $0.record.firstSeen < $1.record.firstSeen }
+        guard let earlier else { return nil }
+        guard try await persistence.recordKeyChange(key, from: earlier.key, at: now) else {
+            return nil
+        }
+        modify(key) { $0.record.keyChangedFrom = earlier.key }
+        return earlier
+    }
+
+    /// Peers whose key appeared under an earlier peer's name and is not settled yet.
+    var keyChanges: [(new: PeerEntry, earlier: PeerEntry?)] {
+        all.filter { $0.record.keyChangedFrom != nil }
+            .sorted(by: PeerResolver.byName)
+            .map { entry in (entry, entry.record.keyChangedFrom.flatMap { self.entry($0) }) }
+    }
+
+    var currentAcceptPolicy: AcceptPolicy { acceptPolicy.withLock { $0 } }
+
+    func setAcceptPolicy(_ policy: AcceptPolicy) {
+        acceptPolicy.withLock { $0 = policy }
+    }
+
+    // MARK: Helpers
+
+    private func checkAlias(_ alias: String, for key: PeerKey) throws(DirectoryError) {
+        let folded = alias.lowercased()
+        if PeerKey(id: alias) != nil || PeerResolver.looksLikeKeyTag(alias) {
+            throw .refused(
+                .badInput("'\(alias)' looks like a peer id or key tag; choose another alias"))
+        }
+        let clash = all.first { other in
+            other.pinned && other.key != key
+                && (other.record.alias?.lowercased() == folded
+                    || other.record.name.lowercased() == folded)
+        }
+        if let clash {
+            throw .refused(
+                .badInput(
+                    "'\(alias)' is already used by \(clash.displayName) (\(clash.record.keyTag)); choose another alias"
+                ))
+        }
+    }
+
+    private func describe(_ key: PeerKey) -> String {
+        guard let entry = entry(key) else { return Self.keyTag(key) }
+        return "\(entry.displayName) (\(entry.record.keyTag))"
+    }
+
+    /// Writes with `store`, then applies `memory` to the entry.
+    private func change(
+        _ key: PeerKey,
+        store: (any PeerPersistence, PeerKey) async throws(StoreError) -> Void,
+        memory: (inout PeerEntry) -> Void
+    ) async throws(DirectoryError) -> PeerEntry {
+        guard isPinned(key) else { throw .refused(.peerNotFound(key.id)) }
+        do {
+            try await store(persistence, key)
+        } catch {
+            throw .store(error)
+        }
+        guard let entry = modify(key, memory) else { throw .refused(.peerNotFound(key.id)) }
+        return entry
+    }
+}
+
+/// Why a directory change did not happen: refused (with the control error to answer), or the
+/// store failed (nothing changed either way).
+enum DirectoryError: Error {
+    case refused(ControlError)
+    case store(StoreError)
+
+    var controlError: ControlError {
+        switch self {
+        case .refused(let error): error
+        case .store(let error): .storeUnavailable("nothing changed: \(error)")
+        }
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import GRDB
+import LanChatCore
+
+/// Contacts, trust and message requests (PRODUCT.md §4 and §6, schema v4). Each change is one
+/// transaction with the event it causes; `PeerDirectory` calls these before it changes its
+/// in-memory entry, so the two never drift. Every method throws `notFound` for an unknown key.
+extension MessageStore {
+    /// Sets (or, with nil, clears) the local alias.
+    public func setAlias(_ key: PeerKey, _ alias: String?) async throws(StoreError) {
+        try await updatePeer("setting an alias", key, "alias = ?", [alias])
+    }
+
+    /// Makes the peer a contact (`add`, `accept`, or a first message to it); a pending request
+    /// from it is accepted with it: its messages join the inbox, unread.
+    public func makeContact(_ key: PeerKey) async throws(StoreError) {
+        try await updatePeer("making a contact", key, "contact = 1, request_since = NULL", [])
+    }
+
+    /// The safety number matched: `verified` for this key, and a key-change warning about it
+    /// is settled.
+    public func markVerified(_ key: PeerKey) async throws(StoreError) {
+        try await updatePeer(
+            "marking a peer verified", key,
+            "trust = 'verified', verified_fp = pk, key_changed_from = NULL", [])
+    }
+
+    /// Blocks the key. A pending request from it is dropped with its messages (they were never
+    /// shown in the inbox); a key-change warning about it is settled.
+    public func block(_ key: PeerKey) async throws(StoreError) {
+        try await write("blocking a peer") { db in
+            let pending = try Bool.fetchOne(
+                db, sql: "SELECT request_since IS NOT NULL FROM peers WHERE pk = ?",
+                arguments: [key.blob])
+            guard let pending else { throw StoreError(.notFound, "unknown peer") }
+            if pending {
+                try db.execute(
+                    sql: "DELETE FROM messages WHERE pk = ? AND direction = 0",
+                    arguments: [key.blob])
+                try Self.dropEmptyConversation(db, key)
+            }
+            try db.execute(
+                sql: """
+                    UPDATE peers SET trust = 'blocked', verified_fp = NULL, request_since = NULL,
+                        key_changed_from = NULL
+                    WHERE pk = ?
+                    """,
+                arguments: [key.blob])
+        }
+    }
+
+    /// Unblocks the key: unverified, as on first contact.
+    public func unblock(_ key: PeerKey) async throws(StoreError) {
+        try await updatePeer(
+            "unblocking a peer", key, "trust = 'unverified'", [], condition: "trust = 'blocked'")
+    }
+
+    /// `remove`: forgets alias, verification, contact status, a pending request and a
+    /// key-change warning (a block stays). With `purge`, also deletes the conversation:
+    /// every message but those still queued, which keep their place in our stream and still
+    /// go out (the peer would otherwise wait for their seqs forever).
+    public func forget(_ key: PeerKey, purge: Bool) async throws(StoreError) {
+        try await write("removing a peer") { db in
+            try db.execute(
+                sql: """
+                    UPDATE peers SET alias = NULL, contact = 0, request_since = NULL,
+                        key_changed_from = NULL, verified_fp = NULL,
+                        trust = CASE trust WHEN 'blocked' THEN 'blocked' ELSE 'unverified' END
+                    WHERE pk = ?
+                    """,
+                arguments: [key.blob])
+            guard db.changesCount == 1 else { throw StoreError(.notFound, "unknown peer") }
+            guard purge else { return }
+            try db.execute(
+                sql: "DELETE FROM messages WHERE pk = ? AND NOT (direction = 1 AND status = 0)",
+                arguments: [key.blob])
+            try Self.dropEmptyConversation(db, key)
+        }
+    }
+
+    /// A message from a non-contact arrived under `--accept contacts`: opens its request at
+    /// `now` and logs `request.new`, unless it is a contact or a request is already pending.
+    /// Returns whether it opened one.
+    @discardableResult
+    public func openRequest(_ key: PeerKey, at now: Int64) async throws(StoreError) -> Bool {
+        try await write("opening a message request") { db in
+            try db.execute(
+                sql: """
+                    UPDATE peers SET request_since = ?
+                    WHERE pk = ? AND contact = 0 AND request_since IS NULL
+                    """,
+                arguments: [now, key.blob])
+            guard db.changesCount == 1 else { return false }
+            try Self.logEvent(db, .requestNew, peer: key, at: now)
+            return true
+        }
+    }
+
+    /// `key` appeared using the name of the earlier key `previous` (PROTOCOL.md §3.8 row 7):
+    /// recorded on the new key with a `peer.keyMismatch` event, once.
+    @discardableResult
+    public func recordKeyChange(_ key: PeerKey, from previous: PeerKey, at now: Int64)
+        async throws(StoreError) -> Bool
+    {
+        try await write("recording a key change") { db in
+            try db.execute(
+                sql:
+                    "UPDATE peers SET key_changed_from = ? WHERE pk = ? AND key_changed_from IS NULL",
+                arguments: [previous.blob, key.blob])
+            guard db.changesCount == 1 else { return false }
+            try Self.logEvent(db, .peerKeyMismatch, peer: key, at: now)
+            return true
+        }
+    }
+
+    /// The pending message requests, oldest first, with their first message.
+    public func requests() async throws(StoreError) -> [StoredRequest] {
+        try await read("reading message requests") { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT p.pk, p.request_since,
+                        (SELECT count(*) FROM messages c WHERE c.pk = p.pk AND c.direction = 0),
+                        \(StoredMessage.columns(of: "m"))
+                    FROM peers p LEFT JOIN messages m ON m.rowid = (
+                        SELECT min(rowid) FROM messages f WHERE f.pk = p.pk AND f.direction = 0)
+                    WHERE p.request_since IS NOT NULL
+                    ORDER BY p.request_since, p.pk
+                    """)
+            return try rows.compactMap { row throws -> StoredRequest? in
+                let pk: Data = row[0]
+                guard let key = PeerKey(bytes: pk) else { return nil }
+                let first: Int64? = row[3]
+                return StoredRequest(
+                    peer: key, since: row[1], count: row[2],
+                    firstMessage: try first.map { _ throws in try StoredMessage(row: row, from: 3) }
+                )
+            }
+        }
+    }
+
+    private func updatePeer(
+        _ action: String, _ key: PeerKey, _ assignments: String,
+        _ values: [(any DatabaseValueConvertible)?],
+        condition: String? = nil
+    ) async throws(StoreError) {
+        let sql =
+            "UPDATE peers SET \(assignments) WHERE pk = ?"
+            + (condition.map { " AND \($0)" } ?? "")
+        let arguments = StatementArguments(values + [key.blob])
+        try await write(action) { db in
+            guard try !Self.isUnknownPeer(db, key) else {
+                throw StoreError(.notFound, "unknown peer")
+            }
+            try db.execute(sql: sql, arguments: arguments)
+        }
+    }
+
+    /// The inbox keeps no row for a peer with no message left.
+    static func dropEmptyConversation(_ db: Database, _ key: PeerKey) throws {
+        let last = try Int64.fetchOne(
+            db, sql: "SELECT max(rowid) FROM messages WHERE pk = ?", arguments: [key.blob])
+        if let last {
+            let at = try Int64.fetchOne(
+                db,
+                sql: """
+                    SELECT CASE direction WHEN 0 THEN coalesce(received_at, created_at)
+                        ELSE created_at END FROM messages WHERE rowid = ?
+                    """, arguments: [last])
+            try db.execute(
+                sql: "UPDATE conversations SET last_message = ?, updated_at = ? WHERE pk = ?",
+                arguments: [last, at, key.blob])
+        } else {
+            try db.execute(sql: "DELETE FROM conversations WHERE pk = ?", arguments: [key.blob])
+        }
+    }
+
+    /// A peer's rows are requests, not conversations, while `request_since` is set: the
+    /// inbox, the unread counts and "read everything" leave them out.
+    static let notARequest =
+        "pk NOT IN (SELECT pk FROM peers WHERE request_since IS NOT NULL)"
+}
+
+/// A pending message request (`contacts`).
+public struct StoredRequest: Sendable, Equatable {
+    public var peer: PeerKey
+    /// When it was opened (its first message arrived).
+    public var since: Int64
+    /// Messages received from the peer.
+    public var count: Int
+    public var firstMessage: StoredMessage?
+}

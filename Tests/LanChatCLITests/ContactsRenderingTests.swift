@@ -1,0 +1,69 @@
+import LanChatCLI
+import LanChatControl
+import Testing
+
+/// Text of the contact commands, and the key-change marker and warning of `who` and `status`.
+@Suite struct ContactsRenderingTests {
+    let utc = FixedUTCOffset(seconds: 0)
+
+    static let change = KeyChangeInfo(
+        peer: PeerCandidate(
+            id: CLIFixtures.carolID, keyTag: "CARO-L234", name: "carol@desk", alias: nil),
+        previous: PeerCandidate(
+            id: CLIFixtures.bobID, keyTag: "OLDK-EY23", name: "carol@desk", alias: nil))
+
+    @Test func whoMarksTheNewKeyAndWarnsOnce() {
+        let text = WhoView.render(
+            WhoResult(peers: [CLIFixtures.bob, CLIFixtures.carol], keyChanges: [Self.change]),
+            query: nil, all: true, now: CLIFixtures.now, zone: utc, style: .plain)
+        let lines = text.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("! carol@desk") })
+        #expect(lines.filter { $0.hasPrefix("bob@laptop") }.count == 1)
+        #expect(
+            lines.last
+                == "! warning: carol@desk is now using a different key (CARO-L234; OLDK-EY23 had it before): compare safety numbers with 'lanchat verify CARO-L234'"
+        )
+    }
+
+    @Test func statusWarnsToo() {
+        var status = CLIFixtures.status
+        status.keyChanges = [Self.change]
+        #expect(
+            StatusView.render(status, style: .plain).contains("! warning: carol@desk is now using"))
+        #expect(!StatusView.render(CLIFixtures.status, style: .plain).contains("warning"))
+    }
+
+    @Test func verifyShowsTwelveGroupsInThreeRows() {
+        let digits = String(repeating: "0123456789", count: 6)
+        let text = VerifyView.render(
+            VerifyResult(peer: CLIFixtures.bob, safetyNumber: digits, verified: false),
+            style: .plain)
+        #expect(
+            text.contains(
+                "  01234 56789 01234 56789\n  01234 56789 01234 56789\n  01234 56789 01234 56789\n")
+        )
+        #expect(text.contains("lanchat verify BOBB-2345"))
+        let done = VerifyView.render(
+            VerifyResult(peer: CLIFixtures.bob, safetyNumber: digits, verified: true), style: .plain
+        )
+        #expect(done.contains("bob@laptop (Bob) (BOBB-2345) is now verified"))
+    }
+
+    @Test func contactsListsContactsBlockedAndRequests() {
+        let request = ContactRequestInfo(
+            peer: CLIFixtures.carol, count: 3,
+            firstMessage: nil, receivedAt: CLIFixtures.now)
+        let text = ContactsView.render(
+            ContactsResult(
+                contacts: [CLIFixtures.bob], blocked: [CLIFixtures.carol], requests: [request]),
+            now: CLIFixtures.now, zone: utc, style: .plain)
+        #expect(
+            text.contains("CONTACT") && text.contains("BLOCKED") && text.contains("REQUEST FROM"))
+        #expect(text.contains("lanchat accept PEER"))
+        let empty = ContactsView.render(
+            ContactsResult(contacts: [], blocked: [], requests: []), now: CLIFixtures.now,
+            zone: utc,
+            style: .plain)
+        #expect(empty.hasPrefix("No contacts yet"))
+    }
+}

@@ -1,0 +1,106 @@
+import LanChatControl
+import LanChatCore
+import LanChatStore
+import Testing
+
+@testable import LanChatDaemon
+
+/// The directory's contact changes: each is written to the pin store and then shown, refused
+/// changes write nothing, and the request and key-change rules follow PRODUCT.md §6.
+@Suite struct PeerDirectoryContactsTests {
+    static let own = PeerResolverTests.key(0x11)
+    static let bob = PeerResolverTests.key(0x21)
+    static let carol = PeerResolverTests.key(0x22)
+
+    static func directory(_ records: [PeerRecord]) -> (PeerDirectory, InMemoryPeerPersistence) {
+        let persistence = InMemoryPeerPersistence(records)
+        return (PeerDirectory(ownKey: own, records: records, persistence: persistence), persistence)
+    }
+
+    static let records = [
+        PeerRecord(key: bob, keyTag: "BBBB-2222", name: "bob", firstSeen: 1),
+        PeerRecord(key: carol, keyTag: "CCCC-3333", name: "carol", alias: "Caz", firstSeen: 2),
+    ]
+
+    @Test func anAliasCollidingWithAnotherPeersNameOrAliasChangesNothing() async throws {
+        let (directory, persistence) = Self.directory(Self.records)
+        for taken in ["CAROL", "caz", "ABCD-2345", Self.carol.id] {
+            await #expect(throws: DirectoryError.self) {
+                _ = try await directory.setAlias(Self.bob, to: taken)
+            }
+        }
+        #expect(persistence.record(Self.bob)?.alias == nil)
+        #expect(directory.entry(Self.bob)?.record.alias == nil)
+        // Its own name is not a collision.
+        let entry = try await directory.setAlias(Self.bob, to: "Bob")
+        #expect(entry.record.alias == "Bob" && persistence.record(Self.bob)?.alias == "Bob")
+    }
+
+    @Test func addingPinsAheadAndMakesAContactButNotOurselves() async throws {
+        let (directory, persistence) = Self.directory(Self.records)
+        let dave = PeerResolverTests.key(0x23)
+        let entry = try await directory.addContact(dave, alias: "dave", at: 5)
+        #expect(entry.pinned && entry.record.contact && entry.record.alias == "dave")
+        #expect(persistence.record(dave)?.contact == true)
+        await #expect(throws: DirectoryError.self) {
+            _ = try await directory.addContact(Self.own, alias: "me", at: 5)
+        }
+        #expect(directory.entry(Self.own) == nil)
+    }
+
+    @Test func requestsOpenOnlyUnderTheContactsPolicyAndForNonContacts() async throws {
+        let (directory, persistence) = Self.directory(Self.records)
+        #expect(try await !directory.admitMessages(from: Self.bob, at: 10))
+        directory.setAcceptPolicy(.contacts)
+        #expect(try await directory.admitMessages(from: Self.bob, at: 11))
+        #expect(persistence.record(Self.bob)?.requestSince == 11)
+        // Still a request for the next messages, even if the policy changes back.
+        directory.setAcceptPolicy(.anyone)
+        #expect(try await directory.admitMessages(from: Self.bob, at: 12))
+        try await directory.makeContact(Self.bob)
+        #expect(try await !directory.admitMessages(from: Self.bob, at: 13))
+        #expect(persistence.record(Self.bob)?.requestSince == nil)
+        directory.setAcceptPolicy(.contacts)
+        #expect(try await !directory.admitMessages(from: Self.bob, at: 14))
+    }
+
+    @Test func blockingDropsTheRequestAndVerificationSettlesAKeyChange() async throws {
+        let newBobKey = PeerResolverTests.key(0x24)
+        let (directory, persistence) = Self.directory(
+            Self.records + [
+                PeerRecord(key: newBobKey, keyTag: "DDDD-4444", name: "", firstSeen: 9)
+            ])
+        // The new key announces bob's name: recorded once, against the earlier bob.
+        let earlier = try await directory.noteNameClash(newBobKey, name: "Bob", at: 10)
+        #expect(earlier?.key == Self.bob)
+        #expect(try await directory.noteNameClash(newBobKey, name: "Bob", at: 11) == nil)
+        #expect(directory.keyChanges.map(\.new.key) == [newBobKey])
+        // The earlier key saying its own name is no key change.
+        #expect(try await directory.noteNameClash(Self.bob, name: "bob", at: 12) == nil)
+        _ = try await directory.markVerified(newBobKey)
+        #expect(directory.keyChanges.isEmpty)
+        #expect(persistence.record(newBobKey)?.trust == .verified)
+
+        directory.setAcceptPolicy(.contacts)
+        _ = try await directory.admitMessages(from: Self.carol, at: 20)
+        let blocked = try await directory.block(Self.carol)
+        #expect(blocked.record.trust == .blocked && blocked.record.requestSince == nil)
+        #expect(
+            directory.isBlocked(Self.carol) && persistence.record(Self.carol)?.trust == .blocked)
+        _ = try await directory.unblock(Self.carol)
+        #expect(!directory.isBlocked(Self.carol))
+        await #expect(throws: DirectoryError.self) { _ = try await directory.unblock(Self.carol) }
+    }
+
+    @Test func removeForgetsAliasVerificationAndContactButKeepsABlock() async throws {
+        let (directory, persistence) = Self.directory(Self.records)
+        _ = try await directory.markVerified(Self.carol)
+        try await directory.makeContact(Self.carol)
+        let removed = try await directory.forget(Self.carol, purge: false)
+        #expect(removed.record.alias == nil && !removed.record.contact)
+        #expect(removed.record.trust == .unverified)
+        #expect(persistence.record(Self.carol)?.alias == nil)
+        _ = try await directory.block(Self.bob)
+        #expect(try await directory.forget(Self.bob, purge: true).record.trust == .blocked)
+    }
+}

@@ -1,0 +1,104 @@
+import LanChatControl
+import LanChatCore
+import LanChatStore
+import Testing
+
+@testable import LanChatDaemon
+
+/// PEER resolution, rule by rule (PRODUCT.md §4): the id; the key tag; an alias; a display
+/// name (case-insensitive); a unique case-insensitive prefix of an alias or name. The first
+/// rule that matches decides; several matches are ambiguous (exit 67) with the candidates.
+@Suite struct PeerResolverTests {
+    static func key(_ fill: UInt8) -> PeerKey {
+        guard let key = PeerKey(bytes: [UInt8](repeating: fill, count: 31) + [0x01]) else {
+            preconditionFailure("a key of small repeated bytes is canonical")
+        }
+        return key
+    }
+
+    static func entry(_ fill: UInt8, name: String, alias: String? = nil, tag: String)
+        -> PeerEntry
+    {
+        PeerEntry(
+            record: PeerRecord(
+                key: key(fill), keyTag: tag, name: name, alias: alias, firstSeen: 1))
+    }
+
+    static let bob = entry(0x21, name: "bob", alias: "Robert", tag: "BBBB-2222")
+    static let bobby = entry(0x22, name: "Bobby", tag: "CCCC-3333")
+    static let carol = entry(0x23, name: "carol", alias: "bobcat", tag: "DDDD-4444")
+    static let all = [bob, bobby, carol]
+
+    static func resolve(_ query: String, among entries: [PeerEntry] = all) throws(ControlError)
+        -> PeerKey
+    {
+        try PeerResolver.resolve(query, among: entries).key
+    }
+
+    @Test func theIdComesFirst() throws {
+        #expect(try Self.resolve(Self.bobby.key.id) == Self.bobby.key)
+        // Pasted in lower case it is still the id.
+        #expect(try Self.resolve(Self.bobby.key.id.lowercased()) == Self.bobby.key)
+        // An id wins over a peer whose name is that text.
+        let impostor = Self.entry(0x27, name: Self.bob.key.id, tag: "HHHH-7777")
+        #expect(try Self.resolve(Self.bob.key.id, among: Self.all + [impostor]) == Self.bob.key)
+    }
+
+    @Test func theKeyTagInEitherCase() throws {
+        #expect(try Self.resolve("CCCC-3333") == Self.bobby.key)
+        #expect(try Self.resolve("cccc-3333") == Self.bobby.key)
+    }
+
+    @Test func anAliasBeatsAnotherPeersName() throws {
+        // "bobcat" is carol's alias and a prefix-free exact match: carol, not a prefix of bob.
+        #expect(try Self.resolve("bobcat") == Self.carol.key)
+        let named = Self.entry(0x24, name: "Robert", tag: "EEEE-5555")
+        #expect(try Self.resolve("Robert", among: Self.all + [named]) == Self.bob.key)
+    }
+
+    @Test func aDisplayNameCaseInsensitivelyBeatsPrefixes() throws {
+        // "bob" is bob's name, and a prefix of Bobby and of bobcat: the name wins.
+        #expect(try Self.resolve("BOB") == Self.bob.key)
+        #expect(try Self.resolve("bobby") == Self.bobby.key)
+    }
+
+    @Test func aUniquePrefixOfAnAliasOrName() throws {
+        #expect(try Self.resolve("car") == Self.carol.key)
+        #expect(try Self.resolve("rob") == Self.bob.key)
+        // A peer matching by both its name and alias counts once.
+        let twice = Self.entry(0x25, name: "dave", alias: "davey", tag: "FFFF-6666")
+        #expect(try Self.resolve("dav", among: [twice]) == twice.key)
+    }
+
+    @Test func severalMatchesAreAmbiguousWithTheirKeyTags() {
+        // "bo" prefixes bob, Bobby and bobcat (carol's alias).
+        #expect {
+            try Self.resolve("bo")
+        } throws: { error in
+            let error = error as? ControlError
+            return error?.exitCode == 67
+                && Set(error?.data?.candidates?.map(\.keyTag) ?? [])
+                    == ["BBBB-2222", "CCCC-3333", "DDDD-4444"]
+        }
+        // Two keys with one name (a reinstalled peer): the name is ambiguous.
+        let newBob = Self.entry(0x26, name: "bob", tag: "GGGG-7777")
+        #expect {
+            try Self.resolve("bob", among: [Self.bob, newBob])
+        } throws: { error in
+            (error as? ControlError)?.data?.candidates?.map(\.keyTag).sorted()
+                == ["BBBB-2222", "GGGG-7777"]
+        }
+    }
+
+    @Test func nothingMatchingIsNotFoundAndEmptyIsRefused() {
+        #expect { try Self.resolve("zed") } throws: { ($0 as? ControlError)?.exitCode == 67 }
+        #expect { try Self.resolve("  ") } throws: { ($0 as? ControlError)?.exitCode == 64 }
+    }
+
+    @Test func keyTagShape() {
+        #expect(PeerResolver.looksLikeKeyTag("ABCD-2345"))
+        #expect(PeerResolver.looksLikeKeyTag("abcd-2345"))
+        #expect(!PeerResolver.looksLikeKeyTag("ABCD-2341"))  // 1 is not base32
+        #expect(!PeerResolver.looksLikeKeyTag("ABCD2345"))
+    }
+}

@@ -1,0 +1,114 @@
+import LanChatCore
+import Testing
+
+@testable import LanChatStore
+
+@Suite("Contacts, trust and message requests in the store")
+struct ContactsStoreTests {
+    @Test func aRequestStaysOutOfTheInboxUnreadCountsAndReadingUntilAccepted() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let bob = testKey(2)
+        let stranger = testKey(3)
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        try await store.addPeer(stranger, keyTag: "STRA-NGER", name: "stranger", at: 1)
+        _ = try await receive(store, from: bob, texts: ["from bob"], at: 100)
+        #expect(try await store.openRequest(stranger, at: 150))
+        #expect(try await !store.openRequest(stranger, at: 151))  // one request, one event
+        let logged = try await store.events(after: 0, limit: 100).filter { $0.type == .requestNew }
+        #expect(logged.map(\.peer) == [stranger])
+        _ = try await receive(store, from: stranger, texts: ["hello?", "anyone?"], at: 160)
+
+        #expect(try await store.conversations(archived: false).map(\.peer) == [bob])
+        #expect(try await store.unreadCount() == 1)
+        #expect(try await store.counts().unread == 1)
+        let requests = try await store.requests()
+        #expect(requests.map(\.peer) == [stranger])
+        #expect(requests.first?.count == 2 && requests.first?.since == 150)
+        #expect(requests.first?.firstMessage?.text == "hello?")
+
+        // Reading everything reads bob's, never the request's (no READ for it).
+        let marking = try await store.markRead(peer: nil, at: 170)
+        #expect(marking.messages.map(\.peer) == [bob])
+        #expect(try await store.markRead(peer: stranger, at: 171).messages.isEmpty)
+
+        try await store.makeContact(stranger)
+        #expect(try await store.requests().isEmpty)
+        #expect(try await store.conversations(archived: false).map(\.peer) == [stranger, bob])
+        #expect(try await store.unreadCount() == 2)
+        #expect(try await store.peers().first { $0.key == stranger }?.contact == true)
+        // A contact opens no request.
+        #expect(try await !store.openRequest(stranger, at: 200))
+    }
+
+    @Test func blockingDropsAPendingRequestWithItsMessages() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let stranger = testKey(3)
+        let store = try await openStoreWithPeer(directory, peer: stranger)
+        #expect(try await store.openRequest(stranger, at: 10))
+        _ = try await receive(store, from: stranger, texts: ["spam"], at: 20)
+        try await store.block(stranger)
+        #expect(try await store.requests().isEmpty)
+        #expect(try await store.history(with: stranger, limit: 10).messages.isEmpty)
+        #expect(try await store.conversation(with: stranger) == nil)
+        let record = try #require(try await store.peers().first { $0.key == stranger })
+        #expect(record.trust == .blocked && record.requestSince == nil)
+        try await store.unblock(stranger)
+        #expect(try await store.peers().first { $0.key == stranger }?.trust == .unverified)
+    }
+
+    @Test func removeForgetsTrustAndPurgeKeepsOnlyWhatIsStillQueued() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let bob = testKey(2)
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        try await store.setAlias(bob, "Bobby")
+        try await store.makeContact(bob)
+        try await store.markVerified(bob)
+        _ = try await receive(store, from: bob, texts: ["old news"], at: 10)
+        let sent = try await store.enqueue(to: bob, texts: ["delivered", "still queued"], at: 20)
+        _ = try await store.markDelivered(peer: bob, stream: sent[0].stream, upTo: 1, at: 30)
+
+        try await store.forget(bob, purge: false)
+        var record = try #require(try await store.peers().first { $0.key == bob })
+        #expect(record.alias == nil && !record.contact && record.trust == .unverified)
+        #expect(try await store.history(with: bob, limit: 10).messages.count == 3)
+
+        try await store.forget(bob, purge: true)
+        let left = try await store.history(with: bob, limit: 10).messages
+        #expect(left.map(\.text) == ["still queued"])
+        #expect(try await store.conversation(with: bob)?.lastMessage?.text == "still queued")
+        #expect(try await store.search(SearchQuery(parsing: "news"), limit: 10).isEmpty)
+        record = try #require(try await store.peers().first { $0.key == bob })
+        #expect(record.trust == .unverified)
+    }
+
+    @Test func aKeyChangeIsRecordedOnceWithItsEventAndSettledByVerification() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let old = testKey(2)
+        let new = testKey(3)
+        let store = try await openStoreWithPeer(directory, peer: old)
+        try await store.addPeer(new, keyTag: "NEWK-EYAA", name: "bob", at: 5)
+        #expect(try await store.recordKeyChange(new, from: old, at: 10))
+        #expect(try await !store.recordKeyChange(new, from: old, at: 11))
+        let mismatches = try await store.events(after: 0, limit: 100).filter {
+            $0.type == .peerKeyMismatch
+        }
+        #expect(mismatches.map(\.peer) == [new])
+        #expect(try await store.peers().first { $0.key == new }?.keyChangedFrom == old)
+        try await store.markVerified(new)
+        let record = try #require(try await store.peers().first { $0.key == new })
+        #expect(record.keyChangedFrom == nil && record.trust == .verified)
+    }
+
+    @Test func changesToAnUnknownKeyAreRefused() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: testKey(2))
+        await #expect(throws: StoreError.self) { try await store.setAlias(testKey(9), "x") }
+        await #expect(throws: StoreError.self) { try await store.block(testKey(9)) }
+        await #expect(throws: StoreError.self) { try await store.forget(testKey(9), purge: true) }
+    }
+}
