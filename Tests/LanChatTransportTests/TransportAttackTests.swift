@@ -39,7 +39,7 @@ struct TransportAttackTests {
     /// All three wait for the server's timers, so they run side by side. Each `run` reads
     /// until the server closes; a server that never did would hit the suite's time limit.
     @Test func aReplayedFirstFlightAndASilentConnectionNeverBecomeSessions() async throws {
-        let server = try await RunningListener.start()
+        let server = try await RunningListener.start(configuration: handshakeTimerConfiguration())
         defer { Task { await server.stop() } }
         var handshake = ChannelHandshake(role: .initiator, identity: try IdentityKeyPair.generate())
         let start = handshake.start()
