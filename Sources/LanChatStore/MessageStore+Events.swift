@@ -46,22 +46,21 @@ extension MessageStore {
         }
     }
 
-    /// The oldest cursor still logged (nil: the log is empty) and the newest one ever
-    /// given (0 before the first event; still the last given after everything was pruned).
+    /// The oldest cursor still logged (nil: the log is empty) and the newest one given (0
+    /// before the first event; pruning always keeps the newest).
     public func eventBounds() async throws(StoreError) -> (oldest: Int64?, newest: Int64) {
         try await read("reading the event log's bounds") { db in
             let row = try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT min(cursor), coalesce(max(cursor),
-                        (SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)
-                    FROM events
+                    SELECT min(cursor), coalesce(max(cursor), 0) FROM events
                     """)
             return (row?[0], row?[1] ?? 0)
         }
     }
 
-    /// Deletes the oldest events, keeping at least the newest `keepAtLeast` and every event
+    /// Deletes the oldest events, keeping at least the newest `keepAtLeast` (never fewer than
+    /// one: the newest event is what keeps cursors from being given again) and every event
     /// at or after `newerThan` (ms): only a prefix of the log goes, so the log never has a
     /// hole and "after cursor C" replays are exact for every C from `oldest − 1` on.
     /// Returns how many were deleted.
@@ -78,7 +77,7 @@ extension MessageStore {
                         (SELECT cursor FROM events WHERE at >= ? ORDER BY cursor LIMIT 1),
                         9223372036854775807)
                     """,
-                arguments: [max(0, keepAtLeast), cutoff])
+                arguments: [max(1, keepAtLeast), cutoff])
             return db.changesCount
         }
     }

@@ -103,9 +103,11 @@ enum Schema {
     /// `events.type` codes are `StoredEventType.code`. An event's `at` is the row's own time
     /// where the write path gave one (received, created, delivered, read), else SQLite's clock.
     static let v3 = """
-        -- Cursors are never reused (AUTOINCREMENT): a pruned cursor stays older than the log.
+        -- Cursors are never reused: pruning always keeps the newest event, so the next rowid
+        -- is always past every cursor ever given (no AUTOINCREMENT, whose sqlite_sequence
+        -- row would be one more page written by every commit).
         CREATE TABLE events (
-            cursor INTEGER PRIMARY KEY AUTOINCREMENT,
+            cursor INTEGER PRIMARY KEY,
             type INTEGER NOT NULL,
             at INTEGER NOT NULL,
             pk BLOB,
@@ -118,10 +120,11 @@ enum Schema {
             updated_at INTEGER,
             archived INTEGER NOT NULL DEFAULT 0
         ) WITHOUT ROWID;
-        CREATE INDEX conversations_by_activity
-            ON conversations (archived, updated_at DESC, last_message DESC);
+        -- No index on activity: the inbox sorts its few thousand rows at most, while every
+        -- commit would move an index entry. columnsize=0: no per-message size row (no ranking
+        -- is used: search is newest first).
         CREATE VIRTUAL TABLE messages_fts USING fts5(
-            text, content='messages', content_rowid='rowid',
+            text, content='messages', content_rowid='rowid', columnsize=0,
             tokenize='unicode61 remove_diacritics 2');
 
         -- 1 message.received (in), 2 message.status queued (out).
