@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 import LanChatControl
 import Synchronization
@@ -58,16 +59,21 @@ public final class ControlClient: Sendable {
         connection.start()
         let line = try Self.encodeRequest(id: id, method: M.name, params: params)
         let path = self.socketPath
+        // A timer, not a wait for an event: cancelled as soon as the answer is in. A dispatch
+        // work item costs far less than a task per call (this is on every `send`).
         let timer = timeout.map { timeout in
-            Task {
-                // A timer, not a wait for an event: cancelled as soon as the answer is in.
-                try await Task.sleep(for: timeout)
+            let expiry = DispatchWorkItem {
                 connection.abandon(
                     id,
                     with: .notAnswering(
                         "lanchatd did not answer within \(timeout.components.seconds) s on "
                             + "\(path) (overloaded or hung?); see journalctl --user -u lanchatd"))
             }
+            let (seconds, attoseconds) = timeout.components
+            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+            DispatchQueue.global().asyncAfter(
+                deadline: .now() + .nanoseconds(nanoseconds), execute: expiry)
+            return expiry
         }
         let reply = await connection.exchange(id: id, line: line)
         timer?.cancel()
