@@ -13,7 +13,7 @@ import LanChatFuzzSupport
 /// newline) and decode back equal; the daemon's fast path (`JSONReader`) for `send` reads
 /// exactly what `JSONDecoder` reads; every method's params go through the same validation the
 /// daemon runs before it writes anything (`ParamsValidation.swift`: `send`, `presence`,
-/// `history`; `status`, `who` and `retry` have only types to check, and their handlers resolve
+/// `history`; `status`, `who`, `retry` and `typing` have only types to check, and their handlers resolve
 /// a PEER before writing), which answers bad params with `invalidParams` or `badInput` only and
 /// lets through only values within the limits; the error response for any id is one line that
 /// gives that id back.
@@ -48,6 +48,7 @@ enum ControlRequestHarness {
         roundTrip(ArchiveParams.self, line)
         roundTrip(SearchParams.self, line)
         roundTrip(WatchParams.self, line)
+        roundTrip(TypingParams.self, line)
     }
 
     /// `send` params as the daemon's fast path reads them: if it reads any, `JSONDecoder`

@@ -54,6 +54,7 @@ enum ControlRequestSeeds {
                 request(Methods.Search.name, SearchParams(text: "dep* \"is green\"", limit: 5))
             ),
             ("watch", request(Methods.Watch.name, WatchParams(peer: "bob", since: "c42"))),
+            ("typing", request(Methods.Typing.name, TypingParams(peer: "bob", typing: true))),
             // Params each refused by validation before the daemon writes anything.
             (
                 "bad-send-nul",

@@ -40,6 +40,9 @@ extension ControlDispatcher {
         dispatcher.register(Methods.Search.self) { params throws(ControlError) in
             try await messenger.search(params)
         }
+        dispatcher.register(Methods.Typing.self) { params throws(ControlError) in
+            try await messenger.typing(params)
+        }
         dispatcher.registerStreaming(Methods.Watch.self) { params, answer throws(ControlError) in
             try await messenger.watch(params, answer: answer)
         }

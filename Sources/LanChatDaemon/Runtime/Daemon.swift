@@ -202,6 +202,7 @@ public final class Daemon: Sendable {
         }
         // Every link's work; stopped after the sessions below were closed.
         serviceList.append(registry)
+        serviceList.append(TypingIndicator(events: events, feed: eventFeed, clock: clock))
         serviceList.append(
             TaskService(description: "event log retention") {
                 // PRODUCT.md §4: at least the newest 100 000 events or 30 days, whichever
