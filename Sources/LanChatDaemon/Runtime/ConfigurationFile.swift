@@ -135,6 +135,9 @@ public enum ConfigurationFile {
                 settings.readReceipts = try bool(value)
             }
         },
+        "notify-command": { settings, value, _ throws(KeyError) in
+            settings.notifyCommand = try string(value)
+        },
         "log-level": { settings, value, _ throws(KeyError) in
             guard let level = Logger.Level(rawValue: try string(value)) else {
                 throw KeyError(

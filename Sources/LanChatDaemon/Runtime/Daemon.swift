@@ -164,13 +164,22 @@ public final class Daemon: Sendable {
             TaskService(description: "connections") {
                 await connections.run(discoveries: discoveryEvents)
             })
+        let notifyCommand = NotifyCommandSetting(configuration.notifyCommand)
+        serviceList.append(
+            MessageNotifier(
+                events: events, setting: notifyCommand,
+                // Not for blocked peers; the message-request work adds pending requests here.
+                wants: { !directory.isBlocked($0) },
+                displayName: { directory.entry($0)?.displayName ?? Fingerprint.keyTag($0) },
+                clock: clock, logger: logger))
         if let reload {
             await serviceList.append(
                 ConfigurationReload(
                     inputs: reload, running: configuration,
                     targets: .init(
                         staticPeers: staticPeers, directory: directory, profile: profile,
-                        announcer: announcer, clock: clock), logger: logger
+                        announcer: announcer, notifyCommand: notifyCommand, clock: clock),
+                    logger: logger
                 ).service())
         }
         let notifier = SystemdNotifier(environment: environment)

@@ -19,6 +19,8 @@ public struct DaemonConfiguration: Sendable {
     public var mdns = true
     public var interfaces: [String] = []
     public var readReceipts = true
+    /// `--notify-command`: run by `/bin/sh -c` for each incoming message (`MessageNotifier`).
+    public var notifyCommand: String?
     /// `--log-level`: applied by `lanchatd` through its `LogLevelSetting`.
     public var logLevel: Logger.Level = .info
     /// `--reset-identity`: move a broken key aside and make a new one.

@@ -14,7 +14,9 @@ public struct DaemonSettings: Sendable, Equatable {
     public var interfaces: [String]?
     public var readReceipts: Bool?
     public var logLevel: Logger.Level?
-    // Options added by later issues (`--accept`, `--notify-command`) get a field here, a key
+    /// An empty command turns notifications off (so the command line can override a file).
+    public var notifyCommand: String?
+    // Options added by later issues (`--accept`) get a field here, a key
     // in `ConfigurationFile.keys`, and a line in `applied(to:)`.
 
     public init() {}
@@ -31,6 +33,7 @@ public struct DaemonSettings: Sendable, Equatable {
         merged.interfaces = other.interfaces ?? interfaces
         merged.readReceipts = other.readReceipts ?? readReceipts
         merged.logLevel = other.logLevel ?? logLevel
+        merged.notifyCommand = other.notifyCommand ?? notifyCommand
         return merged
     }
 
@@ -46,6 +49,9 @@ public struct DaemonSettings: Sendable, Equatable {
         if let interfaces { configuration.interfaces = interfaces }
         if let readReceipts { configuration.readReceipts = readReceipts }
         if let logLevel { configuration.logLevel = logLevel }
+        if let notifyCommand {
+            configuration.notifyCommand = notifyCommand.isEmpty ? nil : notifyCommand
+        }
         return configuration
     }
 }
