@@ -2,22 +2,22 @@ import LanChatCore
 
 /// Who is typing to us (PROTOCOL.md §9.6), as pure state fed with the time: a peer is shown
 /// typing from its TYPING(1) until 3 s after the last one, or until its TYPING(0) or a MSG
-/// from it. Each method returns the change to announce (`peer.typing`), if any: a peer that
-/// keeps typing is announced once, not on every TYPING(1).
+/// from it. Each method returns what to announce (`peer.typing`), if anything: every
+/// TYPING(1) (at most one per 2 s from a sender), so a `watch` that starts while a peer types
+/// learns it; an end only when the peer was shown typing.
 struct TypingTimers {
     static let showFor: Duration = .seconds(3)
 
     /// Peers shown typing, with the instant the indicator ends unless renewed.
     private(set) var deadlines: [PeerKey: ContinuousClock.Instant] = [:]
 
-    /// TYPING(`typing`) from `peer`. Returns the new state when it changed.
+    /// TYPING(`typing`) from `peer`. Returns what to announce, if anything.
     mutating func received(_ typing: Bool, from peer: PeerKey, at now: ContinuousClock.Instant)
         -> Bool?
     {
         if typing {
-            let wasTyping = deadlines[peer] != nil
             deadlines[peer] = now + Self.showFor
-            return wasTyping ? nil : true
+            return true
         }
         return deadlines.removeValue(forKey: peer) != nil ? false : nil
     }
