@@ -20,7 +20,7 @@ final class TmuxTerminal: Sendable {
         let shell =
             "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color \(quoted.joined(separator: " ")); "
             + "echo EXITED $?; s=$(stty -a); case \"$s\" in *' icanon'*' echo '*) "
-            + "echo RESTORED;; esac; sleep 600"
+            + "echo RESTORED;; esac; sleep 120"
         try await run([
             "new-session", "-d", "-s", name, "-x", String(width), "-y", String(height), shell,
         ])
@@ -107,8 +107,20 @@ final class TmuxTerminal: Sendable {
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         var arguments = argv.map { strdup($0) } + [nil]
         defer { for pointer in arguments { free(pointer) } }
+        // Every signal at its default: the test process ignores some (SIGHUP, SIGTERM), and
+        // a tmux server and its panes that inherit that outlive `kill-server`.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t()
+        sigfillset(&all)
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         var pid: pid_t = 0
-        guard posix_spawn(&pid, argv[0], &actions, nil, &arguments, environ) == 0 else {
+        guard posix_spawn(&pid, argv[0], &actions, &attributes, &arguments, environ) == 0 else {
             return -1
         }
         var status: Int32 = 0
