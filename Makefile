@@ -8,7 +8,7 @@ BIN := .build/debug
 RELEASE := -c release --static-swift-stdlib
 
 # Libraries the build links (PROTOCOL.md §8, ARCHITECTURE.md).
-BUILD_PACKAGES := pkg-config libsodium-dev libavahi-client-dev libsqlite3-dev
+BUILD_PACKAGES := pkg-config libsodium-dev libavahi-client-dev libsqlite3-dev libncurses-dev
 # What lanchatd needs at run time besides those libraries: the mDNS daemon it publishes
 # and browses through (it runs without it, with static peers only).
 RUN_PACKAGES := avahi-daemon
@@ -18,6 +18,8 @@ SYSTEM_TEST_PACKAGES := avahi-daemon avahi-utils dbus iproute2 nftables systemd 
 DOC_PACKAGES := mandoc
 # The shells whose completion scripts the unit tests load (Tests/LanChatCLITests/CompletionTests).
 SHELL_PACKAGES := zsh fish
+# The terminal `lanchat chat` is driven in by the end-to-end tests (LanChatEndToEndTests).
+TERMINAL_TEST_PACKAGES := tmux
 
 .PHONY: all deps run-deps test-deps build run test unit-test system-test scale lint format install clean fuzz
 
@@ -36,7 +38,8 @@ run-deps: deps
 # SKIPPED, so only the build packages are required.
 test-deps: deps
 	@if [ "$$(id -u)" -eq 0 ] || command -v sudo >/dev/null 2>&1; then \
-		scripts/install-deps.sh $(SYSTEM_TEST_PACKAGES) $(DOC_PACKAGES) $(SHELL_PACKAGES); fi
+		scripts/install-deps.sh $(SYSTEM_TEST_PACKAGES) $(DOC_PACKAGES) $(SHELL_PACKAGES) \
+		$(TERMINAL_TEST_PACKAGES); fi
 
 build: deps
 	$(SWIFT) build

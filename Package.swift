@@ -61,6 +61,12 @@ let package = Package(
             ]
         ),
 
+        // ncursesw for `lanchat chat`'s terminal mode; linked by the CLI only.
+        .systemLibrary(
+            name: "CNcurses",
+            providers: [.apt(["libncurses-dev"])]
+        ),
+
         // The control API schema shared by daemon and CLI. Foundation only.
         .target(name: "LanChatControl"),
         .target(name: "LanChatClient", dependencies: ["LanChatControl"]),
@@ -81,7 +87,7 @@ let package = Package(
         .target(
             name: "LanChatCLI",
             dependencies: [
-                "LanChatClient", "LanChatControl",
+                "LanChatClient", "LanChatControl", "CNcurses",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

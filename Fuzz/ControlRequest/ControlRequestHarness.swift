@@ -13,7 +13,7 @@ import LanChatFuzzSupport
 /// newline) and decode back equal; the daemon's fast path (`JSONReader`) for `send` reads
 /// exactly what `JSONDecoder` reads; every method's params go through the same validation the
 /// daemon runs before it writes anything (`ParamsValidation.swift`: `send`, `presence`,
-/// `history`; `ContactsValidation.swift`: `add`, `alias`, `verify`; `status`, `who`, `retry`,
+/// `history`; `ContactsValidation.swift`: `add`, `alias`, `verify`; `status`, `who`, `retry`, `typing`,
 /// `contacts`, `block`, `unblock`, `remove` and `accept` have only types to check, and their handlers resolve
 /// a PEER before writing), which answers bad params with `invalidParams` or `badInput` only and
 /// lets through only values within the limits; the error response for any id is one line that
@@ -49,6 +49,7 @@ enum ControlRequestHarness {
         roundTrip(ArchiveParams.self, line)
         roundTrip(SearchParams.self, line)
         roundTrip(WatchParams.self, line)
+        roundTrip(TypingParams.self, line)
         roundTrip(PeerParams.self, line)
         roundTrip(RemoveParams.self, line)
         roundTrip(AddParams.self, line).map(checkValidation)

@@ -88,6 +88,7 @@ enum ControlRequestSeeds {
                 "bad-verify",
                 request(Methods.Verify.name, VerifyParams(peer: "bob", number: "1 2 x"))
             ),
+            ("typing", request(Methods.Typing.name, TypingParams(peer: "bob", typing: true))),
             // Params each refused by validation before the daemon writes anything.
             (
                 "bad-send-nul",

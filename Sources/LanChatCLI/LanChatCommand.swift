@@ -19,7 +19,8 @@ package struct LanChatCommand: AsyncParsableCommand {
         version: "lanchat \(LanChatVersion.current) (control API \(ControlAPI.version))",
         subcommands: [
             StatusCommand.self, WhoCommand.self, SendCommand.self, InboxCommand.self,
-            HistoryCommand.self, ReadCommand.self, WatchCommand.self, SearchCommand.self,
+            HistoryCommand.self, ReadCommand.self, ChatCommand.self, WatchCommand.self,
+            SearchCommand.self,
             PresenceCommand.self, RetryCommand.self, ArchiveCommand.self, UnarchiveCommand.self,
             BackupCommand.self, ContactsCommand.self, AddCommand.self, AliasCommand.self,
             VerifyCommand.self, BlockCommand.self, UnblockCommand.self, RemoveCommand.self,

@@ -64,6 +64,10 @@ extension ControlClient {
     public func search(_ params: SearchParams) async throws(ControlError) -> SearchResult {
         try await call(Methods.Search.self, params)
     }
+
+    public func typing(_ params: TypingParams) async throws(ControlError) -> TypingResult {
+        try await call(Methods.Typing.self, params)
+    }
 }
 
 /// The contact methods (PRODUCT.md §4, §6).

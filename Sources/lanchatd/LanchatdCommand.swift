@@ -67,6 +67,13 @@ struct LanchatdCommand: AsyncParsableCommand {
     var accept: String?
 
     @Option(
+        name: .customLong("notify-command"),
+        help: ArgumentHelp(
+            "Run by /bin/sh -c for each incoming message, with LANCHAT_FROM, LANCHAT_FROM_ID and LANCHAT_TEXT in its environment (never in the command line); at most 4 at once, each ended after 10 s. \"\" turns it off.",
+            valueName: "CMD"))
+    var notifyCommand: String?
+
+    @Option(
         name: .customLong("log-level"),
         help: "trace, debug, info (the default), notice, warning, error or critical.")
     var logLevel: String?
@@ -136,6 +143,7 @@ struct LanchatdCommand: AsyncParsableCommand {
             }
             settings.accept = policy
         }
+        settings.notifyCommand = notifyCommand
         if let logLevel {
             guard let level = Logger.Level(rawValue: logLevel) else {
                 throw .usage(

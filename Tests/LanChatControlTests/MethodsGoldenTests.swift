@@ -11,6 +11,13 @@ import Testing
         #expect(Methods.SetPresence.name == "presence")
         #expect(Methods.Retry.name == "retry")
         #expect(Methods.Backup.name == "backup")
+        #expect(Methods.Typing.name == "typing")
+    }
+
+    @Test func typingParamsAndResult() throws {
+        try GoldenJSON.expectRoundTrip(
+            TypingParams(peer: "bob", typing: true), #"{"peer":"bob","typing":true}"#)
+        try GoldenJSON.expectRoundTrip(TypingResult(sent: false), #"{"sent":false}"#)
     }
 
     // MARK: Params

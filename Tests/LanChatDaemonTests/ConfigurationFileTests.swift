@@ -36,6 +36,7 @@ import Testing
             interface = ["eth0", "wlan0"]
             read-receipts = false
             log-level = "debug"
+            notify-command = 'notify-send "$LANCHAT_FROM" "$LANCHAT_TEXT"'
             """)
         #expect(settings.name == "alice")
         #expect(settings.dataDirectory == "/home/u/chat")
@@ -46,6 +47,17 @@ import Testing
         #expect(settings.interfaces == ["eth0", "wlan0"])
         #expect(settings.readReceipts == false)
         #expect(settings.logLevel == .debug)
+        #expect(settings.notifyCommand == #"notify-send "$LANCHAT_FROM" "$LANCHAT_TEXT""#)
+    }
+
+    @Test func anEmptyNotifyCommandTurnsItOffAndTheCommandLineWins() throws {
+        let file = try parse(#"notify-command = "beep""#)
+        var commandLine = DaemonSettings()
+        commandLine.notifyCommand = ""
+        let base = DaemonConfiguration(name: "a", dataDirectory: "/d", socketPath: "/s")
+        #expect(file.applied(to: base).notifyCommand == "beep")
+        #expect(file.overlaid(by: commandLine).applied(to: base).notifyCommand == nil)
+        #expect(failure("notify-command = 3")?.exitCode == 78)
     }
 
     @Test func readReceiptsTakesTheCommandLineWordsToo() throws {

@@ -44,12 +44,35 @@ final class TestNode: @unchecked Sendable {
         let staticPeers = peers.map {
             StaticPeer(endpoint: Endpoint(host: "127.0.0.1", port: $0.daemon.port))
         }
-        let (daemon, task) = try await launch(
+        let (daemon, task) = try await launchOnAFixedPort(
             name: name, dataDirectory: dataDirectory, socketPath: socketPath, peers: staticPeers,
             configure: configure)
         return TestNode(
             name: name, dataDirectory: dataDirectory, socketPath: socketPath, daemon: daemon,
             task: task, peers: staticPeers, configure: configure)
+    }
+
+    /// Ports below Linux's ephemeral range (32768 and up). A node restarts on the port it had
+    /// so its peers find it again; an ephemeral port, once released by the stopped node, could
+    /// be taken meanwhile as the source port of any connection of the hundreds of tests running
+    /// beside it ("Address already in use" on restart). A port picked here can only be taken
+    /// by another test's listener picking the same one, and the first start retries then.
+    static let fixedPorts: ClosedRange<UInt16> = 20_000...32_000
+
+    private static func launchOnAFixedPort(
+        name: String, dataDirectory: String, socketPath: String, peers: [StaticPeer],
+        configure: @escaping (inout DaemonConfiguration) -> Void
+    ) async throws -> (Daemon, Task<Void, any Error>) {
+        var attempts = 0
+        while true {
+            do {
+                return try await launch(
+                    name: name, dataDirectory: dataDirectory, socketPath: socketPath,
+                    peers: peers, port: UInt16.random(in: fixedPorts), configure: configure)
+            } catch let error as DaemonError where error.exitCode == 73 && attempts < 20 {
+                attempts += 1
+            }
+        }
     }
 
     private static func launch(
@@ -91,7 +114,10 @@ final class TestNode: @unchecked Sendable {
                     name: name, dataDirectory: dataDirectory, socketPath: socketPath,
                     peers: peers, port: daemon.port, configure: configure)
                 break
-            } catch let error as DaemonError where error.exitCode == 75 {
+            } catch let error as DaemonError where error.exitCode == 75 || error.exitCode == 73 {
+                // 73: in this process the stopped daemon's listening socket is closed on its
+                // event loop, which may finish just after `run()` returned (a lanchatd process
+                // that exits has no such window: restarting the binary at once binds again).
                 guard ContinuousClock.now < deadline else { throw error }
                 try await Task.sleep(for: .milliseconds(10))
             }

@@ -65,7 +65,8 @@ struct TransportAttackTests {
     /// §7.1 5: msg3 recorded from an honest handshake is useless against a new responder
     /// ephemeral.
     @Test func aReplayedMsg3IsRejected() async throws {
-        let server = try await RunningListener.start()
+        // The honest session ends when its raw client goes silent: the dead timer, short here.
+        let server = try await RunningListener.start(configuration: keepaliveConfiguration())
         defer { Task { await server.stop() } }
         let identity = try IdentityKeyPair.generate()
         var recorded: [[UInt8]] = []

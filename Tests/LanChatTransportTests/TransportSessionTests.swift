@@ -7,11 +7,11 @@ import Testing
 @Suite("Transport sessions on loopback", .timeLimit(.minutes(1)))
 struct TransportSessionTests {
     @Test func twoNodesAuthenticateAndExchangeMessagesBothWays() async throws {
-        let server = try await RunningListener.start()
+        let server = try await RunningListener.start(configuration: keepaliveConfiguration())
         defer { Task { await server.stop() } }
         let clientIdentity = try IdentityKeyPair.generate()
         let client = Transport(
-            identity: clientIdentity, configuration: fastConfiguration(), logger: testLogger)
+            identity: clientIdentity, configuration: keepaliveConfiguration(), logger: testLogger)
         let clientDelegate = RecordingDelegate()
         let dial = Task {
             await client.dial(
@@ -108,10 +108,10 @@ struct TransportSessionTests {
     }
 
     @Test func keepalivesHoldAnIdleSessionOpenPastTheDeadTimeout() async throws {
-        let server = try await RunningListener.start()
+        let server = try await RunningListener.start(configuration: keepaliveConfiguration())
         defer { Task { await server.stop() } }
         let client = Transport(
-            identity: try IdentityKeyPair.generate(), configuration: fastConfiguration(),
+            identity: try IdentityKeyPair.generate(), configuration: keepaliveConfiguration(),
             logger: testLogger)
         let delegate = RecordingDelegate()
         let dial = Task { await client.dial(server.endpoint, expectation: nil, delegate: delegate) }

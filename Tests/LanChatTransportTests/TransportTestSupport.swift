@@ -7,20 +7,28 @@ import NIOPosix
 import Synchronization
 import Testing
 
-/// Session timers short enough that keepalive and dead-timeout tests finish in a fraction of
-/// a second (they run on the connection's event loop, which the test load does not starve).
-/// The handshake timers are generous: a test writes its handshake from Swift concurrency,
-/// where the whole suite (hundreds of tests on 2 cores) can keep it waiting for seconds, and
-/// 2–3 s timers closed such connections before their next write ("I/O on closed channel").
-/// The one test that waits for those timers uses `handshakeTimerConfiguration()`.
+/// Timers generous enough for tests whose other side is test code: a test writes from Swift
+/// concurrency, where the whole suite (hundreds of tests on 2 cores) can keep it waiting for
+/// seconds, and shorter handshake or dead timers closed such connections before the test's
+/// next write ("I/O on closed channel"). The tests that wait for a timer use
+/// `handshakeTimerConfiguration()` or `keepaliveConfiguration()`.
 func fastConfiguration() -> TransportConfiguration {
     var configuration = TransportConfiguration()
     configuration.handshakeTimeout = .seconds(30)
     configuration.handshakeReadIdle = .seconds(20)
     configuration.timerResolution = .milliseconds(20)
+    configuration.keepaliveInterval = .seconds(10)
+    configuration.deadTimeout = .seconds(40)
+    configuration.connectTimeout = .seconds(2)
+    return configuration
+}
+
+/// Keepalive and dead timers short enough to wait for: PING every 100 ms, dead after 400 ms.
+/// Both sides are transports, whose timers run on their event loops.
+func keepaliveConfiguration() -> TransportConfiguration {
+    var configuration = fastConfiguration()
     configuration.keepaliveInterval = .milliseconds(100)
     configuration.deadTimeout = .milliseconds(400)
-    configuration.connectTimeout = .seconds(2)
     return configuration
 }
 

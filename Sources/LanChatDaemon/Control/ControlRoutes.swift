@@ -41,6 +41,9 @@ extension ControlDispatcher {
             try await messenger.search(params)
         }
         dispatcher.registerContactRoutes(to: messenger)
+        dispatcher.register(Methods.Typing.self) { params throws(ControlError) in
+            try await messenger.typing(params)
+        }
         dispatcher.registerStreaming(Methods.Watch.self) { params, answer throws(ControlError) in
             try await messenger.watch(params, answer: answer)
         }

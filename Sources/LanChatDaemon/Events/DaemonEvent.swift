@@ -13,4 +13,6 @@ enum DaemonEvent: Sendable {
     /// waiting `send --wait` answers without one more local fsync.
     case acknowledged(peer: PeerKey, stream: UInt64, upTo: UInt64, at: Int64)
     case presenceChanged(peer: PeerKey, Presence)
+    /// TYPING(1/0) from the peer (PROTOCOL.md §9.6), for `TypingIndicator`; never stored.
+    case typingReceived(peer: PeerKey, Bool)
 }

@@ -93,7 +93,9 @@ extension PeerLink {
                 else { return }
             case .presence(let status, let statusText):
                 await applyPresence(status: status, statusText: statusText)
-            case .typing, .unknown:
+            case .typing(let typing):
+                services.events.publish(.typingReceived(peer: key, typing))
+            case .unknown:
                 break
             }
             index += 1

@@ -39,6 +39,8 @@ actor PeerLink {
     var inbound: [InboundBatch] = []
     /// The name-clash warning of §3.8 row 7 was logged for this key (once per run).
     var warnedNameClash = false
+    /// When TYPING(1) last went out, for the 2 s rate limit (`PeerLink+Typing`).
+    var lastTypingSent: ContinuousClock.Instant?
 
     let pumpWakeup = Wakeup()
     let marksWakeup = Wakeup()

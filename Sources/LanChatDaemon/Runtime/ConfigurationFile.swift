@@ -141,6 +141,9 @@ public enum ConfigurationFile {
             }
             settings.accept = policy
         },
+        "notify-command": { settings, value, _ throws(KeyError) in
+            settings.notifyCommand = try string(value)
+        },
         "log-level": { settings, value, _ throws(KeyError) in
             guard let level = Logger.Level(rawValue: try string(value)) else {
                 throw KeyError(

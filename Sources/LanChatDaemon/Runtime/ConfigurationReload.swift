@@ -7,8 +7,8 @@ import UnixSignals
 /// SIGHUP (PRODUCT.md §3): builds the configuration again from its source (the file re-read,
 /// the command line still winning) and applies what can change while running, one log line
 /// per change: static peers (new ones dialled, removed ones no longer dialled; sessions stay),
-/// the display name (status, HELLO and the mDNS record from now on), the accept policy and
-/// the log level. What
+/// the notify command, the display name (status, HELLO and the mDNS record from now on), the
+/// accept policy and the log level. What
 /// needs a restart (port, socket, data directory, mDNS on/off, interfaces, read receipts) is
 /// logged as such and left as it runs. A file that does not parse changes nothing.
 ///
@@ -31,6 +31,7 @@ public final class ConfigurationReload: Sendable {
         let directory: PeerDirectory
         let profile: OwnProfile
         let announcer: Announcer
+        let notifyCommand: NotifyCommandSetting
         let clock: DaemonClock
     }
 
@@ -88,6 +89,10 @@ public final class ConfigurationReload: Sendable {
             inputs.logLevel.level = new.logLevel
             changes.append("log-level: \(old.logLevel) → \(new.logLevel)")
         }
+        if new.notifyCommand != old.notifyCommand {
+            targets.notifyCommand.command = new.notifyCommand
+            changes.append("notify-command: " + (new.notifyCommand == nil ? "off" : "changed"))
+        }
         changes += Self.restartOnly(old: old, new: new)
         running.withLock { current in
             // What needs a restart keeps its running value, so it is reported again next time.
@@ -95,6 +100,7 @@ public final class ConfigurationReload: Sendable {
             current.name = new.name
             current.logLevel = new.logLevel
             current.accept = new.accept
+            current.notifyCommand = new.notifyCommand
         }
         for change in changes { logger.notice("reload: \(change)") }
         if changes.isEmpty { logger.notice("reload: \(file): nothing changed") }

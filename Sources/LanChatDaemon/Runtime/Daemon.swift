@@ -165,13 +165,25 @@ public final class Daemon: Sendable {
             TaskService(description: "connections") {
                 await connections.run(discoveries: discoveryEvents)
             })
+        let notifyCommand = NotifyCommandSetting(configuration.notifyCommand)
+        serviceList.append(
+            MessageNotifier(
+                events: events, setting: notifyCommand,
+                // Not for blocked peers, nor for message requests (PRODUCT.md §6).
+                wants: { key in
+                    !directory.isBlocked(key)
+                        && directory.entry(key)?.record.hasPendingRequest != true
+                },
+                displayName: { directory.entry($0)?.displayName ?? Fingerprint.keyTag($0) },
+                clock: clock, logger: logger))
         if let reload {
             await serviceList.append(
                 ConfigurationReload(
                     inputs: reload, running: configuration,
                     targets: .init(
                         staticPeers: staticPeers, directory: directory, profile: profile,
-                        announcer: announcer, clock: clock), logger: logger
+                        announcer: announcer, notifyCommand: notifyCommand, clock: clock),
+                    logger: logger
                 ).service())
         }
         let notifier = SystemdNotifier(environment: environment)
@@ -203,6 +215,7 @@ public final class Daemon: Sendable {
         }
         // Every link's work; stopped after the sessions below were closed.
         serviceList.append(registry)
+        serviceList.append(TypingIndicator(events: events, feed: eventFeed, clock: clock))
         serviceList.append(
             TaskService(description: "event log retention") {
                 // PRODUCT.md §4: at least the newest 100 000 events or 30 days, whichever

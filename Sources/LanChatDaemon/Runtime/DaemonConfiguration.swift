@@ -21,6 +21,8 @@ public struct DaemonConfiguration: Sendable {
     public var readReceipts = true
     /// `--accept`: whether non-contacts' messages become message requests (PRODUCT.md §6).
     public var accept = AcceptPolicy.anyone
+    /// `--notify-command`: run by `/bin/sh -c` for each incoming message (`MessageNotifier`).
+    public var notifyCommand: String?
     /// `--log-level`: applied by `lanchatd` through its `LogLevelSetting`.
     public var logLevel: Logger.Level = .info
     /// `--reset-identity`: move a broken key aside and make a new one.

@@ -15,7 +15,9 @@ public struct DaemonSettings: Sendable, Equatable {
     public var readReceipts: Bool?
     public var logLevel: Logger.Level?
     public var accept: AcceptPolicy?
-    // Options added by later issues (`--accept`, `--notify-command`) get a field here, a key
+    /// An empty command turns notifications off (so the command line can override a file).
+    public var notifyCommand: String?
+    // Options added by later issues get a field here, a key
     // in `ConfigurationFile.keys`, and a line in `applied(to:)`.
 
     public init() {}
@@ -33,6 +35,7 @@ public struct DaemonSettings: Sendable, Equatable {
         merged.readReceipts = other.readReceipts ?? readReceipts
         merged.logLevel = other.logLevel ?? logLevel
         merged.accept = other.accept ?? accept
+        merged.notifyCommand = other.notifyCommand ?? notifyCommand
         return merged
     }
 
@@ -49,6 +52,9 @@ public struct DaemonSettings: Sendable, Equatable {
         if let readReceipts { configuration.readReceipts = readReceipts }
         if let logLevel { configuration.logLevel = logLevel }
         if let accept { configuration.accept = accept }
+        if let notifyCommand {
+            configuration.notifyCommand = notifyCommand.isEmpty ? nil : notifyCommand
+        }
         return configuration
     }
 }

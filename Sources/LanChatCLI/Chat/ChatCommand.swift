@@ -1,0 +1,162 @@
+import ArgumentParser
+import Dispatch
+import LanChatControl
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `lanchat chat PEER`: an interactive conversation. On a terminal (stdin and stdout are
+/// terminals and TERM is not dumb), the full-screen view of `ChatTerminalLoop`; otherwise
+/// line mode: each input line is sent, each incoming message printed as a line, for
+/// scripts and `expect`.
+struct ChatCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chat",
+        abstract: "Talk with a peer: recent messages, new ones live, an input line.",
+        discussion: """
+            On a terminal: the conversation with day separators and status marks that update \
+            live (… queued, ✓ sent, ✓✓ delivered, ✓✓ read), whether the peer is typing or \
+            offline, and an input line. Enter sends; Left/Right, Home/End, Ctrl-A/Ctrl-E, \
+            Backspace, Delete, Ctrl-U, Ctrl-W edit; Up/Down go through the lines you sent; \
+            Ctrl-L redraws; /more loads older messages; /quit, Ctrl-D on an empty line or \
+            Ctrl-C leaves. Messages shown are marked read.
+
+            Without a terminal (or with TERM=dumb), line mode: every input line is sent and \
+            every incoming message is printed as a line (HH:MM NAME: TEXT) until end of input.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(
+        help: ArgumentHelp("Who to talk with (see PEER in lanchat --help).", valueName: "peer"),
+        completion: .peers)
+    var peer: String
+
+    func run() async throws {
+        try CLIEnvironment.current.undecodableArguments.check([peer], as: "PEER")
+        let context = global.makeContext()
+        // Resolves the peer (exit 67 with the candidates) before the screen is touched.
+        let first = try await context.client.history(
+            HistoryParams(peer: peer, limit: ChatSession.pageSize))
+        let session = ChatSession(context: context, peerID: first.peer.id)
+        let environment = context.environment
+        let term = environment.variables["TERM"] ?? ""
+        if environment.standardInputIsTerminal && environment.outputIsTerminal
+            && !term.isEmpty && term != "dumb",
+            try await ChatTerminal.run(session: session, first: first)
+        {
+            return
+        }
+        try await ChatLines.run(session: session, peer: first.peer)
+    }
+}
+
+/// The terminal mode: the screen loop on a thread of its own, the session's calls here.
+enum ChatTerminal {
+    /// False when the terminal could not be driven (nothing was drawn).
+    static func run(session: ChatSession, first: HistoryResult) async throws(ControlError)
+        -> Bool
+    {
+        guard let inbox = ChatInbox() else {
+            throw .internalError("cannot create a pipe for the chat screen")
+        }
+        var screen = ChatScreen(peer: first.peer)
+        screen.merge(first.messages)
+        screen.hasOlder = first.hasOlder
+        let (requests, asking) = AsyncStream.makeStream(of: ChatRequest.self)
+        let loop = ChatTerminalLoop(
+            screen: screen, inbox: inbox, requests: asking, now: session.context.environment.now,
+            zone: session.context.zone)
+        let signals = session.context.environment.handlesSignals ? StopSignals(inbox) : nil
+        defer { signals?.cancel() }
+        await session.markRead()
+        return await withTaskGroup(of: Bool?.self) { group in
+            group.addTask {
+                let (events, feeding) = AsyncStream.makeStream(of: ChatSession.Event.self)
+                async let following: Void = session.follow(since: nil, into: feeding)
+                for await event in events {
+                    switch event {
+                    case .started:
+                        // Whatever came between the first page and the watch.
+                        if let page = try? await session.context.client.history(
+                            HistoryParams(peer: session.peerID, limit: ChatSession.pageSize))
+                        {
+                            inbox.post(.messages(page.messages))
+                        }
+                    case .messages(let messages): inbox.post(.messages(messages))
+                    case .peer(let peer): inbox.post(.peer(peer))
+                    case .typing(let typing): inbox.post(.typing(typing))
+                    case .notice(let notice): inbox.post(.notice(notice))
+                    }
+                }
+                await following
+                return nil
+            }
+            group.addTask {
+                for await request in requests {
+                    switch request {
+                    case .send(let text):
+                        switch await session.send(text) {
+                        case .messages(let sent): inbox.post(.messages(sent))
+                        case .notice(let notice): inbox.post(.notice(notice))
+                        default: break
+                        }
+                    case .typing(let typing):
+                        await session.typing(typing)
+                    case .more(let before):
+                        do {
+                            let page = try await session.older(before: before)
+                            inbox.post(.older(page.messages, hasOlder: page.hasOlder))
+                        } catch {
+                            inbox.post(
+                                .notice(terminalSafe("cannot load older messages: \(error)")))
+                        }
+                    }
+                }
+                return nil
+            }
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    DispatchQueue(label: "lanchat.chat.terminal").async {
+                        continuation.resume(returning: loop.run())
+                    }
+                }
+            }
+            var drove = true
+            while let result = await group.next() {
+                if let result {
+                    drove = result
+                    asking.finish()
+                    group.cancelAll()
+                }
+            }
+            return drove
+        }
+    }
+}
+
+/// SIGTERM, SIGHUP and SIGINT end the chat through the screen loop, which restores the
+/// terminal on its way out (a handler must not call ncurses itself); SIGWINCH wakes the
+/// loop to redraw for the new size.
+final class StopSignals {
+    private var sources: [any DispatchSourceSignal] = []
+
+    init(_ inbox: ChatInbox) {
+        for number in [SIGTERM, SIGHUP, SIGINT, SIGWINCH] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            let update: ChatUpdate = number == SIGWINCH ? .resized : .stop
+            source.setEventHandler { inbox.post(update) }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    func cancel() {
+        for source in sources { source.cancel() }
+    }
+}
+
+extension ChatTerminalLoop: @unchecked Sendable {}
+// Owned by the one thread that runs it; the task that starts it only waits for the result.

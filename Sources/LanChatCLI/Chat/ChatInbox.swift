@@ -1,0 +1,58 @@
+import LanChatControl
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What the session tells the screen. Posted from async code, taken by the terminal loop's
+/// thread, which owns the screen state.
+enum ChatUpdate: Sendable {
+    case messages([MessageInfo])
+    case older([MessageInfo], hasOlder: Bool)
+    case peer(PeerInfo)
+    case typing(Bool)
+    case notice(String?)
+    /// SIGWINCH: the terminal's size changed.
+    case resized
+    case stop
+}
+
+/// A queue with a pipe beside it: posting writes a byte, so the terminal loop's `poll`
+/// wakes for an update as it does for a key.
+final class ChatInbox: Sendable {
+    private let queue = Mutex<[ChatUpdate]>([])
+    let wakeFD: Int32
+    private let postFD: Int32
+
+    init?() {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return nil }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+        wakeFD = fds[0]
+        postFD = fds[1]
+    }
+
+    func post(_ update: ChatUpdate) {
+        queue.withLock { $0.append(update) }
+        var byte: UInt8 = 1
+        _ = write(postFD, &byte, 1)
+    }
+
+    func take() -> [ChatUpdate] {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while read(wakeFD, &buffer, buffer.count) > 0 {}
+        return queue.withLock { queue in
+            defer { queue.removeAll() }
+            return queue
+        }
+    }
+
+    deinit {
+        close(wakeFD)
+        close(postFD)
+    }
+}

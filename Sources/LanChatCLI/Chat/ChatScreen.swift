@@ -1,0 +1,184 @@
+import LanChatControl
+
+/// What `lanchat chat` shows, as pure state → rows of text, so it is tested without a
+/// terminal. The terminal driver draws the rows and puts the cursor where `render` says.
+///
+/// Layout, top to bottom: a header (name, key tag, presence); the conversation, bottom
+/// aligned, with day separators, own status marks and long messages wrapped under their
+/// text; the presence line ("bob is typing…", "offline, last seen 5m ago — messages will
+/// be delivered when bob is back", or a notice); the input line.
+package struct ChatScreen {
+    package var peer: PeerInfo
+    /// Oldest first; own messages' statuses replaced as `message.status` events arrive.
+    package private(set) var messages: [MessageInfo] = []
+    package var hasOlder = false
+    package var peerTyping = false
+    /// A passing note (an error, "nothing older"); shown on the presence line.
+    package var notice: String?
+    /// Rows scrolled back from the newest (PageUp/PageDown, `/more`); 0 follows new ones.
+    package var scrollBack = 0
+
+    package init(peer: PeerInfo) {
+        self.peer = peer
+    }
+
+    /// New messages, or new states of shown ones (by id).
+    package mutating func merge(_ incoming: [MessageInfo]) {
+        for message in incoming {
+            if let index = messages.lastIndex(where: { $0.id == message.id }) {
+                messages[index] = message
+            } else {
+                messages.append(message)
+                if message.direction == .incoming { peerTyping = false }
+            }
+        }
+    }
+
+    /// An older page (`/more`), put before what is shown.
+    package mutating func prepend(_ older: [MessageInfo], hasOlder: Bool) {
+        let known = Set(messages.map(\.id))
+        messages = older.filter { !known.contains($0.id) } + messages
+        self.hasOlder = hasOlder
+    }
+
+    /// Scrolls so the conversation's first row is at the top of a view of `height` rows.
+    package mutating func scrollToStart(
+        width: Int, height: Int, now: Timestamp, zone: any UTCOffsetProvider
+    ) {
+        let rows = conversationRows(width: max(width, 10), now: now, zone: zone).count
+        scrollBack = max(0, rows - max(height, 4) + 3)
+    }
+
+    package var oldestID: String? { messages.first?.id }
+
+    package struct Rendered: Equatable {
+        package var rows: [String]
+        /// Where the terminal cursor goes: in the input line.
+        package var cursorRow: Int
+        package var cursorColumn: Int
+    }
+
+    package func render(
+        width: Int, height: Int, input: LineEditor, now: Timestamp, zone: any UTCOffsetProvider
+    ) -> Rendered {
+        let width = max(width, 10)
+        let height = max(height, 4)
+        let header = fit(
+            PeerText.nameWithAlias(peer) + "  " + peer.keyTag + "  "
+                + PeerText.presence(peer, style: .plain).0, width)
+        let conversationHeight = height - 3
+        var body = conversationRows(width: width, now: now, zone: zone).map { fit($0, width) }
+        if body.count > conversationHeight {
+            let back = min(scrollBack, body.count - conversationHeight)
+            body = Array(body[(body.count - conversationHeight - back)..<(body.count - back)])
+        } else {
+            body = Array(repeating: "", count: conversationHeight - body.count) + body
+        }
+        let (inputRow, cursorColumn) = inputRow(input, width: width)
+        return Rendered(
+            rows: [header] + body + [fit(presenceLine(now: now, zone: zone), width), inputRow],
+            cursorRow: height - 1, cursorColumn: cursorColumn)
+    }
+
+    static let prompt = "> "
+
+    /// The input line scrolled so the cursor stays in view.
+    private func inputRow(_ input: LineEditor, width: Int) -> (String, Int) {
+        let room = width - DisplayWidth.of(Self.prompt) - 1
+        var start = 0
+        while DisplayWidth.of(String(input.text[start..<input.cursor])) > room { start += 1 }
+        var shown: [Character] = []
+        var used = 0
+        for character in input.text[start...] {
+            let columns = DisplayWidth.of(character)
+            if used + columns > room + 1 { break }
+            shown.append(character)
+            used += columns
+        }
+        let column =
+            DisplayWidth.of(Self.prompt) + DisplayWidth.of(String(input.text[start..<input.cursor]))
+        return (Self.prompt + terminalSafe(String(shown)), column)
+    }
+
+    package func presenceLine(now: Timestamp, zone: any UTCOffsetProvider) -> String {
+        if let notice { return notice }
+        let name = truncated(peer.displayName, to: 40)
+        if peerTyping { return "\(name) is typing…" }
+        switch peer.presence {
+        case .online:
+            return peer.statusText.isEmpty ? "" : "\(name): " + truncated(peer.statusText, to: 60)
+        case .offline, .discovering:
+            let seen =
+                peer.lastSeen.map { ", last seen " + Self.ago($0, now: now, zone: zone) } ?? ""
+            return "offline\(seen) — messages will be delivered when \(name) is back"
+        }
+    }
+
+    /// `5m ago`, `2h ago`, `just now`, `Yesterday`.
+    static func ago(_ time: Timestamp, now: Timestamp, zone: any UTCOffsetProvider) -> String {
+        let text = SmartTime.format(time, now: now, zone: zone)
+        switch text {
+        case "now": return "just now"
+        case let relative where relative.last == "m" || relative.last == "h":
+            return relative + " ago"
+        default: return text
+        }
+    }
+
+    /// Every row of the conversation, oldest first.
+    package func conversationRows(width: Int, now: Timestamp, zone: any UTCOffsetProvider)
+        -> [String]
+    {
+        var rows: [String] = []
+        rows.append(
+            hasOlder
+                ? "(older messages: /more)"
+                : messages.isEmpty
+                    ? "No messages yet: write one below."
+                    : "(this is the start of the conversation)")
+        let today = LocalDateTime(now, in: zone)
+        let theirs = truncated(peer.displayName, to: 16)
+        let labelWidth = max(DisplayWidth.of(theirs), DisplayWidth.of(HistoryView.ownLabel))
+        var day: Int?
+        for message in messages {
+            let local = LocalDateTime(message.createdAt, in: zone)
+            if local.dayNumber != day {
+                day = local.dayNumber
+                rows.append("── \(SmartTime.dayHeading(local, today: today)) ──")
+            }
+            let label = message.direction == .outgoing ? HistoryView.ownLabel : theirs
+            let prefix =
+                SmartTime.clock(local) + "  " + label
+                + String(repeating: " ", count: labelWidth - DisplayWidth.of(label)) + "  "
+            let indent = String(repeating: " ", count: DisplayWidth.of(prefix))
+            var text = HistoryView.displayable(message.text)
+            if message.direction == .outgoing,
+                let mark = HistoryView.statusMark(message, style: .plain)
+            {
+                text += "  " + mark
+            }
+            let room = width - DisplayWidth.of(prefix)
+            var first = true
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+                for piece in DisplayWidth.wrap(String(line), width: room) {
+                    rows.append((first ? prefix : indent) + piece)
+                    first = false
+                }
+            }
+        }
+        return rows
+    }
+
+    /// Cut to `width` columns.
+    private func fit(_ text: String, _ width: Int) -> String {
+        var used = 0
+        var out = ""
+        for character in text {
+            let columns = DisplayWidth.of(character)
+            if used + columns > width { break }
+            out.append(character)
+            used += columns
+        }
+        return out
+    }
+}

@@ -1,0 +1,107 @@
+import Dispatch
+import LanChatClient
+import LanChatControl
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The client side of `lanchat chat`: the daemon calls of a conversation, shared by the
+/// terminal and the line mode. It follows `watch` for the peer (new messages, own statuses,
+/// presence, typing), reconnecting and resuming from its last cursor like `lanchat watch`,
+/// marks what it shows read (`read`, which sends read receipts), and carries out what the
+/// screen asks (`send`, `typing`, older pages).
+struct ChatSession {
+    let context: CommandContext
+    /// The peer's id, resolved by the first `history` call.
+    let peerID: String
+    static let pageSize = 50
+
+    enum Event: Sendable {
+        /// The watch (re)started: anything may have happened since the last page was read.
+        case started
+        case messages([MessageInfo])
+        case peer(PeerInfo)
+        case typing(Bool)
+        case notice(String?)
+    }
+
+    /// Calls `deliver` with every change about the conversation, until cancelled. `since` is
+    /// the cursor before the first history was read, so nothing between is missed.
+    func follow(since: String?, into events: AsyncStream<Event>.Continuation) async {
+        defer { events.finish() }
+        let deliver: @Sendable (Event) -> Void = { events.yield($0) }
+        var cursor = since
+        var troubled = false
+        while !Task.isCancelled {
+            do {
+                for try await update in context.client.watch(
+                    WatchParams(peer: peerID, since: cursor))
+                {
+                    switch update {
+                    case .started(let result):
+                        if cursor == nil { cursor = result.cursor }
+                        if troubled { deliver(.notice(nil)) }
+                        troubled = false
+                        deliver(.started)
+                    case .event(let event):
+                        cursor = event.cursor
+                        await handle(event, deliver)
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                if !troubled {
+                    deliver(.notice("lanchatd is not answering; reconnecting…"))
+                    troubled = true
+                }
+            }
+            do {
+                try await Task.sleep(for: .seconds(1))
+            } catch {
+                return
+            }
+        }
+    }
+
+    private func handle(_ event: EventInfo, _ deliver: @Sendable (Event) -> Void) async {
+        switch event.type {
+        case .messageReceived:
+            guard let message = event.message else { return }
+            deliver(.messages([message]))
+            await markRead()
+        case .messageStatus:
+            if let message = event.message { deliver(.messages([message])) }
+        case .peerPresence, .peerNew:
+            if let peer = event.peer { deliver(.peer(peer)) }
+        case .peerTyping:
+            deliver(.typing(event.typing ?? false))
+        default:
+            break
+        }
+    }
+
+    /// Marks the conversation read: what the screen shows, the user has seen.
+    func markRead() async {
+        // A failure is not worth a word: the next message marks the conversation again.
+        _ = try? await context.client.read(ReadParams(peer: peerID))
+    }
+
+    func send(_ text: String) async -> Event {
+        do {
+            return .messages(
+                try await context.client.send(SendParams(peer: peerID, text: text)).messages)
+        } catch {
+            return .notice("not sent: " + terminalSafe(error.message))
+        }
+    }
+
+    func typing(_ typing: Bool) async {
+        _ = try? await context.client.typing(TypingParams(peer: peerID, typing: typing))
+    }
+
+    func older(before id: String) async throws(ControlError) -> HistoryResult {
+        try await context.client.history(
+            HistoryParams(peer: peerID, limit: Self.pageSize, before: id))
+    }
+}

@@ -1,0 +1,166 @@
+import CNcurses
+import LanChatControl
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What the screen asks the session to do.
+enum ChatRequest: Sendable {
+    case send(String)
+    case typing(Bool)
+    case more(before: String)
+}
+
+/// The terminal side of `lanchat chat`, on a thread of its own (blocking `poll`, and
+/// ncurses is not thread-safe): owns the screen model and the line editor, waits for keys
+/// and for the session's updates, draws after each. Returns when the user leaves (`/quit`,
+/// Ctrl-D on an empty line, Ctrl-C) or a `.stop` update comes (SIGTERM, SIGHUP); the
+/// terminal is restored before it returns, whatever the way out.
+final class ChatTerminalLoop {
+    static let typingInterval: Int64 = 2000
+
+    private var screen: ChatScreen
+    private var editor = LineEditor()
+    private let inbox: ChatInbox
+    private let requests: AsyncStream<ChatRequest>.Continuation
+    private let now: @Sendable () -> Timestamp
+    private let zone: any UTCOffsetProvider
+    /// When TYPING(1) was last asked for; nil while the peer is not told we type.
+    private var typingSince: Int64?
+    /// The terminal's size at the last draw.
+    private var size = (width: 80, height: 24)
+
+    init(
+        screen: ChatScreen, inbox: ChatInbox, requests: AsyncStream<ChatRequest>.Continuation,
+        now: @escaping @Sendable () -> Timestamp, zone: any UTCOffsetProvider
+    ) {
+        self.screen = screen
+        self.inbox = inbox
+        self.requests = requests
+        self.now = now
+        self.zone = zone
+    }
+
+    /// Runs until the user leaves. False when the terminal could not be driven.
+    func run() -> Bool {
+        guard let terminal = CursesTerminal() else { return false }
+        defer { terminal.end() }
+        var running = true
+        while running {
+            size = (terminal.width, terminal.height)
+            terminal.draw(
+                screen.render(
+                    width: terminal.width, height: terminal.height, input: editor, now: now(),
+                    zone: zone))
+            var descriptors = [
+                pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: inbox.wakeFD, events: Int16(POLLIN), revents: 0),
+            ]
+            // A minute at most: the presence line's "last seen 5m ago" moves on.
+            let ready = poll(&descriptors, 2, 60_000)
+            if ready < 0 && errno != EINTR { break }
+            for update in inbox.take() {
+                if case .resized = update {
+                    terminal.resizeToWindow()
+                } else if !apply(update) {
+                    running = false
+                }
+            }
+            if descriptors[0].revents & Int16(POLLHUP | POLLERR) != 0
+                && descriptors[0].revents & Int16(POLLIN) == 0
+            {
+                running = false
+            }
+            // Also after EINTR: a SIGWINCH arrives as KEY_RESIZE.
+            for key in terminal.readKeys() where running {
+                running = handle(key, height: terminal.height)
+            }
+        }
+        if typingSince != nil { requests.yield(.typing(false)) }
+        return true
+    }
+
+    private func apply(_ update: ChatUpdate) -> Bool {
+        switch update {
+        case .messages(let messages): screen.merge(messages)
+        case .older(let messages, let hasOlder):
+            screen.prepend(messages, hasOlder: hasOlder)
+            screen.scrollToStart(width: size.width, height: size.height, now: now(), zone: zone)
+            if messages.isEmpty { screen.notice = "nothing older" }
+        case .peer(let peer): screen.peer = peer
+        case .typing(let typing): screen.peerTyping = typing
+        case .notice(let notice): screen.notice = notice
+        case .resized: break
+        case .stop: return false
+        }
+        return true
+    }
+
+    /// Returns false when the user leaves.
+    private func handle(_ key: ChatKey, height: Int) -> Bool {
+        let page = max(1, height - 4)
+        switch key {
+        case .pageUp:
+            // Kept within the rows there are by `render`; clamp here so PageDown answers.
+            let rows = screen.conversationRows(width: size.width, now: now(), zone: zone).count
+            screen.scrollBack = min(screen.scrollBack + page, max(0, rows - page))
+        case .pageDown:
+            screen.scrollBack = max(0, screen.scrollBack - page)
+        case .enter:
+            screen.scrollBack = 0
+        default:
+            break
+        }
+        let action = editor.apply(key)
+        if key != .resize { screen.notice = nil }
+        switch action {
+        case .none, .redraw:
+            if action == .redraw { clearok(lanchat_stdscr(), true) }
+            return true
+        case .quit:
+            return false
+        case .edited:
+            typingChanged()
+            return true
+        case .submit(let line):
+            stopTyping()
+            return submit(line)
+        }
+    }
+
+    private func submit(_ line: String) -> Bool {
+        guard line.hasPrefix("/") else {
+            requests.yield(.send(line))
+            return true
+        }
+        switch line.lowercased() {
+        case "/quit", "/q", "/exit":
+            return false
+        case "/more":
+            if let oldest = screen.oldestID, screen.hasOlder {
+                requests.yield(.more(before: oldest))
+            } else {
+                screen.notice = "nothing older: this is the start of the conversation"
+            }
+        default:
+            screen.notice = "unknown command \(truncated(line, to: 20)); try /more or /quit"
+        }
+        return true
+    }
+
+    /// TYPING(1) at most every 2 s while the line has text; TYPING(0) when it is cleared.
+    private func typingChanged() {
+        guard !editor.text.isEmpty else { return stopTyping() }
+        let time = now().millisecondsSince1970
+        if let since = typingSince, time - since < Self.typingInterval { return }
+        typingSince = time
+        requests.yield(.typing(true))
+    }
+
+    private func stopTyping() {
+        guard typingSince != nil else { return }
+        typingSince = nil
+        requests.yield(.typing(false))
+    }
+}

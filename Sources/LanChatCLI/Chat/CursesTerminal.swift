@@ -1,0 +1,107 @@
+import CNcurses
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The terminal, driven through its terminfo description by ncursesw: raw keys (Ctrl-C and
+/// Ctrl-D arrive as keys), no echo, function keys decoded, the screen drawn from rows.
+/// Used from one thread only (ncurses is not thread-safe): `ChatTerminalLoop`'s.
+///
+/// `end()` gives the terminal back as it was; the loop calls it on every way out (a key, a
+/// signal turned into an update, an error), so the user's shell is never left raw.
+final class CursesTerminal {
+    private let screen: OpaquePointer
+    private var ended = false
+
+    /// nil when the terminal cannot be driven (TERM unknown to terminfo): line mode then.
+    init?() {
+        UTF8Locale.ensure()
+        // newterm, not initscr: initscr ends the process when TERM is unknown.
+        guard let screen = newterm(nil, lanchat_stdout(), lanchat_stdin()) else { return nil }
+        self.screen = screen
+        set_term(screen)
+        raw()
+        noecho()
+        nonl()
+        keypad(lanchat_stdscr(), true)
+        nodelay(lanchat_stdscr(), true)
+        set_escdelay(25)
+    }
+
+    var width: Int { Int(getmaxx(lanchat_stdscr())) }
+    var height: Int { Int(getmaxy(lanchat_stdscr())) }
+
+    /// Takes the window's new size (SIGWINCH, seen by `StopSignals`): ncurses' own handler
+    /// only notices it on a later key, and the dispatch source may have replaced it.
+    func resizeToWindow() {
+        var size = winsize()
+        guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0, size.ws_col > 0 else {
+            return
+        }
+        resizeterm(Int32(size.ws_row), Int32(size.ws_col))
+    }
+
+    func draw(_ rendered: ChatScreen.Rendered) {
+        erase()
+        for (index, row) in rendered.rows.enumerated() {
+            mvaddstr(Int32(index), 0, row)
+        }
+        move(Int32(rendered.cursorRow), Int32(rendered.cursorColumn))
+        refresh()
+    }
+
+    /// Every key waiting, decoded (none when there is none).
+    func readKeys() -> [ChatKey] {
+        var keys: [ChatKey] = []
+        while true {
+            var value: wint_t = 0
+            let kind = get_wch(&value)
+            if kind == ERR { return keys }
+            keys.append(Self.decode(kind: kind, value: UInt32(value)))
+        }
+    }
+
+    /// The input decoder: ncurses says whether `value` is a function key (`KEY_CODE_YES`) or
+    /// a character; control characters mean what they mean in readline.
+    static func decode(kind: Int32, value: UInt32) -> ChatKey {
+        if kind == KEY_CODE_YES {
+            switch Int32(value) {
+            case KEY_LEFT: return .left
+            case KEY_RIGHT: return .right
+            case KEY_UP: return .up
+            case KEY_DOWN: return .down
+            case KEY_HOME: return .home
+            case KEY_END: return .end
+            case KEY_BACKSPACE: return .backspace
+            case KEY_DC: return .delete
+            case KEY_PPAGE: return .pageUp
+            case KEY_NPAGE: return .pageDown
+            case KEY_ENTER: return .enter
+            case KEY_RESIZE: return .resize
+            default: return .other
+            }
+        }
+        return ChatKeyDecoder.character(value)
+    }
+
+    func end() {
+        guard !ended else { return }
+        ended = true
+        endwin()
+        delscreen(screen)
+    }
+
+    deinit { end() }
+}
+
+/// Characters as keys: control characters by their readline meaning, everything else typed.
+package enum ChatKeyDecoder {
+    package static func character(_ value: UInt32) -> ChatKey {
+        if value < 0x20 || value == 0x7F { return ChatKey(control: value) }
+        guard let scalar = Unicode.Scalar(value) else { return .other }
+        // C1 controls and bidirectional overrides are never typed into a message.
+        if (0x80..<0xA0).contains(value) { return .other }
+        return .character(Character(scalar))
+    }
+}

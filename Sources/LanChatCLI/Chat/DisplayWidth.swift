@@ -1,0 +1,65 @@
+import CNcurses
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Columns a character takes on a terminal, by the C library's `wcwidth` (East Asian wide
+/// characters and most emoji take 2, combining marks 0). `wcwidth` answers by LC_CTYPE, so
+/// a UTF-8 one is made current first (the user's own when it is UTF-8, else C.UTF-8).
+package enum DisplayWidth {
+    private static let localeReady: Bool = {
+        UTF8Locale.ensure()
+        return true
+    }()
+
+    package static func of(_ character: Character) -> Int {
+        _ = localeReady
+        let scalars = character.unicodeScalars
+        guard let first = scalars.first else { return 0 }
+        // An emoji presentation selector makes a narrow symbol (❤) a wide emoji (❤️).
+        if scalars.contains(where: { $0.value == 0xFE0F }) { return 2 }
+        let width = Int(lanchat_wcwidth(first.value))
+        return width < 0 ? 1 : width
+    }
+
+    package static func of(_ text: some StringProtocol) -> Int {
+        text.reduce(0) { $0 + of($1) }
+    }
+
+    /// `text` cut into rows of at most `width` columns, breaking after the last space that
+    /// fits when there is one, else between characters. Never an empty list.
+    package static func wrap(_ text: String, width: Int) -> [String] {
+        let width = max(width, 2)
+        var rows: [String] = []
+        var row: [Character] = []
+        var used = 0
+        for character in text {
+            let columns = of(character)
+            if used + columns > width, !row.isEmpty {
+                if let space = row.lastIndex(of: " "), space > 0 {
+                    rows.append(String(row[..<space]))
+                    row = Array(row[(space + 1)...])
+                    used = of(String(row))
+                } else {
+                    rows.append(String(row))
+                    row = []
+                    used = 0
+                }
+            }
+            row.append(character)
+            used += columns
+        }
+        rows.append(String(row))
+        return rows
+    }
+}
+
+/// The C library's character handling (wcwidth, ncursesw's UTF-8) needs a UTF-8 LC_CTYPE.
+package enum UTF8Locale {
+    package static func ensure() {
+        setlocale(LC_ALL, "")
+        if lanchat_codeset_is_utf8() != 0 { return }
+        setlocale(LC_CTYPE, "C.UTF-8")
+    }
+}

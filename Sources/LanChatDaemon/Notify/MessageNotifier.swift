@@ -1,0 +1,134 @@
+import LanChatCore
+import LanChatStore
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// `--notify-command` (PRODUCT.md §3): runs the command for each incoming message, with
+/// `LANCHAT_FROM` (display name), `LANCHAT_FROM_ID` (52-character id) and `LANCHAT_TEXT` in
+/// its environment (`LANCHAT_GROUP` joins them with group conversations).
+///
+/// A `Service` fed by the event bus's `messagesReceived`, which the links publish after the
+/// messages are stored and acknowledged: delivery never waits for a command. At most 4 run
+/// at once (the next waits for one to end; the bus keeps a bounded backlog, dropping the
+/// oldest beyond it), each is ended (its whole process group) after 10 s by the injected
+/// clock, and a failing one is logged, never retried. Each run is a child task of `run()`.
+final class MessageNotifier: Service, Sendable {
+    static let maxRunning = 4
+    static let timeLimit: Duration = .seconds(10)
+
+    /// Whether a message from this peer may notify. The daemon passes "not blocked"; the
+    /// message-request work (`--accept contacts`) adds "not a pending request" here.
+    typealias Filter = @Sendable (PeerKey) -> Bool
+
+    private let events: EventBus
+    private let setting: NotifyCommandSetting
+    private let wants: Filter
+    private let displayName: @Sendable (PeerKey) -> String
+    private let clock: DaemonClock
+    private let timeLimit: Duration
+    private let logger: Logger
+
+    init(
+        events: EventBus, setting: NotifyCommandSetting, wants: @escaping Filter,
+        displayName: @escaping @Sendable (PeerKey) -> String, clock: DaemonClock,
+        timeLimit: Duration = MessageNotifier.timeLimit, logger: Logger
+    ) {
+        self.events = events
+        self.setting = setting
+        self.wants = wants
+        self.displayName = displayName
+        self.clock = clock
+        self.timeLimit = timeLimit
+        self.logger = logger
+    }
+
+    func run() async throws {
+        let subscription = events.subscribe()
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                var running = 0
+                for await event in subscription {
+                    guard case .messagesReceived(let peer, let messages) = event,
+                        let command = self.setting.command, self.wants(peer)
+                    else { continue }
+                    let from = self.displayName(peer)
+                    for message in messages where message.direction == .incoming {
+                        if running == Self.maxRunning {
+                            await group.next()
+                            running -= 1
+                        }
+                        let variables = [
+                            "LANCHAT_FROM": from, "LANCHAT_FROM_ID": peer.id,
+                            "LANCHAT_TEXT": message.text,
+                        ]
+                        group.addTask { await self.runOnce(command, variables) }
+                        running += 1
+                    }
+                }
+            }
+        }
+    }
+
+    /// One run: started, waited for, ended at the time limit (or when the daemon stops).
+    private func runOnce(_ command: String, _ variables: [String: String]) async {
+        let pid: Int32
+        switch NotifyProcess.spawn(command: command, variables: variables) {
+        case .failure(let error):
+            logger.error("notify-command could not be started (errno \(error.code))")
+            return
+        case .success(let started):
+            pid = started
+        }
+        let deadline = clock.monotonic() + timeLimit
+        // Whether it ended by itself, and whether we ended it; the one lock orders the two.
+        let state = RunState()
+        let status = await withTaskGroup(of: Int32?.self) { group in
+            group.addTask {
+                await NotifyProcess.wait(pid) { state.flags.withLock { $0.exited = true } }
+            }
+            group.addTask {
+                // Time is up, or the run was cancelled (it ended, or the daemon is stopping).
+                try? await self.clock.sleepUntil(deadline)
+                state.flags.withLock { state in
+                    guard !state.exited else { return }
+                    state.killed = true
+                    NotifyProcess.kill(pid)
+                }
+                return nil
+            }
+            var status: Int32 = 0
+            for await result in group {
+                if let result {
+                    status = result
+                    group.cancelAll()
+                }
+            }
+            return status
+        }
+        if state.flags.withLock({ $0.killed }) {
+            logger.warning("notify-command ended: still running after \(timeLimit)")
+        } else if status != 0 {
+            logger.warning("notify-command failed with exit status \(status)")
+        }
+    }
+}
+
+/// One run's end: whether the command ended by itself, and whether we ended it.
+private final class RunState: Sendable {
+    let flags = Mutex((exited: false, killed: false))
+}
+
+/// The notify command in use; SIGHUP replaces it (`ConfigurationReload`). nil or empty: none.
+final class NotifyCommandSetting: Sendable {
+    private let value: Mutex<String?>
+
+    init(_ command: String?) {
+        value = Mutex(command)
+    }
+
+    var command: String? {
+        get { value.withLock { $0.flatMap { $0.isEmpty ? nil : $0 } } }
+        set { value.withLock { $0 = newValue } }
+    }
+}

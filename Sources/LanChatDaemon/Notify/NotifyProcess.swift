@@ -1,0 +1,118 @@
+import Dispatch
+import Glibc
+
+/// One run of the notify command: `/bin/sh -c COMMAND` with the message in its environment
+/// only (PRODUCT.md §3), never in the command line, so nothing in a message is ever parsed
+/// by the shell. posix_spawn (not Foundation.Process): its own process group, so ending it
+/// ends what it started; default signal dispositions (the daemon ignores some); stdin,
+/// stdout and stderr on /dev/null (what it prints could carry the message to the log); no
+/// descriptor of the daemon's (sockets, the store) inherited.
+enum NotifyProcess {
+    enum Outcome: Sendable, Equatable {
+        /// Exit status, or 128 + signal.
+        case exited(Int32)
+        case couldNotStart(Int32)
+    }
+
+    /// Starts the command; returns its pid, or the errno of posix_spawn.
+    static func spawn(command: String, variables: [String: String]) -> Result<pid_t, SpawnError> {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        if let closeFrom = closeFrom { _ = closeFrom(&actions, 3) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t()
+        sigfillset(&all)
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes,
+            Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        var argv: [UnsafeMutablePointer<CChar>?] =
+            ["sh", "-c", command].map { (text: String) in strdup(text) } + [nil]
+        // The daemon's environment (PATH, DISPLAY, DBUS_SESSION_BUS_ADDRESS for notify-send)
+        // with ours replacing any inherited LANCHAT_* of the same name. A NUL cannot be in an
+        // environment string; a text carrying one is cut there by the C string anyway, so it
+        // is shown as U+FFFD instead.
+        let ours = variables.map { "\($0.key)=\($0.value.replacingNUL)" }
+        let inherited = currentEnvironment().filter { entry in
+            !variables.keys.contains { entry.hasPrefix($0 + "=") }
+        }
+        var envp: [UnsafeMutablePointer<CChar>?] = (inherited + ours).map { strdup($0) } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var pid = pid_t()
+        let status = posix_spawn(&pid, "/bin/sh", &actions, &attributes, &argv, &envp)
+        guard status == 0 else { return .failure(SpawnError(code: status)) }
+        return .success(pid)
+    }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which Swift's Glibc module
+    /// does not import: the child closes every descriptor from 3 on. Looked up once; without
+    /// it (an older libc) the daemon's descriptors are close-on-exec where NIO and SQLite
+    /// open them, which covers the sockets and the store.
+    private typealias CloseFrom =
+        @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let closeFrom: CloseFrom? = {
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else {
+            return nil
+        }
+        return unsafeBitCast(symbol, to: CloseFrom.self)
+    }()
+
+    struct SpawnError: Error, Sendable {
+        let code: Int32
+    }
+
+    /// Waits for `pid` to end, on a dispatch thread (a blocking wait must not hold a
+    /// Swift-concurrency thread). `ended` runs once it has ended but before it is reaped:
+    /// until then its pid (and process group) cannot be reused, so a kill decided under the
+    /// same lock never reaches another process.
+    static func wait(_ pid: pid_t, ended: @escaping @Sendable () -> Void) async -> Int32 {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var info = siginfo_t()
+                while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+                ended()
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                // WIFEXITED / WEXITSTATUS, which Swift does not import.
+                let exited = status & 0x7F == 0
+                continuation.resume(
+                    returning: exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F))
+            }
+        }
+    }
+
+    /// Ends the command and everything it started.
+    static func kill(_ pid: pid_t) {
+        _ = Glibc.kill(-pid, SIGKILL)
+    }
+
+    private static func currentEnvironment() -> [String] {
+        var variables: [String] = []
+        var pointer = environ
+        while let entry = pointer.pointee {
+            variables.append(String(cString: entry))
+            pointer += 1
+        }
+        return variables
+    }
+}
+
+extension String {
+    fileprivate var replacingNUL: String {
+        contains("\0") ? String(map { $0 == "\0" ? "\u{FFFD}" : $0 }) : self
+    }
+}

@@ -1,0 +1,111 @@
+import LanChatCLI
+import LanChatControl
+import Testing
+
+/// The pure parts of `lanchat chat`: the screen model (state → rows), the line editor and
+/// the key decoder, without a terminal.
+@Suite struct ChatScreenTests {
+    static let now = Timestamp(millisecondsSince1970: 1_750_000_000_000)
+    static let utc = FixedUTCOffset(seconds: 0)
+    static let bob = PeerInfo(
+        id: "B", keyTag: "BBBB-BBBB", name: "bob", presence: .offline,
+        lastSeen: Timestamp(millisecondsSince1970: 1_750_000_000_000 - 5 * 60_000))
+
+    static func message(
+        _ id: String, _ text: String, out: Bool = false, status: MessageStatus? = nil
+    ) -> MessageInfo {
+        MessageInfo(
+            id: id, peer: "B", direction: out ? .outgoing : .incoming, seq: 1, text: text,
+            createdAt: now, status: out ? status ?? .queued : nil)
+    }
+
+    @Test func statusMarksUpdateInPlaceAndTheOfflineLineSaysWhen() {
+        var screen = ChatScreen(peer: Self.bob)
+        screen.merge([Self.message("1", "hi"), Self.message("2", "yo", out: true)])
+        let before = screen.render(
+            width: 60, height: 10, input: LineEditor(), now: Self.now, zone: Self.utc)
+        #expect(before.rows.contains { $0.hasSuffix("You  yo  …") })
+        screen.merge([Self.message("2", "yo", out: true, status: .read)])
+        let after = screen.render(
+            width: 60, height: 10, input: LineEditor(), now: Self.now, zone: Self.utc)
+        #expect(after.rows.contains { $0.hasSuffix("You  yo  ✓✓ read") })
+        #expect(after.rows.filter { $0.contains("yo") }.count == 1)
+        #expect(
+            screen.presenceLine(now: Self.now, zone: Self.utc)
+                == "offline, last seen 5m ago — messages will be delivered when bob is back")
+        screen.peerTyping = true
+        #expect(screen.presenceLine(now: Self.now, zone: Self.utc) == "bob is typing…")
+        // An incoming message ends the indicator.
+        screen.merge([Self.message("3", "done")])
+        #expect(!screen.peerTyping)
+    }
+
+    @Test func longAndWideTextWrapsWithinTheWidth() {
+        var screen = ChatScreen(peer: Self.bob)
+        screen.merge([Self.message("1", String(repeating: "日本 ", count: 20) + "😀end")])
+        let rows = screen.render(
+            width: 30, height: 20, input: LineEditor(), now: Self.now, zone: Self.utc
+        ).rows
+        #expect(rows.allSatisfy { DisplayWidth.of($0) <= 30 }, "\(rows)")
+        #expect(rows.contains { $0.hasSuffix("😀end") })
+        #expect(DisplayWidth.of("日😀a") == 5)
+    }
+
+    @Test func theInputLineKeepsTheCursorInViewAndTheBottomRow() {
+        var editor = LineEditor()
+        for character in String(repeating: "x", count: 50) + "漢" {
+            _ = editor.apply(.character(character))
+        }
+        let rendered = ChatScreen(peer: Self.bob).render(
+            width: 20, height: 6, input: editor, now: Self.now, zone: Self.utc)
+        #expect(rendered.rows.count == 6)
+        #expect(rendered.cursorRow == 5)
+        #expect(rendered.rows[5].hasSuffix("漢"))
+        #expect(rendered.cursorColumn <= 20)
+    }
+
+    @Test func lineEditingKeys() {
+        var editor = LineEditor()
+        for character in "hello big world" { _ = editor.apply(.character(character)) }
+        #expect(editor.apply(.killWord) == .edited)
+        #expect(editor.line == "hello big ")
+        _ = editor.apply(.home)
+        _ = editor.apply(.character(">"))
+        _ = editor.apply(.end)
+        _ = editor.apply(.backspace)
+        #expect(editor.line == ">hello big")
+        _ = editor.apply(.left)
+        _ = editor.apply(.left)
+        #expect(editor.apply(.killLine) == .edited)
+        #expect(editor.line == "ig")
+        #expect(editor.apply(.enter) == .submit("ig"))
+        #expect(editor.apply(.enter) == .none)
+        for character in "second" { _ = editor.apply(.character(character)) }
+        _ = editor.apply(.enter)
+        for character in "draft" { _ = editor.apply(.character(character)) }
+        _ = editor.apply(.up)
+        #expect(editor.line == "second")
+        _ = editor.apply(.up)
+        #expect(editor.line == "ig")
+        _ = editor.apply(.down)
+        _ = editor.apply(.down)
+        #expect(editor.line == "draft")
+        #expect(editor.apply(.endOfInput) == .none)
+        _ = editor.apply(.killLine)
+        #expect(editor.apply(.endOfInput) == .quit)
+        #expect(editor.apply(.interrupt) == .quit)
+    }
+
+    @Test func controlCharactersDecodeAsReadlineKeys() {
+        #expect(ChatKeyDecoder.character(0x01) == .home)
+        #expect(ChatKeyDecoder.character(0x05) == .end)
+        #expect(ChatKeyDecoder.character(0x15) == .killLine)
+        #expect(ChatKeyDecoder.character(0x17) == .killWord)
+        #expect(ChatKeyDecoder.character(0x7F) == .backspace)
+        #expect(ChatKeyDecoder.character(0x0D) == .enter)
+        #expect(ChatKeyDecoder.character(0x03) == .interrupt)
+        #expect(ChatKeyDecoder.character(0x04) == .endOfInput)
+        #expect(ChatKeyDecoder.character(0x9B) == .other)
+        #expect(ChatKeyDecoder.character(0x1F600) == .character("😀"))
+    }
+}

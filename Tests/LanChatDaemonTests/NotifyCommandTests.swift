@@ -1,0 +1,122 @@
+import Foundation
+import LanChatClient
+import LanChatControl
+import LanChatStore
+import Testing
+
+@testable import LanChatDaemon
+
+/// `--notify-command` (PRODUCT.md §3) through whole daemons: the message reaches the command
+/// in its environment only, never in the command line.
+@Suite("Notify command", .serialized, .timeLimit(.minutes(2)))
+struct NotifyCommandTests {
+    /// Each run writes its environment's three values to a file of its own (named by the
+    /// shell's pid), written to a temporary name and renamed, so a file seen is complete.
+    static func recordingCommand(into directory: String) -> String {
+        """
+        f="\(directory)/n.$$"; printf '%s\\n%s\\n%s' "$LANCHAT_FROM" "$LANCHAT_FROM_ID" \
+        "$LANCHAT_TEXT" > "$f.tmp" && mv "$f.tmp" "$f"
+        """
+    }
+
+    static func records(in directory: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { $0.hasPrefix("n.") && !$0.hasSuffix(".tmp") }.compactMap {
+            try? String(contentsOfFile: directory + "/" + $0, encoding: .utf8)
+        }
+    }
+
+    static func withNotifyingPair(
+        _ body: (_ alice: TestNode, _ bob: TestNode, _ records: String) async throws -> Void
+    ) async throws {
+        let root = try TestRoot()
+        defer { root.remove() }
+        let records = root.path + "/records"
+        try FileManager.default.createDirectory(atPath: records, withIntermediateDirectories: false)
+        let command = recordingCommand(into: records)
+        let alice = try await TestNode.start("alice", in: root)
+        let bob = try await TestNode.start("bob", peers: [alice], in: root) {
+            $0.notifyCommand = command
+        }
+        do {
+            try await eventually("connected") {
+                guard await alice.isOnline(bob) else { return false }
+                return await bob.isOnline(alice)
+            }
+            try await body(alice, bob, records)
+        } catch {
+            await bob.stop()
+            await alice.stop()
+            throw error
+        }
+        await bob.stop()
+        await alice.stop()
+    }
+
+    @Test func eachIncomingMessageRunsTheCommandWithSenderAndTextInItsEnvironment() async throws {
+        try await Self.withNotifyingPair { alice, bob, records in
+            _ = try await alice.client.send(
+                SendParams(peer: "bob", texts: ["first", "second"], wait: true, timeout: 20))
+            try await eventually("two notifications") { Self.records(in: records).count == 2 }
+            #expect(
+                Set(Self.records(in: records))
+                    == ["alice\n\(alice.id)\nfirst", "alice\n\(alice.id)\nsecond"])
+            // Own messages notify nothing.
+            _ = try await bob.client.send(
+                SendParams(peer: "alice", text: "reply", wait: true, timeout: 20))
+            _ = try await alice.client.send(
+                SendParams(peer: "bob", text: "third", wait: true, timeout: 20))
+            try await eventually("the third") { Self.records(in: records).count == 3 }
+            #expect(!Self.records(in: records).contains { $0.hasSuffix("reply") })
+        }
+    }
+
+    @Test func shellMetacharactersInTheTextAreNeverExecuted() async throws {
+        try await Self.withNotifyingPair { alice, _, records in
+            let traps = records + "/../trap"
+            let text = """
+                $(touch \(traps)1) `touch \(traps)2` "$(touch \(traps)3)" '; touch \(traps)4; '
+                next line; touch \(traps)5 && echo $HOME \\ | & > \(traps)6 %s %n
+                """
+            _ = try await alice.client.send(
+                SendParams(peer: "bob", text: text, wait: true, timeout: 20))
+            try await eventually("notified") { Self.records(in: records).count == 1 }
+            #expect(Self.records(in: records).first?.hasSuffix("\n" + text) == true)
+            for index in 1...6 {
+                #expect(!FileManager.default.fileExists(atPath: "\(traps)\(index)"))
+            }
+        }
+    }
+
+    /// A command that fails or hangs is logged and ended, and never holds delivery up.
+    @Test func aCommandThatNeverEndsIsEndedAtTheTimeLimitAndDeliveryGoesOn() async throws {
+        let clock = ManualClock()
+        let bus = EventBus()
+        let root = try TestRoot()
+        defer { root.remove() }
+        let marker = root.path + "/started"
+        let notifier = MessageNotifier(
+            events: bus, setting: NotifyCommandSetting("touch \(marker).$$; exec sleep 600"),
+            wants: { _ in true }, displayName: { _ in "bob" }, clock: clock.daemonClock,
+            logger: quietLogger)
+        let running = Task { try await notifier.run() }
+        while bus.subscriberCount == 0 { await Task.yield() }
+        let key = try TypingTests.key(3)
+        let message = StoredMessage(
+            rowID: 1, id: .random(), peer: key, direction: .incoming, stream: 1, seq: 1,
+            text: "hello", createdAt: 0)
+        for _ in 0..<6 { bus.publish(.messagesReceived(peer: key, [message])) }
+        // At most 4 at once: four start, the other two wait for one to end.
+        try await eventually("four started") { Self.started(root.path).count == 4 }
+        clock.advance(by: .seconds(10))
+        try await eventually("the other two started") { Self.started(root.path).count == 6 }
+        running.cancel()
+        _ = try? await running.value
+    }
+
+    static func started(_ directory: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter {
+            $0.hasPrefix("started.")
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+
+extension EndToEnd {
+    /// `lanchat chat` in a real terminal (tmux) against two daemons, and its line mode through
+    /// a pipe (issue 12's acceptance).
+    @Suite(.enabled(if: TmuxTerminal.available, "needs tmux (make test installs it)"))
+    struct ChatTerminal {
+        @Test func aConversationInATerminal() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
+                // 60 older messages (the first page holds 50) and one that must wrap.
+                let older = (1...60).map { "old \($0)" }
+                let long = "long " + String(repeating: "word ", count: 30) + "end"
+                _ = try await bob.lanchat(
+                    ["send", "alice", "--lines"],
+                    input: Data((older + [long]).joined(separator: "\n").utf8))
+                try #require(
+                    try await pollUntil(timeout: .seconds(10)) {
+                        try await alice.json(
+                            HistoryResult.self, ["history", "bob", "--limit", "100"]
+                        ).messages.count == 61
+                    })
+                let chat = try await TmuxTerminal(
+                    [try Binaries.lanchat(), "--socket", alice.socket, "chat", "bob"])
+                defer { chat.kill() }
+
+                // Recent history, the long message wrapped under its text (the day
+                // separator and the older-messages line are above the 30 rows, see /more).
+                let first = try await chat.waitFor("history and wrap") { screen in
+                    screen.contains { $0.hasSuffix("  bob  old 60") || $0.contains("bob  old 60") }
+                        && screen.contains { $0.hasSuffix("end") && $0.hasPrefix("   ") }
+                }
+                #expect(first.allSatisfy { !$0.contains("old 10") }, "only the last 50 shown")
+
+                // A typed line is sent; its mark reaches ✓✓ read when bob reads.
+                try await chat.type("hello bob, 日本語 😀")
+                try await chat.keys("Enter")
+                try await chat.waitFor(showing: "hello bob, 日本語 😀  ✓✓")
+                _ = try await bob.lanchat(["read", "alice"])
+                try await chat.waitFor(showing: "hello bob, 日本語 😀  ✓✓ read")
+
+                // A message arriving while a line is half typed leaves the line intact.
+                try await chat.type("half typed")
+                _ = try await bob.lanchat(["send", "alice", "arrived meanwhile"])
+                try await chat.waitFor("incoming shown, input kept") { screen in
+                    screen.contains { $0.contains("bob  arrived meanwhile") }
+                        && screen.last(where: { !$0.isEmpty }) == "> half typed"
+                }
+                // Line editing: Ctrl-W deletes a word, Ctrl-A then typing inserts at the start
+                // (capture-pane drops the trailing space of "> a half ").
+                try await chat.keys("C-w")
+                try await chat.keys("C-a")
+                try await chat.type("a ")
+                try await chat.waitFor("edited") { $0.last(where: { !$0.isEmpty }) == "> a half" }
+
+                // Typing is shown on the other side.
+                let other = try await TmuxTerminal(
+                    [try Binaries.lanchat(), "--socket", bob.socket, "chat", "alice"])
+                defer { other.kill() }
+                try await other.waitFor(showing: "arrived meanwhile")
+                let typingSeen = try await pollUntil(
+                    timeout: .seconds(10), interval: .milliseconds(500)
+                ) {
+                    try await chat.type("x")
+                    return try await other.screen().contains { $0.contains("alice is typing…") }
+                }
+                #expect(typingSeen, "bob's chat never showed alice typing")
+
+                // Resize: redrawn for the new size, the input line still at the bottom.
+                try await chat.resize(width: 60, height: 20)
+                try await chat.waitFor("redrawn at 60×20") { screen in
+                    screen.count == 20 && screen.allSatisfy { $0.count <= 60 }
+                        && screen[19].hasPrefix("> a x")
+                }
+
+                // /more loads the older page and shows its start.
+                try await chat.keys("C-e")
+                try await chat.keys("C-u")
+                try await chat.type("/more")
+                try await chat.keys("Enter")
+                try await chat.waitFor(showing: "bob  old 1")
+                try await chat.waitFor(showing: "(this is the start of the conversation)")
+                try await chat.waitFor(showing: "── Today ──")
+
+                // bob stops: the presence line says so (wide enough to show all of it).
+                try await chat.resize(width: 100, height: 30)
+                _ = await bob.stop()
+                try await chat.waitFor(showing: "messages will be delivered when bob is back")
+                try await chat.waitFor(showing: "offline, last seen")
+
+                try await chat.type("/quit")
+                try await chat.keys("Enter")
+                try await chat.waitFor(showing: "EXITED 0")
+                try await chat.waitFor(showing: "RESTORED")
+            }
+        }
+
+        @Test func ctrlCAndCtrlDLeaveAndRestoreTheTerminal() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                for key in ["C-c", "C-d"] {
+                    let chat = try await TmuxTerminal(
+                        [try Binaries.lanchat(), "--socket", pair.alice.socket, "chat", "bob"])
+                    defer { chat.kill() }
+                    try await chat.waitFor(showing: "No messages yet")
+                    try await chat.keys(key)
+                    try await chat.waitFor(showing: "EXITED 0")
+                    try await chat.waitFor(showing: "RESTORED")
+                }
+            }
+        }
+
+        @Test func lineModeThroughAPipe() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: try Binaries.lanchat())
+                process.arguments = ["--socket", alice.socket, "chat", "bob"]
+                let input = Pipe()
+                let outputPath = sandbox.file("chat.out")
+                _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+                let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+                process.standardInput = input
+                process.standardOutput = output
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                defer { if process.isRunning { process.terminate() } }
+
+                try input.fileHandleForWriting.write(contentsOf: Data("one\n\ntwo\n".utf8))
+                let sent = try await pollUntil(timeout: .seconds(10)) {
+                    try await bob.json(HistoryResult.self, ["history", "alice"]).messages.map(
+                        \.text)
+                        == ["one", "two"]
+                }
+                #expect(sent, "each input line is one message")
+                _ = try await bob.lanchat(["send", "alice", "a reply"])
+                let printed = await pollUntil(timeout: .seconds(10)) {
+                    let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+                    return text.contains(" bob: a reply\n")
+                }
+                #expect(printed, "the incoming message is printed as a line")
+                try input.fileHandleForWriting.close()
+                let ended = await pollUntil(timeout: .seconds(10)) { !process.isRunning }
+                #expect(ended && process.terminationStatus == 0, "ends at the end of input")
+            }
+        }
+    }
+}
