@@ -154,8 +154,8 @@ import Testing
         #expect(try parse(["inbox"], as: InboxCommand.self).query == nil)
         #expect(try parse(["read"], as: ReadCommand.self).peer == nil)
         #expect(try parse(["read", "bob"], as: ReadCommand.self).peer == "bob")
-        #expect(try parse(["archive", "bob"], as: ArchiveCommand.self).peer == "bob")
-        #expect(try parse(["unarchive", "bob"], as: UnarchiveCommand.self).peer == "bob")
+        #expect(try parse(["archive", "bob"], as: ArchiveCommand.self).target.peer == "bob")
+        #expect(try parse(["unarchive", "bob"], as: UnarchiveCommand.self).target.peer == "bob")
         let search = try parse(
             ["search", "deploy", "done", "--peer", "ops", "--limit", "1000"], as: SearchCommand.self
         )

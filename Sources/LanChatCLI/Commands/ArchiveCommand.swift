@@ -9,13 +9,10 @@ struct ArchiveCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(
-        help: ArgumentHelp("The peer (see PEER in lanchat --help).", valueName: "peer"),
-        completion: .peers)
-    var peer: String
+    @OptionGroup var target: PeerArgument
 
     func run() async throws {
-        try CLIEnvironment.current.undecodableArguments.check([peer], as: "PEER")
+        let peer = try target.checked()
         let context = global.makeContext()
         let result = try await context.client.archive(ArchiveParams(peer: peer))
         try context.show(result) { result in

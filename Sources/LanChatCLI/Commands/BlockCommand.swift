@@ -5,21 +5,20 @@ import LanChatControl
 struct BlockCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "block",
-        abstract: "Block PEER")
+        abstract: "Block PEER: never dialled, its sessions refused, nothing from it stored.")
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(
-        help: ArgumentHelp("The peer (see PEER in lanchat --help).", valueName: "peer"),
-        completion: .peers)
-    var peer: String
+    @OptionGroup var target: PeerArgument
 
     func run() async throws {
-        try CLIEnvironment.current.undecodableArguments.check([peer], as: "PEER")
+        let peer = try target.checked()
         let context = global.makeContext()
         let result = try await context.client.block(PeerParams(peer: peer))
         try context.show(result) {
-            "\(ContactsView.label($0.peer))  its key is never dialled, its sessions are refused and nothing from it is stored; a pending message request from it is dropped.:is blocked.\n"
+            "\(ContactsView.label($0.peer)) is blocked: its key is never dialled, its sessions are "
+                + "refused and nothing from it is stored; a pending message request from it is "
+                + "dropped.\n"
         }
     }
 }
