@@ -3,6 +3,7 @@ import LanChatClient
 import LanChatControl
 import LanChatCore
 import Logging
+import Synchronization
 import Testing
 
 @testable import LanChatDaemon
@@ -52,12 +53,19 @@ final class TestNode: @unchecked Sendable {
             task: task, peers: staticPeers, configure: configure)
     }
 
-    /// Ports below Linux's ephemeral range (32768 and up). A node restarts on the port it had
-    /// so its peers find it again; an ephemeral port, once released by the stopped node, could
-    /// be taken meanwhile as the source port of any connection of the hundreds of tests running
-    /// beside it ("Address already in use" on restart). A port picked here can only be taken
-    /// by another test's listener picking the same one, and the first start retries then.
+    /// Ports below Linux's ephemeral range (32768 and up), handed out once each in this
+    /// process. A node restarts on the port it had so its peers find it again; an ephemeral
+    /// port, once released by the stopped node, could be taken meanwhile as the source port of
+    /// any connection of the hundreds of tests running beside it, and a port picked at random
+    /// could be picked again by another node ("Address already in use" on restart). Another
+    /// process may still hold one: the first start then moves on to the next.
     static let fixedPorts: ClosedRange<UInt16> = 20_000...32_000
+    private static let nextPort = Atomic<UInt16>(UInt16.random(in: 20_000...26_000))
+
+    static func takePort() -> UInt16 {
+        let port = nextPort.wrappingAdd(1, ordering: .relaxed).oldValue
+        return fixedPorts.contains(port) ? port : fixedPorts.lowerBound
+    }
 
     private static func launchOnAFixedPort(
         name: String, dataDirectory: String, socketPath: String, peers: [StaticPeer],
@@ -68,7 +76,7 @@ final class TestNode: @unchecked Sendable {
             do {
                 return try await launch(
                     name: name, dataDirectory: dataDirectory, socketPath: socketPath,
-                    peers: peers, port: UInt16.random(in: fixedPorts), configure: configure)
+                    peers: peers, port: takePort(), configure: configure)
             } catch let error as DaemonError where error.exitCode == 73 && attempts < 20 {
                 attempts += 1
             }
@@ -107,7 +115,7 @@ final class TestNode: @unchecked Sendable {
     /// of every descriptor, the lock's included, so for that moment the directory is still
     /// locked. Nothing announces the exec, so a held lock is retried for up to 2 s.
     func restart() async throws {
-        let deadline = ContinuousClock.now + .seconds(2)
+        let deadline = ContinuousClock.now + .seconds(5)
         while true {
             do {
                 (daemon, task) = try await Self.launch(
