@@ -18,12 +18,21 @@ extension EndToEnd {
             try await inSandbox { sandbox in
                 let pair = try await DaemonPair.start(in: sandbox)
                 let bob = pair.bob
+                // --since 0: the whole log, so what reaches bob before the watch has connected
+                // is replayed rather than missed (without it, this test raced its own sends).
                 let watcher = try #require(
                     RunningChild(
                         arguments: [
                             try Binaries.lanchat(), "--socket", bob.socket, "watch", "--json",
-                        ]
-                    ))
+                            "--since", "0",
+                        ]))
+                // A line that never comes ends the test (the watcher is killed, so the
+                // blocked read returns) instead of hanging the suite.
+                let deadline = Task {
+                    try await Task.sleep(for: .seconds(60))
+                    kill(watcher.pid, SIGKILL)
+                }
+                defer { deadline.cancel() }
                 var lines: [Line] = []
                 func readUntil(received count: Int) async throws {
                     while lines.filter({ $0.type == "message.received" }).count < count {
