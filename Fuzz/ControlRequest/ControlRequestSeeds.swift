@@ -49,6 +49,7 @@ enum ControlRequestSeeds {
             ("inbox", request(Methods.Inbox.name, InboxParams(query: "bo", archived: true))),
             ("read", request(Methods.Read.name, ReadParams(peer: "bob"))),
             ("archive", request(Methods.Archive.name, ArchiveParams(peer: "bob"))),
+            ("unarchive", request(Methods.Unarchive.name, ArchiveParams(peer: "bob"))),
             (
                 "search",
                 request(Methods.Search.name, SearchParams(text: "dep* \"is green\"", limit: 5))
