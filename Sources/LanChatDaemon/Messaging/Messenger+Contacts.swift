@@ -113,10 +113,13 @@ extension Messenger {
     }
 
     /// Sending to a peer makes it a contact (PRODUCT.md §4: "wrote to first").
-    func sendingMakesContact(_ peer: PeerEntry) async throws(ControlError) {
+    func sendingMakesContact(_ peer: PeerEntry) async {
         guard !peer.record.contact || peer.record.hasPendingRequest else { return }
-        _ = try await changing { () async throws(DirectoryError) -> PeerEntry in
-            try await directory.makeContact(peer.key)
+        do {
+            _ = try await directory.makeContact(peer.key)
+        } catch {
+            services.logger.error(
+                "cannot record \(peer.record.keyTag) as a contact after a send: \(error)")
         }
     }
 

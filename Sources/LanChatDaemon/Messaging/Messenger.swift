@@ -40,7 +40,6 @@ final class Messenger: Sendable {
         guard peer.record.trust != .blocked else {
             throw .failed("\(peer.displayName) (\(peer.record.keyTag)) is blocked; unblock to send")
         }
-        try await sendingMakesContact(peer)
         let waitTarget: StatusWaiter.Target? =
             params.waitRead == true ? .read : params.wait == true ? .delivered : nil
         // Before storing: from then on, every change to the messages is an event here.
@@ -51,6 +50,9 @@ final class Messenger: Sendable {
         } catch {
             throw .storeUnavailable("message not stored: \(error)")
         }
+        // After the messages are stored, so an error answer still means nothing changed; and
+        // a failure here is only logged, as the messages are stored and will go out.
+        await sendingMakesContact(peer)
         await registry.link(for: peer.key).committed(stored)
         // Online is the common case: ask the connection manager (an actor hop on every send)
         // only when the peer may need dialling.
