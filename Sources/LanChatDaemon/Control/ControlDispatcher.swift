@@ -56,61 +56,62 @@ struct ControlDispatcher: Sendable {
         }
     }
 
-    /// Whether `line` asks for a streaming method (which needs the connection to itself).
-    func streams(_ line: Data) -> Bool {
-        guard let method = Self.head(of: line)?.method else { return false }
-        return streamHandlers[method] != nil
+    /// What a request line asks for, its head read once: an answer of one line (errors about
+    /// the request itself included), or a stream, which needs the connection to itself.
+    enum Route: Sendable {
+        case single(@Sendable () async -> Data)
+        case stream(@Sendable (ControlStreamWriter) async -> Void)
     }
 
-    /// Runs the streaming method `line` asks for, writing through `writer` until it ends.
-    func stream(_ line: Data, writer: ControlStreamWriter) async {
-        guard let head = Self.head(of: line), let method = head.method,
-            let stream = streamHandlers[method]
-        else { return }
-        await stream(line, head.id, writer)
-    }
-
-    private static func head(of line: Data) -> RPCRequestHead? {
-        let head =
-            fastRead(RPCRequestHead.self, from: line)
-            ?? (try? ControlJSON.decoder().decode(RPCRequestHead.self, from: line))
-        guard let head, head.jsonrpc == "2.0" else { return nil }
-        return head
-    }
-
-    /// Answers one request line with one response line (without the newline). A streaming
-    /// method needs a connection of its own (`answer(_:writer:)`): here it is an error.
-    func respond(to line: Data) async -> Data {
+    func route(_ line: Data) -> Route {
         let head: RPCRequestHead
         do {
             head =
                 try Self.fastRead(RPCRequestHead.self, from: line)
                 ?? ControlJSON.decoder().decode(RPCRequestHead.self, from: line)
         } catch DecodingError.dataCorrupted {
-            return Self.encode(
+            return Self.answer(
                 RPCResponse<NoParams>(id: nil, error: .parseError("the request is not valid JSON")))
         } catch {
-            return Self.encode(
+            return Self.answer(
                 RPCResponse<NoParams>(
                     id: nil, error: .invalidRequest("the request is not a JSON-RPC 2.0 object")))
         }
         guard head.jsonrpc == "2.0", let method = head.method else {
-            return Self.encode(
+            return Self.answer(
                 RPCResponse<NoParams>(
                     id: head.id,
                     error: .invalidRequest(
                         "a request needs \"jsonrpc\": \"2.0\" and a \"method\" string")))
         }
-        guard let handler = handlers[method] else {
-            if streamHandlers[method] != nil {
-                return Self.encode(
-                    RPCResponse<NoParams>(
-                        id: head.id,
-                        error: .invalidRequest("'\(method)' streams: it needs a connection")))
-            }
-            return Self.encode(RPCResponse<NoParams>(id: head.id, error: .methodNotFound(method)))
+        if let handler = handlers[method] {
+            return .single { await handler(line, head.id) }
         }
-        return await handler(line, head.id)
+        if let stream = streamHandlers[method] {
+            return .stream { writer in await stream(line, head.id, writer) }
+        }
+        return Self.answer(RPCResponse<NoParams>(id: head.id, error: .methodNotFound(method)))
+    }
+
+    private static func answer(_ response: RPCResponse<NoParams>) -> Route {
+        let line = encode(response)
+        return .single { line }
+    }
+
+    /// Answers one request line with one response line (without the newline). A streaming
+    /// method needs a connection of its own (`route`): here it is an error.
+    func respond(to line: Data) async -> Data {
+        switch route(line) {
+        case .single(let answer):
+            return await answer()
+        case .stream:
+            let head = Self.fastRead(RPCRequestHead.self, from: line)
+            return Self.encode(
+                RPCResponse<NoParams>(
+                    id: head?.id,
+                    error: .invalidRequest(
+                        "'\(head?.method ?? "")' streams: it needs a connection")))
+        }
     }
 
     static func tooLongResponse() -> Data {

@@ -182,21 +182,19 @@ final class ControlServer: Sendable {
                     defer { connection.slot?.idle() }
                     switch item {
                     case .line(let line):
-                        let request = Data(line.readableBytesView)
-                        guard dispatcher.streams(request) else {
-                            response = await dispatcher.respond(to: request)
-                            break
+                        switch dispatcher.route(Data(line.readableBytesView)) {
+                        case .single(let answer):
+                            response = await answer()
+                        case .stream(let run):
+                            let writer = ControlStreamWriter { line in
+                                var line = line
+                                line.append(UInt8(ascii: "\n"))
+                                try await outbound.write(ByteBuffer(bytes: line))
+                            }
+                            // A stream owns its connection to the end, and ends with its client.
+                            await Self.untilClientLeaves(reader) { await run(writer) }
+                            return
                         }
-                        let writer = ControlStreamWriter { line in
-                            var line = line
-                            line.append(UInt8(ascii: "\n"))
-                            try await outbound.write(ByteBuffer(bytes: line))
-                        }
-                        // A stream owns its connection to the end, and ends with its client.
-                        await Self.untilClientLeaves(reader) {
-                            await dispatcher.stream(request, writer: writer)
-                        }
-                        return
                     case .tooLong:
                         response = ControlDispatcher.tooLongResponse()
                     }
