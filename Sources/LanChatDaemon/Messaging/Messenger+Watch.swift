@@ -56,9 +56,13 @@ extension Messenger {
                     "this watch fell more than the event log keeps behind; resume from \(last)",
                     lastCursor: String(last))
             }
+            // One peer object per peer and batch: a replay names the same few peers over and
+            // over, and building one (addresses and all) per event was most of its cost.
+            var peers: [PeerKey: PeerInfo] = [:]
             for event in batch {
                 if peer == nil || event.peer == peer {
-                    try await answer.notify(Methods.Watch.notification, eventInfo(event))
+                    try await answer.notify(
+                        Methods.Watch.notification, eventInfo(event, peers: &peers))
                 }
                 last = event.cursor
             }
@@ -77,12 +81,19 @@ extension Messenger {
         }
     }
 
-    func eventInfo(_ event: StoredEvent) -> EventInfo {
+    /// `peers`: the peer objects already built for this batch, added to as needed.
+    func eventInfo(_ event: StoredEvent, peers: inout [PeerKey: PeerInfo]) -> EventInfo {
         var info = EventInfo(
             cursor: String(event.cursor), type: event.type.apiType,
             at: Timestamp(millisecondsSince1970: event.at))
         if let key = event.peer {
-            info.peer = directory.entry(key)?.info ?? Self.unknownPeer(key)
+            if let known = peers[key] {
+                info.peer = known
+            } else {
+                let built = directory.entry(key)?.info ?? Self.unknownPeer(key)
+                peers[key] = built
+                info.peer = built
+            }
         }
         if let message = event.message {
             var shown = MessageMapping.info(message, live: .none, peerID: info.peer?.id)
