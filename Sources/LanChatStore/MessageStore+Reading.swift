@@ -4,7 +4,7 @@ import LanChatCore
 
 /// Reading (PRODUCT.md §4: `inbox`, `read`, `archive`): the local user's read marks, the
 /// incoming cursors' `read` that READ receipts carry (PROTOCOL.md §9.5), and the inbox's
-/// conversations (kept by `Schema.v3`'s trigger on `messages`).
+/// conversations (kept by `Schema.v5`'s triggers on `messages`).
 extension MessageStore {
     /// Marks the unread incoming messages (from `peer`, or from everyone) read at `now`, in
     /// **one transaction** with what follows from it: each touched peer's incoming cursor
@@ -128,14 +128,9 @@ extension MessageStore {
         ).map { row throws in try conversation(row) }
     }
 
-    /// The unread count is a correlated count over the partial index `messages_unread`,
-    /// named: left to itself SQLite picks `messages_by_uuid (pk, direction)` and reads
-    /// every incoming row of the conversation to test `read_at`.
+    /// The unread count is the conversation's own column, kept by `Schema.v5`'s triggers.
     static let conversationSelect = """
-        SELECT c.pk, c.archived, c.updated_at,
-            (SELECT count(*) FROM messages u INDEXED BY messages_unread
-             WHERE u.pk = c.pk AND u.direction = 0 AND u.read_at IS NULL),
-            \(StoredMessage.columns(of: "m"))
+        SELECT c.pk, c.archived, c.updated_at, c.unread, \(StoredMessage.columns(of: "m"))
         FROM conversations c LEFT JOIN messages m ON m.rowid = c.last_message
         """
 

@@ -2,16 +2,19 @@ import Foundation
 import GRDB
 import LanChatCore
 
-/// Full-text search (PRODUCT.md §4 `search`) over `messages_fts`, the FTS5 index that
-/// `Schema.v3`'s triggers keep in step with `messages`.
+/// Full-text search (PRODUCT.md §4 `search`) over `messages_fts`, the FTS5 index of
+/// `messages`, built after the write (`MessageStore+SearchIndex.swift`).
 extension MessageStore {
     /// Messages matching `query` (from `peer`'s conversation only, if given), newest first.
     /// The index is walked newest first (`ORDER BY rowid DESC` on the FTS5 table) and the
     /// walk stops at `limit`, so a word found in most messages costs no more than a rare one.
+    /// Messages stored but not yet indexed are indexed first, so a search sees every message
+    /// stored before it was called.
     public func search(_ query: SearchQuery, peer: PeerKey? = nil, limit: Int)
         async throws(StoreError) -> [StoredMessage]
     {
-        try await read("searching messages") { db in
+        try await completeSearchIndex()
+        return try await read("searching messages") { db in
             // CROSS JOIN keeps the FTS5 table the outer loop, in its rowid order.
             var sql = """
                 SELECT \(StoredMessage.columns(of: "m"))

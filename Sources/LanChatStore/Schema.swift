@@ -92,6 +92,9 @@ enum Schema {
         migrator.registerMigration("v4: contacts, message requests, key changes") { db in
             try db.execute(sql: v4)
         }
+        migrator.registerMigration("v5: search after the write, unread counts") { db in
+            try db.execute(sql: v5)
+        }
         return migrator
     }
 
@@ -195,6 +198,61 @@ enum Schema {
             ON CONFLICT (pk) DO UPDATE SET last_message = excluded.last_message,
                 updated_at = excluded.updated_at, archived = 0;
             INSERT INTO messages_fts (rowid, text) VALUES (new.rowid, new.text);
+        END;
+        """
+
+    /// Takes the two costliest parts of `v4`'s per-message trigger off the hot path:
+    ///
+    /// - **Search** is built after the write: a message's FTS5 entry no longer shares its
+    ///   durable commit (each commit flushed a new index segment: three to four more pages per
+    ///   message). `search_progress.indexed_through` is the invariant's boundary: every
+    ///   message with `rowid ≤ indexed_through` is in `messages_fts`, none above.
+    ///   `MessageStore.indexPendingMessages` moves it forward in large batches (the daemon's
+    ///   `SearchIndexer` after a quiet moment, and `search` itself first, so a search always
+    ///   sees every stored message). A new rowid is always above it (SQLite gives `max + 1`,
+    ///   and the boundary never passes `max(rowid)`: a delete lowers it with the maximum).
+    /// - **Unread counts** are kept in `conversations.unread` by the triggers, so the inbox
+    ///   reads one column instead of counting each conversation's unread messages.
+    static let v5 = """
+        CREATE TABLE search_progress (indexed_through INTEGER NOT NULL);
+        INSERT INTO search_progress (indexed_through) SELECT coalesce(max(rowid), 0) FROM messages;
+
+        ALTER TABLE conversations ADD COLUMN unread INTEGER NOT NULL DEFAULT 0;
+        UPDATE conversations SET unread = (
+            SELECT count(*) FROM messages u INDEXED BY messages_unread
+            WHERE u.pk = conversations.pk AND u.direction = 0 AND u.read_at IS NULL);
+
+        DROP TRIGGER messages_inserted;
+        CREATE TRIGGER messages_inserted AFTER INSERT ON messages BEGIN
+            INSERT INTO events (type, at, pk, message, status) SELECT
+                CASE new.direction WHEN 0 THEN 1 ELSE 2 END,
+                CASE new.direction WHEN 0 THEN coalesce(new.received_at, new.created_at)
+                    ELSE new.created_at END,
+                new.pk, new.rowid, new.status
+            WHERE new.direction = 1 OR NOT EXISTS (
+                SELECT 1 FROM peers WHERE pk = new.pk AND request_since IS NOT NULL);
+            INSERT INTO conversations (pk, last_message, updated_at, archived, unread) VALUES (
+                new.pk, new.rowid,
+                CASE new.direction WHEN 0 THEN coalesce(new.received_at, new.created_at)
+                    ELSE new.created_at END,
+                0, new.direction = 0 AND new.read_at IS NULL)
+            ON CONFLICT (pk) DO UPDATE SET last_message = excluded.last_message,
+                updated_at = excluded.updated_at, archived = 0,
+                unread = conversations.unread + excluded.unread;
+        END;
+        CREATE TRIGGER messages_read AFTER UPDATE OF read_at ON messages
+        WHEN new.direction = 0 AND old.read_at IS NULL AND new.read_at IS NOT NULL BEGIN
+            UPDATE conversations SET unread = unread - 1 WHERE pk = new.pk;
+        END;
+        DROP TRIGGER messages_deleted;
+        CREATE TRIGGER messages_deleted AFTER DELETE ON messages BEGIN
+            INSERT INTO messages_fts (messages_fts, rowid, text)
+                SELECT 'delete', old.rowid, old.text
+                WHERE old.rowid <= (SELECT indexed_through FROM search_progress);
+            UPDATE search_progress SET indexed_through = (SELECT coalesce(max(rowid), 0) FROM messages)
+                WHERE indexed_through > (SELECT coalesce(max(rowid), 0) FROM messages);
+            UPDATE conversations SET unread = unread - 1
+                WHERE pk = old.pk AND old.direction = 0 AND old.read_at IS NULL;
         END;
         """
 }

@@ -17,6 +17,7 @@ struct MigrationTests {
                 "v1: peers, streams, cursors, messages", "v2: store identity",
                 "v3: conversations, event log, search",
                 "v4: contacts, message requests, key changes",
+                "v5: search after the write, unread counts",
             ])
         _ = try MessageStore.open(path: directory.storePath)
         #expect(try appliedMigrations(directory.storePath) == first)
@@ -102,7 +103,7 @@ struct MigrationTests {
         #expect(try appliedMigrations(directory.storePath).count == 2)
 
         let store = try MessageStore.open(path: directory.storePath)
-        #expect(try appliedMigrations(directory.storePath).count == 4)
+        #expect(try appliedMigrations(directory.storePath).count == 5)
         for peer in [bob, carol, dave] {
             #expect(try await store.history(with: peer, limit: 100).messages == before[peer])
         }
@@ -162,7 +163,7 @@ struct MigrationTests {
         #expect(try appliedMigrations(directory.storePath).count == 3)
 
         let store = try MessageStore.open(path: directory.storePath)
-        #expect(try appliedMigrations(directory.storePath).count == 4)
+        #expect(try appliedMigrations(directory.storePath).count == 5)
         for peer in [bob, carol, dave] {
             #expect(try await store.history(with: peer, limit: 100).messages == before[peer])
         }

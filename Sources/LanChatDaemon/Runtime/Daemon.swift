@@ -141,10 +141,14 @@ public final class Daemon: Sendable {
                 announcer.announce(snapshot)
                 presenceFile.saveLogging(snapshot, logger)
             })
-        // The store tells `watch` streams when the event log grew (on its writer queue: the
-        // feed only signals).
+        // The store tells `watch` streams and the search indexer when the event log grew (on
+        // its writer queue: both only signal).
         let eventFeed = EventFeed()
-        store.onEventsCommitted = { eventFeed.logGrew() }
+        let searchIndexer = SearchIndexer(store: store, clock: clock, logger: logger)
+        store.onEventsCommitted = {
+            eventFeed.logGrew()
+            searchIndexer.messagesStored()
+        }
         let messenger = Messenger(
             services: services, registry: registry, connections: connections, runtime: runtime,
             eventFeed: eventFeed)
@@ -160,6 +164,7 @@ public final class Daemon: Sendable {
         for discovery in discoveries {
             serviceList.append(TaskService(description: "discovery") { try await discovery.run() })
         }
+        serviceList.append(TaskService(description: "search index") { await searchIndexer.run() })
         let discoveryEvents = discoveries.map(\.events)
         serviceList.append(
             TaskService(description: "connections") {

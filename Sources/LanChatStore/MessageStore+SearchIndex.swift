@@ -1,0 +1,74 @@
+import GRDB
+
+/// The search index is built after the write (`Schema.v5`): messages commit without their
+/// FTS5 entry, and these methods add the entries of everything stored since, in large
+/// batches. One batch of thousands costs far less than thousands of one-message index
+/// flushes, and none of it is on the path of a message to its peer.
+extension MessageStore {
+    /// The most messages indexed in one transaction: the writer is held for tens of
+    /// milliseconds at most, so a send waiting behind it is not held longer.
+    public static let searchIndexBatch = 5_000
+
+    /// Adds the next stored messages (at most `limit`) to the search index; returns how many
+    /// it added (0: the index is complete). Committed with `synchronous=NORMAL`: the index
+    /// is derived from `messages`, and a crash that loses this commit loses the boundary
+    /// with it, so the same messages are indexed again, never twice.
+    @discardableResult
+    public func indexPendingMessages(limit: Int = searchIndexBatch) async throws(StoreError)
+        -> Int
+    {
+        try await writeBookkeeping("indexing messages for search") { db in
+            try Self.indexPending(db, limit: limit)
+        }
+    }
+
+    /// Indexes everything stored so far; returns how many messages that was.
+    @discardableResult
+    public func completeSearchIndex() async throws(StoreError) -> Int {
+        var total = 0
+        while true {
+            let added = try await indexPendingMessages()
+            total += added
+            if added == 0 { return total }
+        }
+    }
+
+    /// Messages stored but not yet in the search index.
+    public func messagesAwaitingIndex() async throws(StoreError) -> Int {
+        try await read("counting messages to index") { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT count(*) FROM messages
+                    WHERE rowid > (SELECT indexed_through FROM search_progress)
+                    """) ?? 0
+        }
+    }
+
+    static func indexPending(_ db: Database, limit: Int) throws -> Int {
+        guard
+            let through = try Int64.fetchOne(db, sql: "SELECT indexed_through FROM search_progress")
+        else { throw StoreError(.corrupt, "the search index has no progress row") }
+        guard
+            let batch = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT max(rowid), count(*) FROM (
+                        SELECT rowid FROM messages WHERE rowid > ? ORDER BY rowid LIMIT ?)
+                    """,
+                arguments: [through, limit]),
+            let last = batch[0] as Int64?
+        else { return 0 }
+        // One statement: FTS5 flushes its pending entries once, as one segment.
+        try db.execute(
+            sql: """
+                INSERT INTO messages_fts (rowid, text)
+                SELECT rowid, text FROM messages WHERE rowid > ? AND rowid <= ? ORDER BY rowid
+                """,
+            arguments: [through, last])
+        try db.execute(
+            sql: "UPDATE search_progress SET indexed_through = ?", arguments: [last])
+        let added: Int = batch[1]
+        return added
+    }
+}

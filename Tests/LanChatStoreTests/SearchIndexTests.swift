@@ -1,0 +1,128 @@
+import Foundation
+import GRDB
+import LanChatCore
+import LanChatTestSupport
+import Testing
+
+@testable import LanChatStore
+
+/// The search index built after the write (`Schema.v5`) and the unread counts the
+/// conversations keep.
+@Suite("Search index after the write, unread counts")
+struct SearchIndexTests {
+    let bob = testKey(2)
+    let carol = testKey(3)
+
+    func texts(_ store: MessageStore, _ query: String) async throws -> [String] {
+        try await store.search(SearchQuery(parsing: query), limit: 100).map(\.text)
+    }
+
+    /// FTS5's own check that the index holds exactly the rows it should (the external-content
+    /// form compares the index with `messages`: a missed or doubled entry fails it).
+    func checkIndex(_ store: MessageStore) async throws {
+        try await store.executeForTesting(
+            "INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)")
+    }
+
+    @Test func messagesAreStoredWithoutIndexAndSearchIndexesThemFirst() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        try await receive(store, from: bob, texts: ["the build is green", "lunch?"])
+        _ = try await store.enqueue(to: bob, texts: ["build again"], at: 300)
+        #expect(try await store.messagesAwaitingIndex() == 3)
+        #expect(try await texts(store, "build") == ["build again", "the build is green"])
+        #expect(try await store.messagesAwaitingIndex() == 0)
+        try await checkIndex(store)
+    }
+
+    @Test func batchesIndexInStoredOrderAndStopWhenComplete() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        try await receive(store, from: bob, texts: (0..<25).map { "word\($0) common" })
+        #expect(try await store.indexPendingMessages(limit: 10) == 10)
+        #expect(try await store.messagesAwaitingIndex() == 15)
+        // The first ten are searchable through the index alone (no catch-up: read directly).
+        let indexed = try await store.pool.read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'common'")
+        }
+        #expect(indexed == 10)
+        #expect(try await store.completeSearchIndex() == 15)
+        #expect(try await store.indexPendingMessages() == 0)
+        try await checkIndex(store)
+    }
+
+    /// Deleting the newest messages lowers the boundary with `max(rowid)`, so the rowids that
+    /// SQLite hands out again are indexed, and deleting an unindexed row touches no index.
+    @Test func deletedRowsAndReusedRowidsKeepTheIndexExact() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        try await store.addPeer(carol, keyTag: "C", name: "carol", at: 1)
+        try await receive(store, from: bob, texts: ["alpha from bob"])
+        try await receive(store, from: carol, texts: ["alpha from carol", "beta from carol"])
+        try await store.completeSearchIndex()
+        try await receive(store, from: carol, stream: 5, after: 2, texts: ["gamma unindexed"])
+        // Carol's messages are the newest rows, one of them not indexed yet.
+        try await store.forget(carol, purge: true)
+        try await checkIndex(store)
+        try await receive(store, from: bob, stream: 5, after: 1, texts: ["alpha again"])
+        #expect(try await texts(store, "alpha") == ["alpha again", "alpha from bob"])
+        #expect(try await texts(store, "gamma").isEmpty)
+        try await checkIndex(store)
+    }
+
+    @Test func conversationsCountUnreadThroughReadsAndDeletes() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        try await store.addPeer(carol, keyTag: "C", name: "carol", at: 1)
+        try await receive(store, from: bob, texts: ["1", "2", "3"], at: 200)
+        try await receive(store, from: carol, texts: ["a", "b"], at: 210)
+        _ = try await store.enqueue(to: bob, texts: ["mine"], at: 220)
+        func unread() async throws -> [PeerKey: Int] {
+            Dictionary(
+                uniqueKeysWithValues: try await store.conversations(archived: false).map {
+                    ($0.peer, $0.unread)
+                })
+        }
+        #expect(try await unread() == [bob: 3, carol: 2])
+        _ = try await store.markRead(peer: bob, at: 230)
+        #expect(try await unread() == [bob: 0, carol: 2])
+        _ = try await store.markRead(peer: bob, at: 231)  // nothing left: no change
+        try await receive(store, from: bob, stream: 5, after: 3, texts: ["4"], at: 240)
+        #expect(try await unread() == [bob: 1, carol: 2])
+        try await store.forget(carol, purge: true)
+        #expect(try await unread() == [bob: 1])
+        // Whatever happened, the column equals the count it stands for.
+        let counted = try await store.unreadCount(peer: bob)
+        #expect(counted == 1)
+    }
+
+    /// A v4 store (every message indexed by the old trigger, some unread) opens with v5: its
+    /// index is complete as it is (nothing indexed twice), its unread counts are the counts.
+    @Test func aVersion4StoreKeepsItsIndexAndGainsItsUnreadCounts() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let old = try MessageStore.open(
+                path: directory.storePath,
+                schemaUpTo: "v4: contacts, message requests, key changes")
+            try await old.addPeer(bob, keyTag: "B", name: "bob", at: 1)
+            try await old.addPeer(carol, keyTag: "C", name: "carol", at: 1)
+            try await receive(old, from: bob, texts: ["old news", "more news"], at: 100)
+            try await receive(old, from: carol, texts: ["news from carol"], at: 110)
+            _ = try await old.markRead(peer: carol, at: 120)
+            try old.close()
+        }
+        let store = try MessageStore.open(path: directory.storePath)
+        #expect(try await store.messagesAwaitingIndex() == 0)
+        try await checkIndex(store)
+        #expect(try await texts(store, "news").count == 3)
+        let inbox = try await store.conversations(archived: false)
+        #expect(inbox.map(\.peer) == [carol, bob])
+        #expect(inbox.map(\.unread) == [0, 2])
+    }
+}
