@@ -91,9 +91,10 @@ public final class Daemon: Sendable {
         let presenceFile = PresenceFile(dataDirectory: configuration.dataDirectory)
         let profile = OwnProfile(
             name: configuration.name, saved: presenceFile.loadLogging(logger))
+        let readReceipts = ReadReceiptsSetting(configuration.readReceipts)
         let services = LinkServices(
             store: store, directory: directory, events: events, profile: profile,
-            logger: logger, readReceipts: configuration.readReceipts, clock: clock)
+            logger: logger, readReceipts: readReceipts, clock: clock)
         let registry = LinkRegistry(services: services)
         let transport = Transport(
             identity: identity, configuration: configuration.transport, logger: logger)
@@ -182,7 +183,8 @@ public final class Daemon: Sendable {
                     inputs: reload, running: configuration,
                     targets: .init(
                         staticPeers: staticPeers, directory: directory, profile: profile,
-                        announcer: announcer, notifyCommand: notifyCommand, clock: clock),
+                        announcer: announcer, notifyCommand: notifyCommand,
+                        readReceipts: readReceipts, clock: clock),
                     logger: logger
                 ).service())
         }
