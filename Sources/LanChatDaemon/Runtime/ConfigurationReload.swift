@@ -97,7 +97,8 @@ public final class ConfigurationReload: Sendable {
             // Read at each READ and HELLO: the next read is (or is not) reported; reads made
             // while off reach the peer with the next HELLO's `in_read` once on again.
             targets.readReceipts.enabled = new.readReceipts
-            changes.append("read-receipts: \(Self.onOff(old.readReceipts)) → \(Self.onOff(new.readReceipts))")
+            changes.append(
+                "read-receipts: \(Self.onOff(old.readReceipts)) → \(Self.onOff(new.readReceipts))")
         }
         changes += Self.restartOnly(old: old, new: new)
         running.withLock { current in
