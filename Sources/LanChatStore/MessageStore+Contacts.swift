@@ -116,26 +116,24 @@ extension MessageStore {
     /// The pending message requests, oldest first, with their first message.
     public func requests() async throws(StoreError) -> [StoredRequest] {
         try await read("reading message requests") { db in
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT p.pk, p.request_since,
-                        (SELECT count(*) FROM messages c WHERE c.pk = p.pk AND c.direction = 0),
-                        \(StoredMessage.columns(of: "m"))
-                    FROM peers p LEFT JOIN messages m ON m.rowid = (
-                        SELECT min(rowid) FROM messages f WHERE f.pk = p.pk AND f.direction = 0)
-                    WHERE p.request_since IS NOT NULL
-                    ORDER BY p.request_since, p.pk
-                    """)
-            return try rows.compactMap { row throws -> StoredRequest? in
-                let pk: Data = row[0]
-                guard let key = PeerKey(bytes: pk) else { return nil }
-                let first: Int64? = row[3]
+            try ColumnReader.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT p.pk, p.request_since,
+                            (SELECT count(*) FROM messages c WHERE c.pk = p.pk AND c.direction = 0),
+                            \(StoredMessage.columns(of: "m"))
+                        FROM peers p LEFT JOIN messages m ON m.rowid = (
+                            SELECT min(rowid) FROM messages f WHERE f.pk = p.pk AND f.direction = 0)
+                        WHERE p.request_since IS NOT NULL
+                        ORDER BY p.request_since, p.pk
+                        """),
+                arguments: []
+            ) { row throws -> StoredRequest? in
+                guard let key = PeerKey(bytes: row.bytes(0)) else { return nil }
                 return StoredRequest(
-                    peer: key, since: row[1], count: row[2],
-                    firstMessage: try first.map { _ throws in try StoredMessage(row: row, from: 3) }
-                )
-            }
+                    peer: key, since: row.int64(1), count: Int(row.int64(2)),
+                    firstMessage: row.isNull(3) ? nil : try StoredMessage(columns: row, from: 3))
+            }.compactMap { $0 }
         }
     }
 

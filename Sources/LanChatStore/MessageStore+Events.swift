@@ -17,30 +17,26 @@ extension MessageStore {
     /// Logged events with `cursor > after`, oldest first, at most `limit`.
     public func events(after cursor: Int64, limit: Int) async throws(StoreError) -> [StoredEvent] {
         try await read("reading the event log") { db in
-            let rows = try Row.fetchCursor(
+            var events: [StoredEvent] = []
+            events.reserveCapacity(min(max(0, limit), 10_000))
+            try ColumnReader.forEachRow(
                 db.cachedStatement(
                     sql: """
                         SELECT e.cursor, e.type, e.at, e.pk, e.status, \(StoredMessage.columns(of: "m"))
                         FROM events e LEFT JOIN messages m ON m.rowid = e.message
                         WHERE e.cursor > ? ORDER BY e.cursor LIMIT ?
                         """),
-                arguments: [cursor, max(0, limit)])
-            var events: [StoredEvent] = []
-            events.reserveCapacity(min(max(0, limit), 10_000))
-            while let row = try rows.next() {
-                guard let type = StoredEventType(code: row[1]) else {
-                    throw StoreError(.corrupt, "event \(row[0] as Int64) has an unknown type")
+                arguments: [cursor, max(0, limit)]
+            ) { row throws in
+                guard let type = StoredEventType(code: row.int64(1)) else {
+                    throw StoreError(.corrupt, "event \(row.int64(0)) has an unknown type")
                 }
-                let pk: Data? = row[3]
-                let status: Int64? = row[4]
-                let messageRowID: Int64? = row[5]
                 events.append(
                     StoredEvent(
-                        cursor: row[0], type: type, at: row[2], peer: pk.flatMap(PeerKey.init),
-                        message: try messageRowID.map { _ throws in
-                            try StoredMessage(row: row, from: 5)
-                        },
-                        status: status.flatMap(StoredStatus.init(rawValue:))))
+                        cursor: row.int64(0), type: type, at: row.int64(2),
+                        peer: row.isNull(3) ? nil : PeerKey(bytes: row.bytes(3)),
+                        message: row.isNull(5) ? nil : try StoredMessage(columns: row, from: 5),
+                        status: row.optionalInt64(4).flatMap(StoredStatus.init(rawValue:))))
             }
             return events
         }

@@ -97,7 +97,7 @@ extension MessageStore {
         async throws(StoreError) -> [StoredMessage]
     {
         try await read("reading the outbox") { db in
-            try Row.fetchAll(
+            try StoredMessage.fetchAll(
                 db,
                 sql: """
                     SELECT \(StoredMessage.columns) FROM messages
@@ -105,7 +105,7 @@ extension MessageStore {
                     ORDER BY seq LIMIT ?
                     """,
                 arguments: [peer.blob, stream.storedValue, seq.storedValue, limit]
-            ).map { row throws in try StoredMessage(row: row) }
+            )
         }
     }
 
@@ -151,16 +151,16 @@ extension MessageStore {
     static func setDelivered(
         _ db: Database, peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64
     ) throws -> [StoredMessage] {
-        try Row.fetchAll(
+        try StoredMessage.fetchAll(
             db, sql: deliveredUpdate + " RETURNING \(StoredMessage.columns)",
             arguments: [now, peer.blob, stream.storedValue, seq.storedValue]
-        ).map { row throws in try StoredMessage(row: row) }
+        )
     }
 
     static func setReadByPeer(
         _ db: Database, peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64
     ) throws -> [StoredMessage] {
-        try Row.fetchAll(
+        try StoredMessage.fetchAll(
             db,
             sql: """
                 UPDATE messages SET status = 3, read_at = ?, delivered_at = coalesce(delivered_at, ?)
@@ -168,7 +168,7 @@ extension MessageStore {
                 RETURNING \(StoredMessage.columns)
                 """,
             arguments: [now, now, peer.blob, stream.storedValue, seq.storedValue]
-        ).map { row throws in try StoredMessage(row: row) }
+        )
     }
 
     /// The peer REJECTed the message: `failed` with the reason (PROTOCOL.md §9.5).
@@ -176,7 +176,7 @@ extension MessageStore {
         async throws(StoreError) -> StoredMessage?
     {
         try await write("recording a rejection") { db in
-            try Row.fetchOne(
+            try StoredMessage.fetchAll(
                 db,
                 sql: """
                     UPDATE messages SET status = 4, fail_reason = ?
@@ -184,7 +184,7 @@ extension MessageStore {
                     RETURNING \(StoredMessage.columns)
                     """,
                 arguments: [reason, peer.blob, stream.storedValue, seq.storedValue]
-            ).map { row throws in try StoredMessage(row: row) }
+            ).first
         }
     }
 
@@ -237,16 +237,13 @@ extension MessageStore {
                     let (stream, nextSeq) = try Self.outgoingStream(db, peer: key)
                 else { continue }
                 let rowID: Int64 = row["rowid"]
-                if let message = try Row.fetchOne(
+                requeued += try StoredMessage.fetchAll(
                     db,
                     sql: """
                         UPDATE messages SET status = 0, fail_reason = NULL, stream = ?, seq = ?
                         WHERE rowid = ? RETURNING \(StoredMessage.columns)
                         """,
                     arguments: [stream.storedValue, nextSeq.storedValue, rowID])
-                {
-                    requeued.append(try StoredMessage(row: message))
-                }
                 try db.execute(
                     sql: "UPDATE out_streams SET next_seq = ? WHERE pk = ?",
                     arguments: [(nextSeq + 1).storedValue, key.blob])

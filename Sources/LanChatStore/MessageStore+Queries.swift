@@ -27,7 +27,7 @@ extension MessageStore {
             case .latest, .before:
                 var bound = Int64.max
                 if case .before(let id) = anchor { bound = try Self.rowID(db, of: id, with: peer) }
-                var rows = try Row.fetchAll(
+                var rows = try StoredMessage.fetchAll(
                     db,
                     sql: """
                         SELECT \(columns) FROM messages WHERE pk = ? AND rowid < ?
@@ -37,11 +37,11 @@ extension MessageStore {
                 let hasOlder = rows.count > limit
                 if hasOlder { rows.removeLast() }
                 return HistoryPage(
-                    messages: try rows.reversed().map { row throws in try StoredMessage(row: row) },
+                    messages: rows.reversed(),
                     hasOlder: hasOlder)
             case .after(let id):
                 let bound = try Self.rowID(db, of: id, with: peer)
-                let rows = try Row.fetchAll(
+                let rows = try StoredMessage.fetchAll(
                     db,
                     sql: """
                         SELECT \(columns) FROM messages WHERE pk = ? AND rowid > ?
@@ -49,7 +49,7 @@ extension MessageStore {
                         """,
                     arguments: [peer.blob, bound, limit])
                 return HistoryPage(
-                    messages: try rows.map { row throws in try StoredMessage(row: row) },
+                    messages: rows,
                     hasOlder: true)
             }
         }
@@ -69,11 +69,11 @@ extension MessageStore {
     public func messages(ids: [MessageID]) async throws(StoreError) -> [StoredMessage] {
         try await read("reading messages") { db in
             try ids.compactMap { id throws in
-                try Row.fetchOne(
+                try StoredMessage.fetchAll(
                     db,
                     sql: "SELECT \(StoredMessage.columns) FROM messages WHERE uuid = ? LIMIT 1",
                     arguments: [id.blob]
-                ).map { row throws in try StoredMessage(row: row) }
+                ).first
             }
         }
     }

@@ -21,9 +21,9 @@ extension MessageStore {
                 sql += " AND pk = ?"
                 arguments += [peer.blob]
             }
-            let marked = try Row.fetchAll(
+            let marked = try StoredMessage.fetchAll(
                 db, sql: sql + " RETURNING \(StoredMessage.columns)", arguments: arguments
-            ).map { row throws in try StoredMessage(row: row) }
+            )
             // RETURNING has no order: by conversation (oldest unread first), then arrival.
             let byPeer = Dictionary(grouping: marked, by: \.peer).mapValues {
                 $0.sorted { $0.rowID < $1.rowID }
@@ -85,18 +85,13 @@ extension MessageStore {
     /// The inbox: conversations that are (or are not) archived, newest activity first.
     public func conversations(archived: Bool) async throws(StoreError) -> [StoredConversation] {
         try await read("reading the inbox") { db in
-            let rows = try Row.fetchCursor(
+            try ColumnReader.fetchAll(
                 db.cachedStatement(
                     sql: Self.conversationSelect + """
                          WHERE c.archived = ? AND c.\(Self.notARequest)
                         ORDER BY c.updated_at DESC, c.last_message DESC
                         """),
-                arguments: [archived])
-            var conversations: [StoredConversation] = []
-            while let row = try rows.next() {
-                conversations.append(try Self.conversation(row))
-            }
-            return conversations
+                arguments: [archived], Self.conversation)
         }
     }
 
@@ -122,10 +117,10 @@ extension MessageStore {
     }
 
     static func conversation(_ db: Database, peer: PeerKey) throws -> StoredConversation? {
-        try Row.fetchOne(
+        try ColumnReader.fetchAll(
             db.cachedStatement(sql: conversationSelect + " WHERE c.pk = ?"),
-            arguments: [peer.blob]
-        ).map { row throws in try conversation(row) }
+            arguments: [peer.blob], conversation
+        ).first
     }
 
     /// The unread count is the conversation's own column, kept by `Schema.v5`'s triggers.
@@ -134,15 +129,13 @@ extension MessageStore {
         FROM conversations c LEFT JOIN messages m ON m.rowid = c.last_message
         """
 
-    static func conversation(_ row: Row) throws -> StoredConversation {
-        let pk: Data = row[0]
-        guard let peer = PeerKey(bytes: pk) else {
+    static func conversation(_ row: ColumnReader) throws -> StoredConversation {
+        guard let peer = PeerKey(bytes: row.bytes(0)) else {
             throw StoreError(.corrupt, "a conversation row has an invalid peer key")
         }
-        let lastRowID: Int64? = row[4]
         return StoredConversation(
             peer: peer,
-            lastMessage: try lastRowID.map { _ throws in try StoredMessage(row: row, from: 4) },
-            unread: row[3], archived: row[1], updatedAt: row[2])
+            lastMessage: row.isNull(4) ? nil : try StoredMessage(columns: row, from: 4),
+            unread: Int(row.int64(3)), archived: row.bool(1), updatedAt: row.optionalInt64(2))
     }
 }

@@ -28,8 +28,7 @@ extension MessageStore {
             }
             sql += " ORDER BY f.rowid DESC LIMIT ?"
             arguments += [max(0, limit)]
-            return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
-                .map { row throws in try StoredMessage(row: row) }
+            return try StoredMessage.fetchAll(db, sql: sql, arguments: arguments)
         }
     }
 }

@@ -43,29 +43,6 @@ public struct StoredMessage: Sendable, Equatable {
     static let columns =
         "rowid, uuid, pk, direction, stream, seq, text, created_at, received_at, read_at, status, fail_reason, delivered_at"
 
-    /// Decodes the `columns` selected from position `first` on (a join selects other
-    /// columns before them).
-    init(row: Row, from first: Int = 0) throws(StoreError) {
-        let uuid: Data = row[first + 1]
-        let pk: Data = row[first + 2]
-        guard let id = MessageID(bytes: uuid), let peer = PeerKey(bytes: pk),
-            let direction = StoredDirection(rawValue: row[first + 3])
-        else { throw StoreError(.corrupt, "a message row has an invalid id, peer or direction") }
-        rowID = row[first]
-        self.id = id
-        self.peer = peer
-        self.direction = direction
-        stream = UInt64(stored: row[first + 4])
-        seq = UInt64(stored: row[first + 5])
-        text = row[first + 6]
-        createdAt = row[first + 7]
-        receivedAt = row[first + 8]
-        readAt = row[first + 9]
-        status = (row[first + 10] as Int64?).flatMap(StoredStatus.init(rawValue:))
-        failReason = row[first + 11]
-        deliveredAt = row[first + 12]
-    }
-
     /// `columns` of the table aliased `alias`, for joins.
     static func columns(of alias: String) -> String {
         columns.split(separator: ", ").map { "\(alias).\($0)" }.joined(separator: ", ")
