@@ -83,15 +83,23 @@ extension MessageStore {
         + notARequest
 
     /// The inbox: conversations that are (or are not) archived, newest activity first.
+    ///
+    /// Sorted here, not by SQL: SQLite would sort the whole joined rows (the last message's
+    /// text included) in a temporary B-tree, most of the query's time, while an index on the
+    /// activity would be one more page written by every message's commit.
     public func conversations(archived: Bool) async throws(StoreError) -> [StoredConversation] {
         try await read("reading the inbox") { db in
             try ColumnReader.fetchAll(
                 db.cachedStatement(
                     sql: Self.conversationSelect + """
                          WHERE c.archived = ? AND c.\(Self.notARequest)
-                        ORDER BY c.updated_at DESC, c.last_message DESC
                         """),
-                arguments: [archived], Self.conversation)
+                arguments: [archived], Self.conversation
+            ).sorted { a, b in
+                let (left, right) = (a.updatedAt ?? .min, b.updatedAt ?? .min)
+                if left != right { return left > right }
+                return (a.lastMessage?.rowID ?? 0) > (b.lastMessage?.rowID ?? 0)
+            }
         }
     }
 

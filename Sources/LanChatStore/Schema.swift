@@ -213,9 +213,14 @@ enum Schema {
     ///   and the boundary never passes `max(rowid)`: a delete lowers it with the maximum).
     /// - **Unread counts** are kept in `conversations.unread` by the triggers, so the inbox
     ///   reads one column instead of counting each conversation's unread messages.
+    /// - **Pending requests** get a partial index: "not a request" filters (inbox, unread,
+    ///   read marks) read the few pending requests instead of scanning every peer, and no
+    ///   message's commit writes it.
     static let v5 = """
         CREATE TABLE search_progress (indexed_through INTEGER NOT NULL);
         INSERT INTO search_progress (indexed_through) SELECT coalesce(max(rowid), 0) FROM messages;
+
+        CREATE INDEX peers_requests ON peers (pk) WHERE request_since IS NOT NULL;
 
         ALTER TABLE conversations ADD COLUMN unread INTEGER NOT NULL DEFAULT 0;
         UPDATE conversations SET unread = (
