@@ -43,6 +43,10 @@ extension MessageInfo: ControlJSONWritable {
         output.string(direction.rawValue)
         output.key("failReason")
         output.optional(failReason) { $0.string($1) }
+        if let group {
+            output.key("group")
+            output.string(group)
+        }
         output.key("id")
         output.string(id)
         output.key("peer")
@@ -53,6 +57,25 @@ extension MessageInfo: ControlJSONWritable {
         output.optional(readAt) { $0.timestamp($1) }
         output.key("receivedAt")
         output.optional(receivedAt) { $0.timestamp($1) }
+        if group != nil {
+            output.key("recipients")
+            output.optional(recipients) { output, recipients in
+                output.array(recipients) { output, recipient in
+                    output.beginObject()
+                    output.key("deliveredAt")
+                    output.optional(recipient.deliveredAt) { $0.timestamp($1) }
+                    output.key("peer")
+                    output.string(recipient.peer)
+                    output.key("readAt")
+                    output.optional(recipient.readAt) { $0.timestamp($1) }
+                    output.key("status")
+                    output.string(recipient.status.rawValue)
+                    output.endObject()
+                }
+            }
+            output.key("sender")
+            output.optional(sender) { $0.string($1) }
+        }
         output.key("seq")
         output.integer(seq)
         output.key("status")

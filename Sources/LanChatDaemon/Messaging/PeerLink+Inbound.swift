@@ -95,6 +95,8 @@ extension PeerLink {
                 await applyPresence(status: status, statusText: statusText)
             case .typing(let typing):
                 services.events.publish(.typingReceived(peer: key, typing))
+            case .group(let update):
+                await groupReceived(update)
             case .unknown:
                 break
             }
