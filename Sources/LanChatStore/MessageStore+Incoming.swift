@@ -29,14 +29,16 @@ extension MessageStore {
         return try await write("storing received messages") { db in
             let inserted = try MessageInsert.insert(
                 db, count: records.count,
-                columns: "uuid, pk, direction, stream, seq, text, created_at, received_at",
-                row: "(?, ?, 0, ?, ?, ?, ?, ?)",
+                columns:
+                    "uuid, pk, direction, stream, seq, text, created_at, received_at, group_id",
+                row: "(?, ?, 0, ?, ?, ?, ?, ?, ?)",
                 suffix: "ON CONFLICT (pk, direction, uuid) DO NOTHING"
             ) { index in
                 let message = records[index].message
                 return [
                     message.id.blob, peer.blob, message.stream.storedValue,
                     message.seq.storedValue, records[index].text, message.sentAt, now,
+                    message.group.map { Data($0) },
                 ]
             }
             var stored: [StoredMessage] = []
@@ -51,7 +53,8 @@ extension MessageStore {
                     StoredMessage(
                         rowID: rowID, id: message.id, peer: peer, direction: .incoming,
                         stream: message.stream, seq: message.seq, text: record.text,
-                        createdAt: message.sentAt, receivedAt: now))
+                        createdAt: message.sentAt, receivedAt: now,
+                        group: message.group.flatMap { GroupID(bytes: $0) }))
             }
             // `read` never moves back within a stream: the caller's cursor comes from the
             // link's in-memory ledger, which may not have seen a concurrent `markRead` yet.

@@ -30,7 +30,7 @@ extension MessageStore {
                 var rows = try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT \(columns) FROM messages WHERE pk = ? AND rowid < ?
+                        SELECT \(columns) FROM messages WHERE pk = ? AND rowid < ? AND group_id IS NULL
                         ORDER BY rowid DESC LIMIT ?
                         """,
                     arguments: [peer.blob, bound, limit + 1])
@@ -44,7 +44,7 @@ extension MessageStore {
                 let rows = try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT \(columns) FROM messages WHERE pk = ? AND rowid > ?
+                        SELECT \(columns) FROM messages WHERE pk = ? AND rowid > ? AND group_id IS NULL
                         ORDER BY rowid LIMIT ?
                         """,
                     arguments: [peer.blob, bound, limit])

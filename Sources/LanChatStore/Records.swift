@@ -36,12 +36,14 @@ public struct StoredMessage: Sendable, Equatable {
     public var status: StoredStatus?
     public var failReason: String?
     public var deliveredAt: Int64?
+    /// A group message's group (schema v6); nil for a direct message.
+    public var group: GroupID?
 
     /// Every query that builds `StoredMessage`s selects exactly these, in this order, so
     /// rows are decoded by position: by-name lookup folds the case of the name on every
     /// access, and rows are decoded on the hot paths (outbox, ACKs, history).
     static let columns =
-        "rowid, uuid, pk, direction, stream, seq, text, created_at, received_at, read_at, status, fail_reason, delivered_at"
+        "rowid, uuid, pk, direction, stream, seq, text, created_at, received_at, read_at, status, fail_reason, delivered_at, group_id"
 
     /// Decodes the `columns` selected from position `first` on (a join selects other
     /// columns before them).
@@ -64,6 +66,7 @@ public struct StoredMessage: Sendable, Equatable {
         status = (row[first + 10] as Int64?).flatMap(StoredStatus.init(rawValue:))
         failReason = row[first + 11]
         deliveredAt = row[first + 12]
+        group = (row[first + 13] as Data?).flatMap { GroupID(bytes: $0) }
     }
 
     /// `columns` of the table aliased `alias`, for joins.
@@ -75,8 +78,9 @@ public struct StoredMessage: Sendable, Equatable {
         rowID: Int64, id: MessageID, peer: PeerKey, direction: StoredDirection, stream: UInt64,
         seq: UInt64, text: String, createdAt: Int64, receivedAt: Int64? = nil,
         readAt: Int64? = nil, status: StoredStatus? = nil, failReason: String? = nil,
-        deliveredAt: Int64? = nil
+        deliveredAt: Int64? = nil, group: GroupID? = nil
     ) {
+        self.group = group
         self.rowID = rowID
         self.id = id
         self.peer = peer

@@ -17,7 +17,7 @@ struct MigrationTests {
                 "v1: peers, streams, cursors, messages", "v2: store identity",
                 "v3: conversations, event log, search",
                 "v4: contacts, message requests, key changes",
-                "v5: search after the write, unread counts",
+                "v5: search after the write, unread counts", "v6: groups",
             ])
         _ = try MessageStore.open(path: directory.storePath)
         #expect(try appliedMigrations(directory.storePath) == first)

@@ -140,12 +140,31 @@ extension ControlJSONOutput {
 extension HistoryResult: ControlJSONWritable {
     public func write(to output: inout ControlJSONOutput) {
         output.beginObject()
+        if let group {
+            output.key("group")
+            output.value(group)
+        }
         output.key("hasOlder")
         output.bool(hasOlder)
         output.key("messages")
         output.array(messages) { $0.value($1) }
         output.key("peer")
         output.value(peer)
+        output.endObject()
+    }
+}
+
+extension GroupInfo: ControlJSONWritable {
+    public func write(to output: inout ControlJSONOutput) {
+        output.beginObject()
+        output.key("id")
+        output.string(id)
+        output.key("members")
+        output.array(members) { $0.value($1) }
+        output.key("name")
+        output.string(name)
+        output.key("version")
+        output.integer(version)
         output.endObject()
     }
 }

@@ -14,6 +14,8 @@ struct LinkServices: Sendable {
     /// With read receipts off we never send READ and always send `in_read = 0` (§9.5).
     let readReceipts: Bool
     let clock: DaemonClock
+    /// Pushes new GROUP frames to the links of connected members (`GroupPublisher`).
+    var groupFanout = GroupFanout()
 
     /// Milliseconds since the Unix epoch, by the injected clock.
     func now() -> Int64 { clock.wallMilliseconds() }

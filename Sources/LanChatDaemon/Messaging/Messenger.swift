@@ -36,6 +36,12 @@ final class Messenger: Sendable {
     func send(_ params: SendParams) async throws(ControlError) -> SendResult {
         let texts = try Self.validatedTexts(params)
         let waitSeconds = try params.validatedWaitSeconds()
+        if let group = try await groupTarget(params.peer) {
+            guard waitSeconds == nil else {
+                throw .invalidParams("--wait and --wait-read are not supported for a group yet")
+            }
+            return try await sendToGroup(group, texts: texts)
+        }
         let peer = try directory.resolve(params.peer)
         guard peer.record.trust != .blocked else {
             throw .failed("\(peer.displayName) (\(peer.record.keyTag)) is blocked; unblock to send")
