@@ -112,8 +112,7 @@ extension ControlClient {
         try await call(Methods.Groups.self, NoParams())
     }
 
-    public func groupCreate(_ params: GroupCreateParams) async throws(ControlError) -> GroupResult
-    {
+    public func groupCreate(_ params: GroupCreateParams) async throws(ControlError) -> GroupResult {
         try await call(Methods.GroupCreate.self, params)
     }
 

@@ -16,7 +16,9 @@ public struct ChannelHandshake: ~Copyable, @unchecked Sendable {
     }
 
     /// The current version announcing `configuration`'s capability bits.
-    public init(role: HandshakeRole, identity: IdentityKeyPair, configuration: HandshakeConfiguration) {
+    public init(
+        role: HandshakeRole, identity: IdentityKeyPair, configuration: HandshakeConfiguration
+    ) {
         self.init(role: role, identity: identity, configuration: configuration, fixedEphemeral: nil)
     }
 

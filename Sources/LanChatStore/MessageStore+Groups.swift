@@ -217,7 +217,7 @@ extension MessageStore {
             var rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT \(StoredMessage.columns) FROM messages
+                    SELECT \(StoredMessage.columnsWithGroup) FROM messages
                     WHERE group_id = ? AND rowid < ? ORDER BY rowid DESC LIMIT ?
                     """,
                 arguments: [group.blob, bound, limit + 1])

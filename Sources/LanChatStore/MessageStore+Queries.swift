@@ -30,7 +30,7 @@ extension MessageStore {
                 var rows = try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT \(columns) FROM messages WHERE pk = ? AND rowid < ? AND group_id IS NULL
+                        SELECT \(columns) FROM messages WHERE pk = ? AND rowid < ?
                         ORDER BY rowid DESC LIMIT ?
                         """,
                     arguments: [peer.blob, bound, limit + 1])
@@ -44,7 +44,7 @@ extension MessageStore {
                 let rows = try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT \(columns) FROM messages WHERE pk = ? AND rowid > ? AND group_id IS NULL
+                        SELECT \(columns) FROM messages WHERE pk = ? AND rowid > ?
                         ORDER BY rowid LIMIT ?
                         """,
                     arguments: [peer.blob, bound, limit])

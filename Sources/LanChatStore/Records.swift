@@ -43,7 +43,11 @@ public struct StoredMessage: Sendable, Equatable {
     /// rows are decoded by position: by-name lookup folds the case of the name on every
     /// access, and rows are decoded on the hot paths (outbox, ACKs, history).
     static let columns =
-        "rowid, uuid, pk, direction, stream, seq, text, created_at, received_at, read_at, status, fail_reason, delivered_at, group_id"
+        "rowid, uuid, pk, direction, stream, seq, text, created_at, received_at, read_at, status, fail_reason, delivered_at"
+
+    /// `columns` and the group (schema v6): for the queries that need it (the outbox, group
+    /// history). Kept out of `columns`, which the upgrade tests run against older schemas.
+    static let columnsWithGroup = columns + ", group_id"
 
     /// Decodes the `columns` selected from position `first` on (a join selects other
     /// columns before them).
@@ -66,7 +70,8 @@ public struct StoredMessage: Sendable, Equatable {
         status = (row[first + 10] as Int64?).flatMap(StoredStatus.init(rawValue:))
         failReason = row[first + 11]
         deliveredAt = row[first + 12]
-        group = (row[first + 13] as Data?).flatMap { GroupID(bytes: $0) }
+        group =
+            row.count > first + 13 ? (row[first + 13] as Data?).flatMap { GroupID(bytes: $0) } : nil
     }
 
     /// `columns` of the table aliased `alias`, for joins.

@@ -103,7 +103,7 @@ struct MigrationTests {
         #expect(try appliedMigrations(directory.storePath).count == 2)
 
         let store = try MessageStore.open(path: directory.storePath)
-        #expect(try appliedMigrations(directory.storePath).count == 5)
+        #expect(try appliedMigrations(directory.storePath).count == 6)
         for peer in [bob, carol, dave] {
             #expect(try await store.history(with: peer, limit: 100).messages == before[peer])
         }
@@ -163,7 +163,7 @@ struct MigrationTests {
         #expect(try appliedMigrations(directory.storePath).count == 3)
 
         let store = try MessageStore.open(path: directory.storePath)
-        #expect(try appliedMigrations(directory.storePath).count == 5)
+        #expect(try appliedMigrations(directory.storePath).count == 6)
         for peer in [bob, carol, dave] {
             #expect(try await store.history(with: peer, limit: 100).messages == before[peer])
         }

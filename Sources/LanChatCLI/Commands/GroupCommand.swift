@@ -111,7 +111,8 @@ enum GroupsView {
             out += "#\(terminalSafe(group.name))  \(group.id)  (\(group.members.count) members)\n"
             for member in group.members {
                 let name = terminalSafe(member.alias ?? member.name)
-                out += "  \(member.presence.rawValue)  \(name.isEmpty ? member.keyTag : name)  \(member.keyTag)\n"
+                out +=
+                    "  \(member.presence.rawValue)  \(name.isEmpty ? member.keyTag : name)  \(member.keyTag)\n"
             }
         }
         return out

@@ -6,7 +6,9 @@ package enum HistoryView {
     package static func render(
         _ result: HistoryResult, now: Timestamp, zone: any UTCOffsetProvider, style: TextStyle
     ) -> String {
-        if let group = result.group { return renderGroup(result, group, now: now, zone: zone, style: style) }
+        if let group = result.group {
+            return renderGroup(result, group, now: now, zone: zone, style: style)
+        }
         let peer = result.peer
         var text = header(peer, style: style)
         guard let first = result.messages.first else {
@@ -82,7 +84,8 @@ package enum HistoryView {
             style.bold("#" + truncated(group.name, to: 64)) + "  "
             + style.dim("\(group.members.count) members") + "\n"
         guard !result.messages.isEmpty else {
-            return text + "No messages yet. Send one: lanchat send '#\(terminalSafe(group.name))' TEXT\n"
+            return text
+                + "No messages yet. Send one: lanchat send '#\(terminalSafe(group.name))' TEXT\n"
         }
         if !result.hasOlder {
             text += style.dim("(nothing older: this is the start of the conversation)") + "\n"

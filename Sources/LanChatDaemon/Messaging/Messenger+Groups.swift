@@ -122,7 +122,7 @@ extension Messenger {
             // Own messages take a row per member: read enough rows for `limit` messages.
             page = try await store.groupHistory(
                 group.state.id, limit: limit * max(1, group.state.members.count), before: before)
-        } catch where error.kind == .notFound {
+        } catch  where error.kind == .notFound {
             throw .invalidParams(error.description)
         } catch {
             throw .storeUnavailable("cannot read history: \(error)")
@@ -284,7 +284,8 @@ extension Messenger {
                     ?? PeerInfo(
                         id: key.id, keyTag: Fingerprint.keyTag(key), name: "", presence: .offline)
         }
-        return GroupInfo(id: state.id.hex, name: state.name, members: members, version: state.version)
+        return GroupInfo(
+            id: state.id.hex, name: state.name, members: members, version: state.version)
     }
 }
 
