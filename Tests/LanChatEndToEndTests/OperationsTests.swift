@@ -127,6 +127,52 @@ extension EndToEnd {
             }
         }
 
+        /// SIGHUP turns read receipts on while the session stays up: a message read after the
+        /// reload reaches `read` at its sender (before, `read-receipts` needed a restart).
+        @Test func hangupTurnsReadReceiptsOn() async throws {
+            try await inSandbox { sandbox in
+                let config = sandbox.file("erin.conf")
+                try Self.write("read-receipts = false\n", to: config)
+                let erin = try await DaemonProcess.start(
+                    "erin", in: sandbox, extraArguments: ["--config", config])
+                let frank = try await DaemonProcess.start(
+                    "frank", in: sandbox, peers: ["127.0.0.1:\(try erin.port)"])
+                #expect(try await frank.awaitOnline(erin.id), "\(frank.log)")
+
+                try Self.write("read-receipts = true\n", to: config)
+                erin.child.send(SIGHUP)
+                let applied = await erin.awaitLogLine("reload: read-receipts: off → on")
+                #expect(applied != nil, "\(erin.log)")
+                let sent = try await frank.lanchat(["send", "--wait", erin.id, "after the reload"])
+                #expect(sent.status == 0, "\(sent)")
+                let id = sent.output.trimmingCharacters(in: .whitespacesAndNewlines)
+                let read = try await erin.lanchat(["read", frank.id])
+                #expect(read.status == 0, "\(read)")
+                let receipt = try await frank.awaitMessage(id, to: erin.id, status: "read")
+                #expect(receipt != nil, "\(erin.log)")
+                #expect(try await frank.peer(erin.id)?.presence == "online")
+            }
+        }
+
+        /// A clean stop logs no error: the peers going offline are written to the event log
+        /// before the tasks that ran their sessions end. Before, a stop with sessions open
+        /// logged "cannot log a presence change: … CancellationError()" for each one (an
+        /// inbound session was even cancelled before it got its CLOSE).
+        @Test func cleanStopWithSessionsLogsNoError() async throws {
+            try await inSandbox { sandbox in
+                let gina = try await DaemonProcess.start("gina", in: sandbox)
+                let hank = try await DaemonProcess.start(
+                    "hank", in: sandbox, peers: ["127.0.0.1:\(try gina.port)"])
+                #expect(try await hank.awaitOnline(gina.id), "\(hank.log)")
+                #expect(try await gina.awaitOnline(hank.id), "\(gina.log)")
+                // gina's session is inbound, hank's outbound: both kinds end at a stop.
+                #expect(await gina.stop() == .exited(0))
+                #expect(gina.logLines(containing: " error ").isEmpty, "\(gina.log)")
+                #expect(await hank.stop() == .exited(0))
+                #expect(hank.logLines(containing: " error ").isEmpty, "\(hank.log)")
+            }
+        }
+
         /// `lanchat presence` survives a restart (PRODUCT.md §3).
         @Test func ownPresenceAndStatusTextSurviveARestart() async throws {
             try await inSandbox { sandbox in

@@ -35,6 +35,10 @@ final class LinkRegistry: SessionDelegate, Service {
         var stopped = false
         /// Sessions counted in the directory's presence, so each is uncounted exactly once.
         var counted: Set<SessionHandle> = []
+        /// Sessions from `sessionOpened` until `sessionClosed` has finished its bookkeeping
+        /// (presence, its event, last seen): `closeAll` waits for them.
+        var open: Set<SessionHandle> = []
+        var closedWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     enum SessionChange: Sendable {
@@ -146,6 +150,7 @@ final class LinkRegistry: SessionDelegate, Service {
 
     func sessionOpened(_ session: SessionHandle) async {
         let key = session.remoteKey
+        state.withLock { _ = $0.open.insert(session) }
         if state.withLock({ $0.refusing }) {
             await session.close(.shutdown)
             return
@@ -209,6 +214,13 @@ final class LinkRegistry: SessionDelegate, Service {
                 "peer": "\(Fingerprint.keyTag(key))", "session": "\(session.info.sessionTag)",
             ])
         sessionChangesContinuation.yield(.ended(key, end))
+        let waiters = state.withLock { state in
+            state.open.remove(session)
+            guard state.open.isEmpty else { return [CheckedContinuation<Void, Never>]() }
+            defer { state.closedWaiters = [] }
+            return state.closedWaiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Tells listeners now, and the event log (`peer.presence`) for `watch`.
@@ -230,8 +242,24 @@ final class LinkRegistry: SessionDelegate, Service {
     }
 
     /// Sends CLOSE(reason) on every open session, current or not (clean shutdown: peers
-    /// see us offline at once), and forgets them in the links.
+    /// see us offline at once), forgets them in the links, and returns once every session
+    /// has ended and its end is recorded. The tasks that run the sessions (listener,
+    /// connection manager) are cancelled after this at shutdown: a presence change still
+    /// being written then would be lost (and logged as a CancellationError). Bounded: a
+    /// session's channel is closed at most `SessionHandle.closeGrace` after its CLOSE.
     func closeAll(_ reason: CloseReason) async {
+        await sendCloseToAll(reason)
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let ended = state.withLock { state in
+                if state.open.isEmpty { return true }
+                state.closedWaiters.append(waiter)
+                return false
+            }
+            if ended { waiter.resume() }
+        }
+    }
+
+    private func sendCloseToAll(_ reason: CloseReason) async {
         let sessions = state.withLock { Array($0.counted) }
         await withTaskGroup(of: Void.self) { group in
             for link in allLinks {

@@ -12,13 +12,41 @@ struct LinkServices: Sendable {
     let profile: OwnProfile
     let logger: Logger
     /// With read receipts off we never send READ and always send `in_read = 0` (§9.5).
-    let readReceipts: Bool
+    /// Changed by a configuration reload; read at each use.
+    let readReceipts: ReadReceiptsSetting
     let clock: DaemonClock
     /// Pushes new GROUP frames to the links of connected members (`GroupPublisher`).
     var groupFanout = GroupFanout()
 
     /// Milliseconds since the Unix epoch, by the injected clock.
     func now() -> Int64 { clock.wallMilliseconds() }
+}
+
+extension LinkServices {
+    /// With a fixed read-receipts setting (tests, and daemons that never reload).
+    init(
+        store: MessageStore, directory: PeerDirectory, events: EventBus, profile: OwnProfile,
+        logger: Logger, readReceipts: Bool, clock: DaemonClock
+    ) {
+        self.init(
+            store: store, directory: directory, events: events, profile: profile, logger: logger,
+            readReceipts: ReadReceiptsSetting(readReceipts), clock: clock)
+    }
+}
+
+/// `read-receipts` as it is now: set at start and by SIGHUP (`ConfigurationReload`), read by
+/// every link when it sends HELLO or READ.
+final class ReadReceiptsSetting: Sendable {
+    private let value: Atomic<Bool>
+
+    init(_ enabled: Bool) {
+        value = Atomic(enabled)
+    }
+
+    var enabled: Bool {
+        get { value.load(ordering: .relaxed) }
+        set { value.store(newValue, ordering: .relaxed) }
+    }
 }
 
 /// Our own display name, presence and status text: announced in HELLO, PRESENCE and the

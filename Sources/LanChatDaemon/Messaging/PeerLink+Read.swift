@@ -13,7 +13,7 @@ extension PeerLink {
             return
         }
         guard let read = ledger?.markRead(upTo: upTo) else { return }
-        guard services.readReceipts, let (session, _) = phase.established else { return }
+        guard services.readReceipts.enabled, let (session, _) = phase.established else { return }
         session.sendControl([.read(stream: stream, read: read)])
     }
 }

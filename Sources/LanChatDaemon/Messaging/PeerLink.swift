@@ -138,7 +138,7 @@ actor PeerLink {
                         statusText: profile.statusText, outStream: outgoing?.stream ?? 0,
                         outNext: outgoing?.nextSeq ?? 1, inStream: cursor.stream,
                         inDelivered: cursor.delivered,
-                        inRead: services.readReceipts ? cursor.read : 0))
+                        inRead: services.readReceipts.enabled ? cursor.read : 0))
             ])
             return true
         } catch {

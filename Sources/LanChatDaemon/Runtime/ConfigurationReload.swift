@@ -8,9 +8,8 @@ import UnixSignals
 /// the command line still winning) and applies what can change while running, one log line
 /// per change: static peers (new ones dialled, removed ones no longer dialled; sessions stay),
 /// the notify command, the display name (status, HELLO and the mDNS record from now on), the
-/// accept policy and the log level. What
-/// needs a restart (port, socket, data directory, mDNS on/off, interfaces, read receipts) is
-/// logged as such and left as it runs. A file that does not parse changes nothing.
+/// accept policy, read receipts and the log level. What needs a restart (port, socket, data
+/// directory, mDNS on/off, interfaces) is logged as such and left as it runs. A file that does not parse changes nothing.
 ///
 /// Owns the running configuration; `Daemon` builds one when `lanchatd` passes its `Inputs`.
 public final class ConfigurationReload: Sendable {
@@ -32,6 +31,7 @@ public final class ConfigurationReload: Sendable {
         let profile: OwnProfile
         let announcer: Announcer
         let notifyCommand: NotifyCommandSetting
+        let readReceipts: ReadReceiptsSetting
         let clock: DaemonClock
     }
 
@@ -93,6 +93,13 @@ public final class ConfigurationReload: Sendable {
             targets.notifyCommand.command = new.notifyCommand
             changes.append("notify-command: " + (new.notifyCommand == nil ? "off" : "changed"))
         }
+        if new.readReceipts != old.readReceipts {
+            // Read at each READ and HELLO: the next read is (or is not) reported; reads made
+            // while off reach the peer with the next HELLO's `in_read` once on again.
+            targets.readReceipts.enabled = new.readReceipts
+            changes.append(
+                "read-receipts: \(Self.onOff(old.readReceipts)) → \(Self.onOff(new.readReceipts))")
+        }
         changes += Self.restartOnly(old: old, new: new)
         running.withLock { current in
             // What needs a restart keeps its running value, so it is reported again next time.
@@ -101,6 +108,7 @@ public final class ConfigurationReload: Sendable {
             current.logLevel = new.logLevel
             current.accept = new.accept
             current.notifyCommand = new.notifyCommand
+            current.readReceipts = new.readReceipts
         }
         for change in changes { logger.notice("reload: \(change)") }
         if changes.isEmpty { logger.notice("reload: \(file): nothing changed") }
@@ -134,6 +142,8 @@ public final class ConfigurationReload: Sendable {
         return applied
     }
 
+    private static func onOff(_ enabled: Bool) -> String { enabled ? "on" : "off" }
+
     private static func restartOnly(old: DaemonConfiguration, new: DaemonConfiguration)
         -> [String]
     {
@@ -146,7 +156,6 @@ public final class ConfigurationReload: Sendable {
         note("data-dir", old.dataDirectory, new.dataDirectory)
         note("no-mdns", "\(!old.mdns)", "\(!new.mdns)")
         note("interface", "\(old.interfaces)", "\(new.interfaces)")
-        note("read-receipts", "\(old.readReceipts)", "\(new.readReceipts)")
         return lines
     }
 }

@@ -91,9 +91,10 @@ public final class Daemon: Sendable {
         let presenceFile = PresenceFile(dataDirectory: configuration.dataDirectory)
         let profile = OwnProfile(
             name: configuration.name, saved: presenceFile.loadLogging(logger))
+        let readReceipts = ReadReceiptsSetting(configuration.readReceipts)
         let services = LinkServices(
             store: store, directory: directory, events: events, profile: profile,
-            logger: logger, readReceipts: configuration.readReceipts, clock: clock)
+            logger: logger, readReceipts: readReceipts, clock: clock)
         let registry = LinkRegistry(services: services)
         let transport = Transport(
             identity: identity, configuration: configuration.transport, logger: logger)
@@ -153,9 +154,11 @@ public final class Daemon: Sendable {
             services: services, registry: registry, connections: connections, runtime: runtime,
             eventFeed: eventFeed)
         let dispatcher = ControlDispatcher.routes(to: messenger)
-        // Graceful shutdown stops services in reverse order: the listener (last) stops
-        // accepting first, then every session gets CLOSE, then the rest; the control socket
-        // (first) answers until the very end.
+        // Graceful shutdown stops services in reverse order: "sessions" (last) closes the
+        // listening socket, sends CLOSE on every session and waits until each has ended and
+        // its presence change is written; only then are the tasks that ran them (listener,
+        // connections) cancelled, then the rest; the control socket (first) answers until the
+        // very end.
         var serviceList: [any Service] = [
             TaskService(description: "control socket") {
                 try await control.run(dispatcher: dispatcher)
@@ -187,7 +190,8 @@ public final class Daemon: Sendable {
                     inputs: reload, running: configuration,
                     targets: .init(
                         staticPeers: staticPeers, directory: directory, profile: profile,
-                        announcer: announcer, notifyCommand: notifyCommand, clock: clock),
+                        announcer: announcer, notifyCommand: notifyCommand,
+                        readReceipts: readReceipts, clock: clock),
                     logger: logger
                 ).service())
         }
@@ -237,16 +241,18 @@ public final class Daemon: Sendable {
                 }
             })
         serviceList.append(
+            TaskService(description: "listener") { try await listener.run(delegate: registry) })
+        serviceList.append(
             ShutdownService(description: "sessions") {
-                // Peers must see us go, not come back: no new dials or sessions, then
-                // CLOSE(shutdown) on every session.
+                // Peers must see us go, not come back: no new dials, connections or
+                // sessions, then CLOSE(shutdown) on every session, inbound ones included
+                // (cancelling the listener first dropped those without a CLOSE).
                 notifier.notify("STOPPING=1")
                 await connections.stopDialling()
                 registry.refuseNewSessions()
+                await listener.close()
                 await registry.closeAll(.shutdown)
             })
-        serviceList.append(
-            TaskService(description: "listener") { try await listener.run(delegate: registry) })
         let group = ServiceGroup(
             configuration: .init(
                 // A service that returns early is not an error by itself; one that fails
