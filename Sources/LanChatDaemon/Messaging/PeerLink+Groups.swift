@@ -81,11 +81,17 @@ extension PeerLink {
         return groups
     }
 
-    /// A group MSG is taken only for a group we hold, from one of its members (or of the
-    /// state it was built on); others are REJECTed as refused by policy.
-    func groupPolicyRefuses(_ message: WireMessage, groups: [GroupID: StoredGroup]) -> Bool {
-        guard let bytes = message.group else { return false }
-        guard let id = GroupID(bytes: bytes), let group = groups[id] else { return true }
-        return !group.state.hasMember(key) && !group.basis.contains(key)
+    /// A group MSG is taken only on a session that negotiated groups, for a group we hold,
+    /// from one of its members (or of the state it was built on); others are REJECTed as
+    /// refused by policy (processed, not stored).
+    func groupPolicy(_ message: WireMessage, groups: [GroupID: StoredGroup]) -> RejectReason? {
+        guard let bytes = message.group else { return nil }
+        guard sessionSupportsGroups, let id = GroupID(bytes: bytes), let group = groups[id],
+            group.state.hasMember(key) || group.basis.contains(key)
+        else {
+            logger.info("rejecting group message \(message.seq): not from a member")
+            return .refusedByPolicy
+        }
+        return nil
     }
 }

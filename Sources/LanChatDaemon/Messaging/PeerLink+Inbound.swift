@@ -215,12 +215,7 @@ extension PeerLink {
             // The sender's clock is its own business, but an absurd one must not reach
             // history: a time no timestamp can show becomes the time we received it.
             if !Timestamp.representable.contains(message.sentAt) { message.sentAt = now }
-            switch working.classify(message) {
-            case .store where groupPolicyRefuses(message, groups: groups):
-                // A group we do not hold, or a sender not in it: processed, not stored.
-                logger.info("rejecting group message \(message.seq): not from a member")
-                replies.append(
-                    .reject(stream: message.stream, seq: message.seq, reason: .refusedByPolicy))
+            switch working.classify(message, policy: { groupPolicy($0, groups: groups) }) {
             case .store:
                 if case .valid(let text) = message.text {
                     records.append(IncomingRecord(message: message, text: text))
