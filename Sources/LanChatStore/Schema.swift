@@ -311,5 +311,16 @@ enum Schema {
             AND new.group_id IS NULL BEGIN
             UPDATE conversations SET unread = unread - 1 WHERE pk = new.pk;
         END;
+        DROP TRIGGER messages_deleted;
+        CREATE TRIGGER messages_deleted AFTER DELETE ON messages BEGIN
+            INSERT INTO messages_fts (messages_fts, rowid, text)
+                SELECT 'delete', old.rowid, old.text
+                WHERE old.rowid <= (SELECT indexed_through FROM search_progress);
+            UPDATE search_progress SET indexed_through = (SELECT coalesce(max(rowid), 0) FROM messages)
+                WHERE indexed_through > (SELECT coalesce(max(rowid), 0) FROM messages);
+            UPDATE conversations SET unread = unread - 1
+                WHERE pk = old.pk AND old.direction = 0 AND old.read_at IS NULL
+                    AND old.group_id IS NULL;
+        END;
         """
 }

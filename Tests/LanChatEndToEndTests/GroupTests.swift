@@ -33,10 +33,7 @@ extension EndToEnd {
             var groups: [GroupObject]
         }
 
-        @Test(
-            .disabled(
-                "fails: bob REJECTs the group MSG as refused by policy (GROUP not yet applied); under investigation"
-            ))
+        @Test
         func groupMessageReachesTheMemberAndShowsItsRecipients() async throws {
             try await inSandbox { sandbox in
                 let pair = try await DaemonPair.start(in: sandbox)
