@@ -228,4 +228,23 @@ extension MessageStore {
                 hasOlder: hasOlder)
         }
     }
+
+    /// The current rows of these outgoing messages, each named by its peer and id (a group
+    /// message has a copy per member under one id), for `send --wait` at its deadline.
+    public func outgoing(_ copies: [(peer: PeerKey, id: MessageID)]) async throws(StoreError)
+        -> [StoredMessage]
+    {
+        try await read("reading messages") { db in
+            try copies.compactMap { copy throws in
+                try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT \(StoredMessage.columns) FROM messages
+                        WHERE pk = ? AND direction = 1 AND uuid = ?
+                        """,
+                    arguments: [copy.peer.blob, copy.id.blob]
+                ).map { row throws in try StoredMessage(row: row) }
+            }
+        }
+    }
 }

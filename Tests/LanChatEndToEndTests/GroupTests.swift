@@ -90,5 +90,35 @@ extension EndToEnd {
                 #expect(seen?.version == 2, "\(bob.log)")
             }
         }
+
+        /// `send GROUP --wait` answers once every member has its copy, with each recipient
+        /// delivered; with a member away it runs out (exit 75, ids printed) and that copy
+        /// stays queued, to go out when the member is back.
+        @Test func sendWaitToAGroupWaitsForEveryMember() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
+                let created = try await alice.lanchat(["group", "create", "ops", "bob"])
+                #expect(created.status == 0, "\(created)")
+                let groupID = created.output.trimmingCharacters(in: .newlines)
+
+                let sent = try await alice.json(
+                    History.self, ["send", "#ops", "--wait", "--timeout", "10", "all here?"])
+                let answer = try #require(sent.messages.first, "\(alice.log)")
+                #expect(answer.status == "delivered")
+                #expect(answer.recipients?.map(\.peer) == [bob.id])
+                #expect(answer.recipients?.map(\.status) == ["delivered"])
+
+                #expect(await bob.stop() == .exited(0), "\(bob.log)")
+                let waited = try await alice.lanchat(
+                    ["send", "#ops", "--wait", "--timeout", "1", "anyone?"])
+                #expect(waited.status == 75, "\(waited)")
+                let id = waited.output.trimmingCharacters(in: .newlines)
+                #expect(id.count == 36, "\(waited)")
+                let history = try await alice.json(History.self, ["history", groupID])
+                let queued = try #require(history.messages.first { $0.id == id })
+                #expect(queued.recipients?.map(\.status) == ["queued"])
+            }
+        }
     }
 }

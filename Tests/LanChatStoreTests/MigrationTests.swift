@@ -213,7 +213,10 @@ struct MigrationTests {
                         to: bob, texts: (0..<250).map { "outgoing \($0) of batch \(batch)" }, at: 3)
                 }
             }
-            #expect(try await store.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM messages") } == 20_000)
+            #expect(
+                try await store.pool.read {
+                    try Int.fetchOne($0, sql: "SELECT count(*) FROM messages")
+                } == 20_000)
             if schema == nil {
                 #expect(
                     try await store.search(SearchQuery(parsing: "build"), limit: 20_000).count

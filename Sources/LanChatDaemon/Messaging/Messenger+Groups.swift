@@ -70,10 +70,12 @@ extension Messenger {
     // MARK: Group messages
 
     /// `send GROUP`: one copy per current member on that member's stream. A member whose
-    /// session says it does not support groups gets its copy failed, with the reason.
-    func sendToGroup(_ group: StoredGroup, texts: [String]) async throws(ControlError)
-        -> SendResult
-    {
+    /// session says it does not support groups gets its copy failed, with the reason. With
+    /// `wait`, answers once every member's copy is delivered (or read).
+    func sendToGroup(
+        _ group: StoredGroup, texts: [String],
+        wait: (target: StatusWaiter.Target, seconds: Double)? = nil
+    ) async throws(ControlError) -> SendResult {
         let own = directory.ownKey
         guard group.state.hasMember(own) else {
             throw .failed("you are not a member of \(group.state.name)")
@@ -89,6 +91,8 @@ extension Messenger {
                 refused[member] = "this peer's lanchat does not support groups"
             }
         }
+        // Before storing: from then on, every change to the copies is an event here.
+        let subscription = wait.map { _ in services.events.subscribe() }
         let copies: [PeerKey: [StoredMessage]]
         do {
             copies = try await store.enqueueGroup(
@@ -103,7 +107,62 @@ extension Messenger {
             }
         }
         let all = copies.values.flatMap { $0 }.sorted { $0.rowID < $1.rowID }
-        return SendResult(messages: await groupInfos(all, group: group.state.id))
+        guard let wait, let subscription else {
+            return SendResult(messages: await groupInfos(all, group: group.state.id))
+        }
+        return try await waitForGroup(
+            all, group: group.state, target: wait.target, seconds: wait.seconds,
+            subscription: subscription)
+    }
+
+    /// `send GROUP --wait|--wait-read`: every current member's copy must reach the target;
+    /// a failed copy fails the wait with its reason, a member away times it out (its copy
+    /// stays queued).
+    private func waitForGroup(
+        _ copies: [StoredMessage], group: GroupUpdate, target: StatusWaiter.Target,
+        seconds: Double, subscription: AsyncStream<DaemonEvent>
+    ) async throws(ControlError) -> SendResult {
+        let ids = Array(Set(copies.map(\.id))).sorted { $0.description < $1.description }
+        let outcome: StatusWaiter.Outcome
+        do {
+            outcome = try await StatusWaiter(
+                store: store, subscription: subscription, clock: services.clock
+            ).wait(for: copies, until: target, timeout: .milliseconds(Int64(seconds * 1000)))
+        } catch {
+            throw .storeUnavailable("cannot read message status: \(error)")
+        }
+        let current: [StoredMessage]
+        do {
+            current = try await store.outgoing(copies.map { ($0.peer, $0.id) })
+        } catch {
+            throw .storeUnavailable("cannot read message status: \(error)")
+        }
+        if !outcome.failed.isEmpty {
+            let failed = current.first { outcome.failed.contains($0.id) && $0.status == .failed }
+            let who =
+                failed.map { directory.entry($0.peer)?.displayName ?? $0.peer.id } ?? "a member"
+            throw .failed(
+                "not delivered to \(who): \(failed?.failReason ?? "failed")",
+                messageIDs: ids.map(\.description))
+        }
+        if !outcome.pending.isEmpty {
+            let what = target == .read ? "read" : "delivered"
+            throw .timedOut(
+                "not \(what) by every member of \(group.name) within \(Self.format(seconds)) s; still queued for those away",
+                messageIDs: ids.map(\.description))
+        }
+        // Every copy reached the target; the store may not show the last marks yet.
+        let reached = current.map { row -> StoredMessage in
+            var row = row
+            if !target.isReached(by: row.status) {
+                row.status = target == .read ? .read : .delivered
+                let time = outcome.reachedAt[row.id]
+                row.deliveredAt = row.deliveredAt ?? time
+                if target == .read { row.readAt = row.readAt ?? time }
+            }
+            return row
+        }.sorted { $0.rowID < $1.rowID }
+        return SendResult(messages: await groupInfos(reached, group: group.id))
     }
 
     /// `history GROUP`: own messages once, with each member's copy as a recipient.
