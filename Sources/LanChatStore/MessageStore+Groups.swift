@@ -247,4 +247,31 @@ extension MessageStore {
             }
         }
     }
+
+    /// `read GROUP`: marks the group's unread incoming messages read at `now`, in one
+    /// transaction with each sender's incoming cursor (a copy travels on its sender's stream,
+    /// so its READ is that stream's, PROTOCOL.md §9.5). Group rows count in no peer's unread
+    /// (the v6 triggers), so no conversation changes.
+    public func markGroupRead(_ group: GroupID, at now: Int64) async throws(StoreError)
+        -> ReadMarking
+    {
+        try await write("marking group messages read") { db in
+            let marked = try Row.fetchAll(
+                db,
+                sql: """
+                    UPDATE messages SET read_at = ?
+                    WHERE group_id = ? AND direction = 0 AND read_at IS NULL
+                    RETURNING \(StoredMessage.columnsWithGroup)
+                    """,
+                arguments: [now, group.blob]
+            ).map { row throws in try StoredMessage(row: row) }.sorted { $0.rowID < $1.rowID }
+            var receipts: [ReadMarking.Receipt] = []
+            for (peer, messages) in Dictionary(grouping: marked, by: \.peer) {
+                if let receipt = try Self.raiseReadCursor(db, peer: peer, over: messages) {
+                    receipts.append(receipt)
+                }
+            }
+            return ReadMarking(messages: marked, receipts: receipts)
+        }
+    }
 }

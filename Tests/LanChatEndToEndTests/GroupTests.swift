@@ -120,5 +120,38 @@ extension EndToEnd {
                 #expect(queued.recipients?.map(\.status) == ["queued"])
             }
         }
+
+        /// `read GROUP` prints the group's unread messages, marks them read, and the sender's
+        /// `send --wait-read` returns with the member's copy read.
+        @Test func readGroupMarksReadAndTheSenderSeesIt() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
+                let created = try await alice.lanchat(["group", "create", "ops", "bob"])
+                let groupID = created.output.trimmingCharacters(in: .newlines)
+                #expect(created.status == 0, "\(created)")
+                let waiting = Task {
+                    try await alice.json(
+                        History.self,
+                        ["send", "#ops", "--wait-read", "--timeout", "20", "read me"])
+                }
+                var unread: Message?
+                for _ in 0..<100 {
+                    let theirs = try? await bob.json(History.self, ["history", groupID])
+                    unread = theirs?.messages.first { $0.text == "read me" }
+                    if unread != nil { break }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(unread != nil, "\(bob.log)")
+                let read = try await bob.lanchat(["read", groupID])
+                #expect(read.status == 0, "\(read)")
+                #expect(read.output.contains("read me"), "\(read)")
+                let again = try await bob.json(History.self, ["read", groupID])
+                #expect(again.messages.isEmpty)
+
+                let answer = try await waiting.value
+                #expect(answer.messages.first?.recipients?.map(\.status) == ["read"])
+            }
+        }
     }
 }

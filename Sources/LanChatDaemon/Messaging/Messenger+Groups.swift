@@ -194,6 +194,22 @@ extension Messenger {
         return result
     }
 
+    /// `read GROUP`: the group's unread messages become read; each sender's link sends READ
+    /// on its stream (or its next HELLO carries it).
+    func readGroup(_ group: StoredGroup) async throws(ControlError) -> ReadResult {
+        let marking: ReadMarking
+        do {
+            marking = try await store.markGroupRead(group.state.id, at: services.now())
+        } catch {
+            throw .storeUnavailable("cannot mark messages read: \(error)")
+        }
+        for receipt in marking.receipts {
+            await registry.link(for: receipt.peer).readLocally(
+                stream: receipt.stream, upTo: receipt.readUpTo)
+        }
+        return ReadResult(messages: await groupInfos(marking.messages, group: group.state.id))
+    }
+
     /// Folds member copies of own messages into one message with `recipients`; `status` is
     /// the least advanced of them.
     func groupInfos(_ rows: [StoredMessage], group: GroupID) async -> [MessageInfo] {
