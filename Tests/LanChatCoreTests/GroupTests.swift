@@ -5,15 +5,22 @@ import Testing
 /// Keys for group tests: canonical (bit 255 clear), distinct by their first byte.
 enum GroupKeys {
     static func key(_ index: UInt8) -> PeerKey {
-        PeerKey(bytes: [index] + [UInt8](repeating: 0, count: 31))
-            ?? PeerKey(bytes: [UInt8](repeating: 1, count: 32))!
+        guard let key = PeerKey(bytes: [index] + [UInt8](repeating: 0, count: 31)) else {
+            preconditionFailure("a 32-byte key with bit 255 clear is canonical")
+        }
+        return key
     }
     static let alice = key(1)
     static let bob = key(2)
     static let carol = key(3)
     static let dave = key(4)
     static let mallory = key(9)
-    static let id = GroupID(bytes: [UInt8](repeating: 0x5A, count: 16))!
+    static let id: GroupID = {
+        guard let id = GroupID(bytes: [UInt8](repeating: 0x5A, count: 16)) else {
+            preconditionFailure("16 bytes are a group id")
+        }
+        return id
+    }()
 }
 
 @Suite("GROUP kind codec (PROTOCOL.md §9.7)")
