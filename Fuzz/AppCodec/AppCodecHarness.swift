@@ -60,9 +60,15 @@ enum AppCodecHarness {
             }
             fuzzCheck(
                 wire.group.map { $0.count == 16 } ?? true, "MSG group id is not 16 bytes")
+        case .group(let group):
+            fuzzCheck(
+                group.name.utf8.count <= Limits.maxGroupNameBytes
+                    && group.members.count <= Limits.maxGroupMembers
+                    && Set(group.members).count == group.members.count,
+                "GROUP over its limits accepted: \(fuzzHex(bytes))")
         case .unknown(let kind):
             fuzzCheck(
-                bytes.first == kind && !(1...7).contains(kind),
+                bytes.first == kind && !(1...8).contains(kind),
                 "a known kind decoded as unknown: \(fuzzHex(bytes))")
         case .ack, .read, .typing, .reject:
             break

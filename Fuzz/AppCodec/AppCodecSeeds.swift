@@ -53,8 +53,42 @@ enum AppCodecSeeds {
             ("msg-invalid-utf8-text", badUTF8Text),
             ("msg-empty-text", emptyText),
             ("bad-trailing-byte", AppMessage.ack(stream: 1, delivered: 1).encoded() + [0]),
-            ("unknown-group-kind", [0x08, 1, 2, 3]),
+            ("bad-group-truncated", [0x08, 1, 2, 3]),
+            ("unknown-kind", [0x09, 1, 2, 3]),
         ]
+        valid += groupSeeds()
         return valid.map { (name: "seed-" + $0.0, bytes: $0.1) }
+    }
+
+    /// GROUP (0x08): a valid one, then each shape `decodeGroup` refuses.
+    static func groupSeeds() -> [(String, [UInt8])] {
+        let keys = (1...3).compactMap { index in
+            PeerKey(bytes: [UInt8(index)] + [UInt8](repeating: 0, count: 31))
+        }
+        let groupID = GroupID(bytes: [UInt8](repeating: 0x5A, count: 16)) ?? GroupID.random()
+        let group = AppMessage.group(
+            GroupUpdate(id: groupID, version: 3, name: "ops", members: keys)
+        ).encoded()
+        let countOffset = 1 + 16 + 8 + 4 + 3
+        var duplicate = group
+        duplicate.replaceSubrange(
+            (countOffset + 2 + 32)..<(countOffset + 2 + 64), with: keys[0].bytes)
+        var badKey = group
+        badKey.replaceSubrange(
+            (countOffset + 2)..<(countOffset + 2 + 32), with: [UInt8](repeating: 0xFF, count: 32))
+        var tooMany = group
+        tooMany.replaceSubrange(countOffset..<(countOffset + 2), with: [0x01, 0x01])
+        let longName = AppMessage.group(
+            GroupUpdate(
+                id: groupID, version: 1, name: String(repeating: "n", count: 65), members: keys)
+        ).encoded()
+        return [
+            ("group", group),
+            ("bad-group-duplicate-member", duplicate),
+            ("bad-group-member-key", badKey),
+            ("bad-group-count", tooMany),
+            ("bad-group-name", longName),
+            ("bad-group-short-member", Array(group.dropLast(1))),
+        ]
     }
 }

@@ -13,7 +13,7 @@ import LanChatFuzzSupport
 /// newline) and decode back equal; the daemon's fast path (`JSONReader`) for `send` reads
 /// exactly what `JSONDecoder` reads; every method's params go through the same validation the
 /// daemon runs before it writes anything (`ParamsValidation.swift`: `send`, `presence`,
-/// `history`; `ContactsValidation.swift`: `add`, `alias`, `verify`; `status`, `who`, `retry`, `typing`,
+/// `history`; `ContactsValidation.swift`: `add`, `alias`, `verify`; `Groups.swift`: the `group.*` methods; `status`, `who`, `retry`, `typing`,
 /// `contacts`, `block`, `unblock`, `remove` and `accept` have only types to check, and their handlers resolve
 /// a PEER before writing), which answers bad params with `invalidParams` or `badInput` only and
 /// lets through only values within the limits; the error response for any id is one line that
@@ -55,6 +55,62 @@ enum ControlRequestHarness {
         roundTrip(AddParams.self, line).map(checkValidation)
         roundTrip(AliasParams.self, line).map(checkValidation)
         roundTrip(VerifyParams.self, line).map(checkValidation)
+        roundTrip(GroupCreateParams.self, line).map(checkValidation)
+        roundTrip(GroupMembersParams.self, line).map(checkValidation)
+        roundTrip(GroupRenameParams.self, line).map(checkValidation)
+        roundTrip(GroupParams.self, line).map(checkValidation)
+    }
+
+    /// `group.create`: an accepted name is 1 … 64 bytes, not only white space, without NUL;
+    /// accepted members are 1 … 255 distinct PEER arguments (we are the 256th).
+    static func checkValidation(_ params: GroupCreateParams) {
+        do {
+            try params.validate()
+            checkGroupName(params.name)
+            checkGroupPeers(params.peers)
+        } catch {
+            checkRefusal(error, "group.create")
+        }
+    }
+
+    static func checkValidation(_ params: GroupMembersParams) {
+        do {
+            try params.validate()
+            fuzzCheck(!params.group.isEmpty, "empty group accepted")
+            checkGroupPeers(params.peers)
+        } catch {
+            checkRefusal(error, "group.add/remove")
+        }
+    }
+
+    static func checkValidation(_ params: GroupRenameParams) {
+        do {
+            try params.validate()
+            checkGroupName(params.name)
+        } catch {
+            checkRefusal(error, "group.rename")
+        }
+    }
+
+    static func checkValidation(_ params: GroupParams) {
+        do {
+            try params.validate()
+            fuzzCheck(!params.group.isEmpty, "empty group accepted")
+        } catch {
+            checkRefusal(error, "group.leave")
+        }
+    }
+
+    static func checkGroupName(_ name: String) {
+        fuzzCheck(
+            !name.allSatisfy(\.isWhitespace) && name.utf8.count <= ParamsLimits.maxGroupNameBytes
+                && !name.utf8.contains(0), "group name \(name.debugDescription) accepted")
+    }
+
+    static func checkGroupPeers(_ peers: [String]) {
+        fuzzCheck(
+            (1..<ParamsLimits.maxGroupMembers).contains(peers.count)
+                && Set(peers).count == peers.count, "members \(peers) accepted")
     }
 
     /// `add`: an accepted id is 52 upper-case base32 characters, an accepted alias is 1 … 64

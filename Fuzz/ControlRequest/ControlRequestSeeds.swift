@@ -51,6 +51,26 @@ enum ControlRequestSeeds {
             ("archive", request(Methods.Archive.name, ArchiveParams(peer: "bob"))),
             ("unarchive", request(Methods.Unarchive.name, ArchiveParams(peer: "bob"))),
             (
+                "group-create",
+                request(
+                    Methods.GroupCreate.name,
+                    GroupCreateParams(name: "ops", peers: ["bob", "carol"]))
+            ),
+            (
+                "group-add",
+                request(Methods.GroupAdd.name, GroupMembersParams(group: "#ops", peers: ["dave"]))
+            ),
+            (
+                "group-remove",
+                request(Methods.GroupRemove.name, GroupMembersParams(group: "ops", peers: ["bob"]))
+            ),
+            (
+                "group-rename",
+                request(Methods.GroupRename.name, GroupRenameParams(group: "ops", name: "ops-2"))
+            ),
+            ("group-leave", request(Methods.GroupLeave.name, GroupParams(group: "ops"))),
+            ("groups", request(Methods.Groups.name, NoParams())),
+            (
                 "search",
                 request(Methods.Search.name, SearchParams(text: "dep* \"is green\"", limit: 5))
             ),

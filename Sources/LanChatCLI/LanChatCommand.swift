@@ -24,7 +24,8 @@ package struct LanChatCommand: AsyncParsableCommand {
             PresenceCommand.self, RetryCommand.self, ArchiveCommand.self, UnarchiveCommand.self,
             BackupCommand.self, ContactsCommand.self, AddCommand.self, AliasCommand.self,
             VerifyCommand.self, BlockCommand.self, UnblockCommand.self, RemoveCommand.self,
-            AcceptCommand.self, DoctorCommand.self, CompletionCommand.self,
+            AcceptCommand.self, GroupCommand.self, GroupsCommand.self, DoctorCommand.self,
+            CompletionCommand.self,
             CompletePeersCommand.self,
         ]
     )

@@ -104,3 +104,35 @@ extension ControlClient {
         try await call(Methods.Accept.self, params)
     }
 }
+
+// MARK: Groups
+
+extension ControlClient {
+    public func groups() async throws(ControlError) -> GroupsResult {
+        try await call(Methods.Groups.self, NoParams())
+    }
+
+    public func groupCreate(_ params: GroupCreateParams) async throws(ControlError) -> GroupResult {
+        try await call(Methods.GroupCreate.self, params)
+    }
+
+    public func groupAdd(_ params: GroupMembersParams) async throws(ControlError) -> GroupResult {
+        try await call(Methods.GroupAdd.self, params)
+    }
+
+    public func groupRemove(_ params: GroupMembersParams) async throws(ControlError)
+        -> GroupResult
+    {
+        try await call(Methods.GroupRemove.self, params)
+    }
+
+    public func groupRename(_ params: GroupRenameParams) async throws(ControlError)
+        -> GroupResult
+    {
+        try await call(Methods.GroupRename.self, params)
+    }
+
+    public func groupLeave(_ params: GroupParams) async throws(ControlError) -> GroupResult {
+        try await call(Methods.GroupLeave.self, params)
+    }
+}

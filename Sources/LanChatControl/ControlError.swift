@@ -45,6 +45,16 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
             .peerAmbiguous, "'\(query)' matches \(candidates.count) peers",
             data: .init(candidates: candidates))
     }
+    /// A GROUP argument that matches no group (or several): like a PEER, exit 67.
+    public static func groupNotFound(_ query: String) -> Self {
+        .init(.peerNotFound, "no group matches '\(query)'", data: .init(candidates: []))
+    }
+    public static func groupAmbiguous(_ query: String, names: [String]) -> Self {
+        .init(
+            .peerAmbiguous,
+            "'\(query)' matches \(names.count) groups or peers: \(names.joined(separator: ", ")); write #NAME for the group"
+        )
+    }
     /// `send --wait` ran out of time; the messages stay queued (exit 75).
     public static func timedOut(_ message: String, messageIDs: [String]) -> Self {
         .init(.timedOut, message, data: .init(messageIDs: messageIDs))

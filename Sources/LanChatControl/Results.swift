@@ -116,6 +116,8 @@ public struct HistoryResult: Codable, Sendable, Hashable {
     public var messages: [MessageInfo]
     /// Whether older messages exist before the first one returned.
     public var hasOlder: Bool
+    /// A group conversation's group (then `peer` is our own peer object); absent otherwise.
+    public var group: GroupInfo?
 
     public init(peer: PeerInfo, messages: [MessageInfo], hasOlder: Bool) {
         self.peer = peer

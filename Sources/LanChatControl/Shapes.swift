@@ -100,6 +100,12 @@ public struct MessageInfo: Codable, Sendable, Hashable {
     public var failReason: String?
     public var deliveredAt: Timestamp?
     public var readAt: Timestamp?
+    /// Group messages only (the three fields are absent from direct messages' JSON): the
+    /// group's id, the author's peer id (own messages: own id), and on own messages each
+    /// member's copy, with `status` then the least advanced of them (PRODUCT.md §4).
+    public var group: String?
+    public var sender: String?
+    public var recipients: [RecipientInfo]?
 
     public init(
         id: String, peer: String, direction: MessageDirection, seq: UInt64, text: String,
@@ -123,7 +129,7 @@ public struct MessageInfo: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case id, peer, direction, seq, text, createdAt, receivedAt, read, status, failReason
-        case deliveredAt, readAt
+        case deliveredAt, readAt, group, sender, recipients
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -140,6 +146,11 @@ public struct MessageInfo: Codable, Sendable, Hashable {
         try container.encode(failReason, forKey: .failReason)
         try container.encode(deliveredAt, forKey: .deliveredAt)
         try container.encode(readAt, forKey: .readAt)
+        if let group {
+            try container.encode(group, forKey: .group)
+            try container.encode(sender, forKey: .sender)
+            try container.encode(recipients, forKey: .recipients)
+        }
     }
 }
 

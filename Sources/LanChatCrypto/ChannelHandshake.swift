@@ -15,6 +15,13 @@ public struct ChannelHandshake: ~Copyable, @unchecked Sendable {
         self.init(role: role, identity: identity, configuration: .current, fixedEphemeral: nil)
     }
 
+    /// The current version announcing `configuration`'s capability bits.
+    public init(
+        role: HandshakeRole, identity: IdentityKeyPair, configuration: HandshakeConfiguration
+    ) {
+        self.init(role: role, identity: identity, configuration: configuration, fixedEphemeral: nil)
+    }
+
     /// Test hook: a chosen configuration (other versions) and a fixed ephemeral key (vectors).
     package init(
         role: HandshakeRole, identity: IdentityKeyPair, configuration: HandshakeConfiguration,

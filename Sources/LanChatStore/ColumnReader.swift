@@ -13,6 +13,8 @@ import LanChatCore
 struct ColumnReader {
     let statement: SQLiteStatement
 
+    var columnCount: Int { Int(sqlite3_column_count(statement)) }
+
     func isNull(_ index: Int) -> Bool {
         sqlite3_column_type(statement, Int32(index)) == SQLITE_NULL
     }
@@ -65,7 +67,8 @@ struct ColumnReader {
 }
 
 extension StoredMessage {
-    /// Decodes `StoredMessage.columns` selected from position `first` on.
+    /// Decodes `StoredMessage.columns` (or `columnsWithGroup`) selected from position `first`
+    /// on.
     init(columns row: ColumnReader, from first: Int = 0) throws(StoreError) {
         guard let id = MessageID(bytes: row.bytes(first + 1)),
             let peer = PeerKey(bytes: row.bytes(first + 2)),
@@ -78,6 +81,9 @@ extension StoredMessage {
             receivedAt: row.optionalInt64(first + 8), readAt: row.optionalInt64(first + 9),
             status: row.optionalInt64(first + 10).flatMap(StoredStatus.init(rawValue:)),
             failReason: row.optionalText(first + 11), deliveredAt: row.optionalInt64(first + 12))
+        if row.columnCount > first + 13, !row.isNull(first + 13) {
+            group = GroupID(bytes: row.bytes(first + 13))
+        }
     }
 
     /// The messages `sql` selects (`StoredMessage.columns`, in that order), through a cached

@@ -27,17 +27,24 @@ extension MessageStore {
     ) async throws(StoreError) -> [StoredMessage] {
         try Self.refuseNUL(in: records.map(\.text))
         return try await write("storing received messages") { db in
+            // Group messages (schema v6) name their group in the insert itself, so the
+            // trigger keeps them out of the 1:1 conversation; a batch without any keeps the
+            // statement every schema version has.
+            let hasGroup = records.contains { $0.message.group != nil }
             let inserted = try MessageInsert.insert(
                 db, count: records.count,
-                columns: "uuid, pk, direction, stream, seq, text, created_at, received_at",
-                row: "(?, ?, 0, ?, ?, ?, ?, ?)",
+                columns: "uuid, pk, direction, stream, seq, text, created_at, received_at"
+                    + (hasGroup ? ", group_id" : ""),
+                row: hasGroup ? "(?, ?, 0, ?, ?, ?, ?, ?, ?)" : "(?, ?, 0, ?, ?, ?, ?, ?)",
                 suffix: "ON CONFLICT (pk, direction, uuid) DO NOTHING"
             ) { index in
                 let message = records[index].message
-                return [
+                var values: [(any DatabaseValueConvertible)?] = [
                     message.id.blob, peer.blob, message.stream.storedValue,
                     message.seq.storedValue, records[index].text, message.sentAt, now,
                 ]
+                if hasGroup { values.append(message.group.map { Data($0) }) }
+                return values
             }
             var stored: [StoredMessage] = []
             stored.reserveCapacity(inserted.count)
@@ -51,7 +58,8 @@ extension MessageStore {
                     StoredMessage(
                         rowID: rowID, id: message.id, peer: peer, direction: .incoming,
                         stream: message.stream, seq: message.seq, text: record.text,
-                        createdAt: message.sentAt, receivedAt: now))
+                        createdAt: message.sentAt, receivedAt: now,
+                        group: message.group.flatMap { GroupID(bytes: $0) }))
             }
             // `read` never moves back within a stream: the caller's cursor comes from the
             // link's in-memory ledger, which may not have seen a concurrent `markRead` yet.

@@ -100,7 +100,7 @@ extension MessageStore {
             try StoredMessage.fetchAll(
                 db,
                 sql: """
-                    SELECT \(StoredMessage.columns) FROM messages
+                    SELECT \(StoredMessage.columnsWithGroup) FROM messages
                     WHERE pk = ? AND direction = 1 AND stream = ? AND seq >= ?
                     ORDER BY seq LIMIT ?
                     """,

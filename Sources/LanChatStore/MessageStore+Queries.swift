@@ -17,7 +17,9 @@ extension MessageStore {
     }
 
     /// A page of the conversation with `peer`, in local arrival order. An anchor id that is
-    /// not in this conversation is `notFound`.
+    /// not in this conversation is `notFound`. Group copies on the peer's stream belong to
+    /// their group's conversation (`groupHistory`), not to this one; the query needs schema
+    /// v6, which every opened store has (the upgrade tests read old schemas without it).
     public func history(with peer: PeerKey, limit: Int, anchor: PageAnchor = .latest)
         async throws(StoreError) -> HistoryPage
     {
@@ -30,7 +32,8 @@ extension MessageStore {
                 var rows = try StoredMessage.fetchAll(
                     db,
                     sql: """
-                        SELECT \(columns) FROM messages WHERE pk = ? AND rowid < ?
+                        SELECT \(columns) FROM messages
+                        WHERE pk = ? AND rowid < ? AND group_id IS NULL
                         ORDER BY rowid DESC LIMIT ?
                         """,
                     arguments: [peer.blob, bound, limit + 1])
@@ -44,7 +47,8 @@ extension MessageStore {
                 let rows = try StoredMessage.fetchAll(
                     db,
                     sql: """
-                        SELECT \(columns) FROM messages WHERE pk = ? AND rowid > ?
+                        SELECT \(columns) FROM messages
+                        WHERE pk = ? AND rowid > ? AND group_id IS NULL
                         ORDER BY rowid LIMIT ?
                         """,
                     arguments: [peer.blob, bound, limit])

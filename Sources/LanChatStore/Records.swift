@@ -36,12 +36,18 @@ public struct StoredMessage: Sendable, Equatable {
     public var status: StoredStatus?
     public var failReason: String?
     public var deliveredAt: Int64?
+    /// A group message's group (schema v6); nil for a direct message.
+    public var group: GroupID?
 
     /// Every query that builds `StoredMessage`s selects exactly these, in this order, so
     /// rows are decoded by position: by-name lookup folds the case of the name on every
     /// access, and rows are decoded on the hot paths (outbox, ACKs, history).
     static let columns =
         "rowid, uuid, pk, direction, stream, seq, text, created_at, received_at, read_at, status, fail_reason, delivered_at"
+
+    /// `columns` and the group (schema v6): for the queries that need it (the outbox, group
+    /// history). Kept out of `columns`, which the upgrade tests run against older schemas.
+    static let columnsWithGroup = columns + ", group_id"
 
     /// `columns` of the table aliased `alias`, for joins.
     static func columns(of alias: String) -> String {
@@ -52,8 +58,9 @@ public struct StoredMessage: Sendable, Equatable {
         rowID: Int64, id: MessageID, peer: PeerKey, direction: StoredDirection, stream: UInt64,
         seq: UInt64, text: String, createdAt: Int64, receivedAt: Int64? = nil,
         readAt: Int64? = nil, status: StoredStatus? = nil, failReason: String? = nil,
-        deliveredAt: Int64? = nil
+        deliveredAt: Int64? = nil, group: GroupID? = nil
     ) {
+        self.group = group
         self.rowID = rowID
         self.id = id
         self.peer = peer

@@ -95,6 +95,9 @@ enum Schema {
         migrator.registerMigration("v5: search after the write, unread counts") { db in
             try db.execute(sql: v5)
         }
+        migrator.registerMigration("v6: groups") { db in
+            try db.execute(sql: v6)
+        }
         return migrator
     }
 
@@ -258,6 +261,71 @@ enum Schema {
                 WHERE indexed_through > (SELECT coalesce(max(rowid), 0) FROM messages);
             UPDATE conversations SET unread = unread - 1
                 WHERE pk = old.pk AND old.direction = 0 AND old.read_at IS NULL;
+        END;
+        """
+
+    /// Groups (PROTOCOL.md §9.7, issue 13). `members` and `basis` are the member keys, 32
+    /// bytes each, concatenated in key order; `basis` is the member list of the state this one
+    /// was built on (the equal-version rule of `GroupConvergence`). `group_outbox` holds, per
+    /// peer and group, the latest GROUP frame that peer must have: it is sent first on every
+    /// session with that peer (GROUP has no ACK, and versions make a repeat harmless), which
+    /// is how a member that was offline learns a change before the messages that follow it;
+    /// a removed member keeps the frame that removed it. A group message is one row per
+    /// member on that member's stream, with `group_id`; the copies share their `uuid`. Group
+    /// rows stay out of the peer's 1:1 conversation (the trigger below).
+    static let v6 = """
+        CREATE TABLE groups (
+            gid BLOB PRIMARY KEY NOT NULL CHECK (length(gid) = 16),
+            name TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            members BLOB NOT NULL,
+            basis BLOB NOT NULL DEFAULT x'',
+            updated_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE group_outbox (
+            pk BLOB NOT NULL REFERENCES peers(pk) ON DELETE CASCADE,
+            gid BLOB NOT NULL REFERENCES groups(gid) ON DELETE CASCADE,
+            frame BLOB NOT NULL,
+            PRIMARY KEY (pk, gid)
+        ) WITHOUT ROWID;
+        ALTER TABLE messages ADD COLUMN group_id BLOB;
+        CREATE INDEX messages_by_group ON messages (group_id, rowid) WHERE group_id IS NOT NULL;
+
+        DROP TRIGGER messages_inserted;
+        CREATE TRIGGER messages_inserted AFTER INSERT ON messages BEGIN
+            INSERT INTO events (type, at, pk, message, status) SELECT
+                CASE new.direction WHEN 0 THEN 1 ELSE 2 END,
+                CASE new.direction WHEN 0 THEN coalesce(new.received_at, new.created_at)
+                    ELSE new.created_at END,
+                new.pk, new.rowid, new.status
+            WHERE new.direction = 1 OR NOT EXISTS (
+                SELECT 1 FROM peers WHERE pk = new.pk AND request_since IS NOT NULL);
+            INSERT INTO conversations (pk, last_message, updated_at, archived, unread)
+                SELECT new.pk, new.rowid,
+                    CASE new.direction WHEN 0 THEN coalesce(new.received_at, new.created_at)
+                        ELSE new.created_at END,
+                    0, new.direction = 0 AND new.read_at IS NULL
+                WHERE new.group_id IS NULL
+            ON CONFLICT (pk) DO UPDATE SET last_message = excluded.last_message,
+                updated_at = excluded.updated_at, archived = 0,
+                unread = conversations.unread + excluded.unread;
+        END;
+        DROP TRIGGER messages_read;
+        CREATE TRIGGER messages_read AFTER UPDATE OF read_at ON messages
+        WHEN new.direction = 0 AND old.read_at IS NULL AND new.read_at IS NOT NULL
+            AND new.group_id IS NULL BEGIN
+            UPDATE conversations SET unread = unread - 1 WHERE pk = new.pk;
+        END;
+        DROP TRIGGER messages_deleted;
+        CREATE TRIGGER messages_deleted AFTER DELETE ON messages BEGIN
+            INSERT INTO messages_fts (messages_fts, rowid, text)
+                SELECT 'delete', old.rowid, old.text
+                WHERE old.rowid <= (SELECT indexed_through FROM search_progress);
+            UPDATE search_progress SET indexed_through = (SELECT coalesce(max(rowid), 0) FROM messages)
+                WHERE indexed_through > (SELECT coalesce(max(rowid), 0) FROM messages);
+            UPDATE conversations SET unread = unread - 1
+                WHERE pk = old.pk AND old.direction = 0 AND old.read_at IS NULL
+                    AND old.group_id IS NULL;
         END;
         """
 }

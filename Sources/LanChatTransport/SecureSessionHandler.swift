@@ -44,7 +44,8 @@ final class SecureSessionHandler: ChannelDuplexHandler {
     init(role: HandshakeRole, identity: IdentityKeyPair, configuration: TransportConfiguration) {
         self.role = role
         self.configuration = configuration
-        self.handshake = ChannelHandshake(role: role, identity: identity)
+        self.handshake = ChannelHandshake(
+            role: role, identity: identity, configuration: .announcing(Capabilities.supported))
         self.pongBudget = PongBudget(perSecond: configuration.pongsPerSecond)
     }
 
@@ -205,9 +206,10 @@ final class SecureSessionHandler: ChannelDuplexHandler {
             context.fireChannelRead(wrapInboundOut(.identityCheck(remote)))
         case .established(let channel, let send):
             write(send, context: context)
-            let info = SessionInfo(
+            var info = SessionInfo(
                 remoteKey: channel.remoteKey, sessionID: channel.sessionID, role: role,
                 remoteAddress: Endpoint(context.channel.remoteAddress))
+            info.capabilities = channel.capabilities
             let halves = channel.split()
             sealer = .some(halves.sealer)
             opener = .some(halves.opener)

@@ -30,13 +30,17 @@ public struct SessionInfo: Sendable, Hashable {
     public let role: HandshakeRole
     /// The TCP peer address, for `addresses` and logs.
     public let remoteAddress: Endpoint?
+    /// The negotiated capability bits (ours AND the peer's, PROTOCOL.md §3.7).
+    public var capabilities: UInt64 = 0
 
     /// The same facts with another remote address: an outbound session remembers the
     /// address it dialled (with its IPv6 scope), which the socket's own view drops.
     func with(remoteAddress: Endpoint?) -> SessionInfo {
-        SessionInfo(
+        var info = SessionInfo(
             remoteKey: remoteKey, sessionID: sessionID, role: role,
             remoteAddress: remoteAddress ?? self.remoteAddress)
+        info.capabilities = capabilities
+        return info
     }
 
     /// First 8 hex digits of the session id: what logs show.

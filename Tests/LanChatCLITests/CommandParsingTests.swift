@@ -131,7 +131,17 @@ import Testing
                 Methods.SetPresence.name, Methods.Retry.name, Methods.Archive.name,
                 Methods.Unarchive.name, Methods.Backup.name, Methods.Contacts.name,
                 Methods.Add.name, Methods.Alias.name, Methods.Verify.name, Methods.Block.name,
-                Methods.Unblock.name, Methods.Remove.name, Methods.Accept.name,
+                Methods.Unblock.name, Methods.Remove.name, Methods.Accept.name, "group",
+                Methods.Groups.name,
+            ])
+        // `group` is the family of the group.* methods: `group create` is group.create.
+        let family = GroupCommand.configuration.subcommands.map {
+            "group." + $0._commandName
+        }
+        #expect(
+            family == [
+                Methods.GroupCreate.name, Methods.GroupAdd.name, Methods.GroupRemove.name,
+                Methods.GroupRename.name, Methods.GroupLeave.name,
             ])
     }
 

@@ -57,7 +57,7 @@ struct AppMessageCodecTests {
     }
 
     @Test func unknownKindsAreIgnoredNotErrors() throws {
-        #expect(try AppMessage.decode([0x08, 1, 2, 3]) == .unknown(kind: 0x08))
+        #expect(try AppMessage.decode([0x09, 1, 2, 3]) == .unknown(kind: 0x09))
         #expect(try AppMessage.decode([0xEE]) == .unknown(kind: 0xEE))
     }
 

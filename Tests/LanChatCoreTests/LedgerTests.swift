@@ -64,11 +64,13 @@ struct LedgerTests {
         #expect(ledger.classify(message(stream: 7, seq: 2)) == .store)
     }
 
-    @Test func groupMessagesAndPolicyRefusalsAreRejected() {
+    /// Which group MSGs are taken is the policy's call (the daemon's group membership check),
+    /// not the ledger's: it orders them like any other.
+    @Test func groupMessagesAreLeftToThePolicyAndRefusalsAreRejected() {
         var ledger = IncomingLedger(cursor: IncomingCursor(stream: 7, delivered: 0, read: 0))
         var group = message(stream: 7, seq: 1)
         group.group = [UInt8](repeating: 1, count: 16)
-        #expect(ledger.classify(group) == .reject(.refusedByPolicy))
+        #expect(ledger.classify(group) == .store)
         #expect(
             ledger.classify(message(stream: 7, seq: 2), policy: { _ in .refusedByPolicy })
                 == .reject(.refusedByPolicy))

@@ -136,14 +136,17 @@ final class FakeSession: LinkSession {
     let establishedAt: ContinuousClock.Instant
     /// Who dialled: the peer (inbound) or us (outbound).
     let dialledByPeer: Bool
+    /// Negotiated like a current peer's: groups included, unless a test plays an older one.
+    let capabilities: UInt64
     let writes: AsyncStream<Write>
     private let continuation: AsyncStream<Write>.Continuation
     private let closedWith = Mutex<CloseReason?>(nil)
 
     init(
         peer: PeerKey, tag: String, dialledByPeer: Bool = true,
-        establishedAt: ContinuousClock.Instant = .now
+        establishedAt: ContinuousClock.Instant = .now, capabilities: UInt64 = Capabilities.supported
     ) {
+        self.capabilities = capabilities
         remoteKey = peer
         sessionTag = tag
         self.dialledByPeer = dialledByPeer

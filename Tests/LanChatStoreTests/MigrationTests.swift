@@ -17,7 +17,7 @@ struct MigrationTests {
                 "v1: peers, streams, cursors, messages", "v2: store identity",
                 "v3: conversations, event log, search",
                 "v4: contacts, message requests, key changes",
-                "v5: search after the write, unread counts",
+                "v5: search after the write, unread counts", "v6: groups",
             ])
         _ = try MessageStore.open(path: directory.storePath)
         #expect(try appliedMigrations(directory.storePath) == first)
@@ -95,7 +95,7 @@ struct MigrationTests {
             try await old.executeForTesting(
                 "UPDATE messages SET read_at = 130 WHERE text = 'Café tomorrow?'")
             for peer in [bob, carol, dave] {
-                before[peer] = try await old.history(with: peer, limit: 100).messages
+                before[peer] = try await storedRows(old, with: peer)
             }
             storeID = try #require(try MessageStore.contents(of: old.pool, path: "").storeID)
             try old.close()
@@ -103,7 +103,7 @@ struct MigrationTests {
         #expect(try appliedMigrations(directory.storePath).count == 2)
 
         let store = try MessageStore.open(path: directory.storePath)
-        #expect(try appliedMigrations(directory.storePath).count == 5)
+        #expect(try appliedMigrations(directory.storePath).count == 6)
         for peer in [bob, carol, dave] {
             #expect(try await store.history(with: peer, limit: 100).messages == before[peer])
         }
@@ -155,7 +155,7 @@ struct MigrationTests {
             _ = try await receive(old, from: carol, texts: ["hi from carol"], at: 110)
             try await old.executeForTesting("UPDATE peers SET alias = 'Dee', trust = 'blocked'")
             for peer in [bob, carol, dave] {
-                before[peer] = try await old.history(with: peer, limit: 100).messages
+                before[peer] = try await storedRows(old, with: peer)
             }
             events = try await old.events(after: 0, limit: 100)
             try old.close()
@@ -163,7 +163,7 @@ struct MigrationTests {
         #expect(try appliedMigrations(directory.storePath).count == 3)
 
         let store = try MessageStore.open(path: directory.storePath)
-        #expect(try appliedMigrations(directory.storePath).count == 5)
+        #expect(try appliedMigrations(directory.storePath).count == 6)
         for peer in [bob, carol, dave] {
             #expect(try await store.history(with: peer, limit: 100).messages == before[peer])
         }
@@ -213,7 +213,10 @@ struct MigrationTests {
                         to: bob, texts: (0..<250).map { "outgoing \($0) of batch \(batch)" }, at: 3)
                 }
             }
-            #expect(try await store.history(with: bob, limit: 1).hasOlder)
+            #expect(
+                try await store.pool.read {
+                    try Int.fetchOne($0, sql: "SELECT count(*) FROM messages")
+                } == 20_000)
             if schema == nil {
                 #expect(
                     try await store.search(SearchQuery(parsing: "build"), limit: 20_000).count
@@ -225,6 +228,18 @@ struct MigrationTests {
             )
         }
         print(lines.joined(separator: "\n"))
+    }
+
+    /// A peer's messages oldest first, read with the columns every schema version has: the
+    /// "before" of an upgrade test. Today's `history` needs today's schema (it leaves group
+    /// rows out), so it only runs after the migration.
+    func storedRows(_ store: MessageStore, with peer: PeerKey) async throws -> [StoredMessage] {
+        try await store.pool.read { db in
+            try StoredMessage.fetchAll(
+                db,
+                sql: "SELECT \(StoredMessage.columns) FROM messages WHERE pk = ? ORDER BY rowid",
+                arguments: [peer.blob])
+        }
     }
 
     /// `addPeer` as a v2 store's release wrote it (today's logs `peer.new`, a v3 table).

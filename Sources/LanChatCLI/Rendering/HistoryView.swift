@@ -6,6 +6,9 @@ package enum HistoryView {
     package static func render(
         _ result: HistoryResult, now: Timestamp, zone: any UTCOffsetProvider, style: TextStyle
     ) -> String {
+        if let group = result.group {
+            return renderGroup(result, group, now: now, zone: zone, style: style)
+        }
         let peer = result.peer
         var text = header(peer, style: style)
         guard let first = result.messages.first else {
@@ -31,13 +34,16 @@ package enum HistoryView {
 
     /// The messages, oldest first, with a separator before each new local day: the body of
     /// `history`, and of each conversation `read` prints.
+    /// `senders`: in a group, each member's label by peer id (an incoming message shows its
+    /// sender's name instead of `theirLabel`).
     package static func messageLines(
         _ messages: [MessageInfo], theirLabel: String, now: Timestamp,
-        zone: any UTCOffsetProvider, style: TextStyle
+        zone: any UTCOffsetProvider, style: TextStyle, senders: [String: String] = [:]
     ) -> String {
         var text = ""
         let today = LocalDateTime(now, in: zone)
-        let labelWidth = max(theirLabel.count, ownLabel.count)
+        let labelWidth = max(
+            theirLabel.count, ownLabel.count, senders.values.map(\.count).max() ?? 0)
         var currentDay: Int?
         for message in messages {
             let local = LocalDateTime(message.createdAt, in: zone)
@@ -45,7 +51,9 @@ package enum HistoryView {
                 currentDay = local.dayNumber
                 text += style.dim("── \(SmartTime.dayHeading(local, today: today)) ──") + "\n"
             }
-            let label = message.direction == .outgoing ? ownLabel : theirLabel
+            let label =
+                message.direction == .outgoing
+                ? ownLabel : message.sender.flatMap { senders[$0] } ?? theirLabel
             let paddedLabel = label + String(repeating: " ", count: labelWidth - label.count)
             let prefix = SmartTime.clock(local) + "  " + paddedLabel + "  "
             let indent = String(repeating: " ", count: prefix.count)
@@ -66,6 +74,47 @@ package enum HistoryView {
 
     static let ownLabel = "You"
 
+    /// A group conversation: `#name  N members`, then the messages with each sender's name
+    /// and, on own ones, how many members have them (`✓✓ 2/3`).
+    static func renderGroup(
+        _ result: HistoryResult, _ group: GroupInfo, now: Timestamp,
+        zone: any UTCOffsetProvider, style: TextStyle
+    ) -> String {
+        var text =
+            style.bold("#" + truncated(group.name, to: 64)) + "  "
+            + style.dim("\(group.members.count) members") + "\n"
+        guard !result.messages.isEmpty else {
+            return text
+                + "No messages yet. Send one: lanchat send '#\(terminalSafe(group.name))' TEXT\n"
+        }
+        if !result.hasOlder {
+            text += style.dim("(nothing older: this is the start of the conversation)") + "\n"
+        }
+        var senders: [String: String] = [:]
+        for member in group.members {
+            let name = member.alias ?? member.name
+            senders[member.id] = truncated(name.isEmpty ? member.keyTag : name, to: 24)
+        }
+        return text
+            + messageLines(
+                result.messages, theirLabel: "?", now: now, zone: zone, style: style,
+                senders: senders)
+    }
+
+    /// `✓✓ 2/3`: of an own group message's recipients, how many have it (delivered or read),
+    /// or have read it when all did; nil for other messages.
+    package static func groupMark(_ message: MessageInfo, style: TextStyle) -> String? {
+        guard let recipients = message.recipients, !recipients.isEmpty else { return nil }
+        let total = recipients.count
+        let read = recipients.filter { $0.status == .read }.count
+        let have = recipients.filter { $0.status == .delivered || $0.status == .read }.count
+        let failed = recipients.filter { $0.status == .failed }.count
+        var mark = read == total ? style.blue("✓✓ read") : "✓✓ \(have)/\(total)"
+        if read > 0 && read < total { mark += style.dim(" (\(read) read)") }
+        if failed > 0 { mark += " " + style.red("✗ \(failed) failed") }
+        return mark
+    }
+
     /// `name (alias)  KEY-TAG  presence`, the line above a conversation's messages.
     package static func header(_ peer: PeerInfo, style: TextStyle) -> String {
         let (presence, presenceColor) = PeerText.presence(peer, style: style)
@@ -75,6 +124,7 @@ package enum HistoryView {
 
     /// `…` queued, `✓` sent, `✓✓` delivered, `✓✓ read`, `✗ failed: reason`.
     package static func statusMark(_ message: MessageInfo, style: TextStyle) -> String? {
+        if let mark = groupMark(message, style: style) { return mark }
         switch message.status {
         case nil: return nil
         case .queued: return style.dim("…")

@@ -15,8 +15,10 @@ extension HistoryResult: FastJSONDecodable {
         var peer: PeerInfo?
         var messages: [MessageInfo]?
         var hasOlder: Bool?
+        var group: GroupInfo??
         let complete = reader.readObject { reader, key in
             switch key {
+            case "group": reader.optionalField(&group) { $0.read(GroupInfo.self) }
             case "peer": reader.field(&peer) { $0.read(PeerInfo.self) }
             case "messages": reader.field(&messages) { $0.readArray { $0.read(MessageInfo.self) } }
             case "hasOlder": reader.field(&hasOlder) { $0.readBool() }
@@ -25,5 +27,26 @@ extension HistoryResult: FastJSONDecodable {
         }
         guard complete, let peer, let messages, let hasOlder else { return nil }
         self.init(peer: peer, messages: messages, hasOlder: hasOlder)
+        self.group = group ?? nil
+    }
+}
+
+extension GroupInfo: FastJSONDecodable {
+    package init?(json reader: inout JSONReader) {
+        var id: String?
+        var name: String?
+        var members: [PeerInfo]?
+        var version: UInt64?
+        let complete = reader.readObject { reader, key in
+            switch key {
+            case "id": reader.field(&id) { $0.readString() }
+            case "name": reader.field(&name) { $0.readString() }
+            case "members": reader.field(&members) { $0.readArray { $0.read(PeerInfo.self) } }
+            case "version": reader.field(&version) { $0.readUInt64() }
+            default: reader.skipValue()
+            }
+        }
+        guard complete, let id, let name, let members, let version else { return nil }
+        self.init(id: id, name: name, members: members, version: version)
     }
 }

@@ -17,6 +17,9 @@ extension MessageInfo: FastJSONDecodable {
         var failReason: String??
         var deliveredAt: Timestamp??
         var readAt: Timestamp??
+        var group: String??
+        var sender: String??
+        var recipients: [RecipientInfo]??
         let complete = reader.readObject { reader, key in
             switch key {
             case "id": reader.field(&id) { $0.readString() }
@@ -31,6 +34,12 @@ extension MessageInfo: FastJSONDecodable {
             case "failReason": reader.optionalField(&failReason) { $0.readString() }
             case "deliveredAt": reader.optionalField(&deliveredAt) { $0.readTimestamp() }
             case "readAt": reader.optionalField(&readAt) { $0.readTimestamp() }
+            case "group": reader.optionalField(&group) { $0.readString() }
+            case "sender": reader.optionalField(&sender) { $0.readString() }
+            case "recipients":
+                reader.optionalField(&recipients) {
+                    $0.readArray { $0.read(RecipientInfo.self) }
+                }
             default: reader.skipValue()
             }
         }
@@ -41,6 +50,30 @@ extension MessageInfo: FastJSONDecodable {
             id: id, peer: peer, direction: direction, seq: seq, text: text, createdAt: createdAt,
             receivedAt: receivedAt ?? nil, read: read ?? nil, status: status ?? nil,
             failReason: failReason ?? nil, deliveredAt: deliveredAt ?? nil, readAt: readAt ?? nil)
+        self.group = group ?? nil
+        self.sender = sender ?? nil
+        self.recipients = recipients ?? nil
+    }
+}
+
+extension RecipientInfo: FastJSONDecodable {
+    package init?(json reader: inout JSONReader) {
+        var peer: String?
+        var status: MessageStatus?
+        var deliveredAt: Timestamp??
+        var readAt: Timestamp??
+        let complete = reader.readObject { reader, key in
+            switch key {
+            case "peer": reader.field(&peer) { $0.readString() }
+            case "status": reader.field(&status) { $0.readEnum(MessageStatus.self) }
+            case "deliveredAt": reader.optionalField(&deliveredAt) { $0.readTimestamp() }
+            case "readAt": reader.optionalField(&readAt) { $0.readTimestamp() }
+            default: reader.skipValue()
+            }
+        }
+        guard complete, let peer, let status else { return nil }
+        self.init(
+            peer: peer, status: status, deliveredAt: deliveredAt ?? nil, readAt: readAt ?? nil)
     }
 }
 

@@ -43,6 +43,10 @@ extension MessageInfo: ControlJSONWritable {
         output.string(direction.rawValue)
         output.key("failReason")
         output.optional(failReason) { $0.string($1) }
+        if let group {
+            output.key("group")
+            output.string(group)
+        }
         output.key("id")
         output.string(id)
         output.key("peer")
@@ -53,6 +57,25 @@ extension MessageInfo: ControlJSONWritable {
         output.optional(readAt) { $0.timestamp($1) }
         output.key("receivedAt")
         output.optional(receivedAt) { $0.timestamp($1) }
+        if group != nil {
+            output.key("recipients")
+            output.optional(recipients) { output, recipients in
+                output.array(recipients) { output, recipient in
+                    output.beginObject()
+                    output.key("deliveredAt")
+                    output.optional(recipient.deliveredAt) { $0.timestamp($1) }
+                    output.key("peer")
+                    output.string(recipient.peer)
+                    output.key("readAt")
+                    output.optional(recipient.readAt) { $0.timestamp($1) }
+                    output.key("status")
+                    output.string(recipient.status.rawValue)
+                    output.endObject()
+                }
+            }
+            output.key("sender")
+            output.optional(sender) { $0.string($1) }
+        }
         output.key("seq")
         output.integer(seq)
         output.key("status")
@@ -117,12 +140,31 @@ extension ControlJSONOutput {
 extension HistoryResult: ControlJSONWritable {
     public func write(to output: inout ControlJSONOutput) {
         output.beginObject()
+        if let group {
+            output.key("group")
+            output.value(group)
+        }
         output.key("hasOlder")
         output.bool(hasOlder)
         output.key("messages")
         output.array(messages) { $0.value($1) }
         output.key("peer")
         output.value(peer)
+        output.endObject()
+    }
+}
+
+extension GroupInfo: ControlJSONWritable {
+    public func write(to output: inout ControlJSONOutput) {
+        output.beginObject()
+        output.key("id")
+        output.string(id)
+        output.key("members")
+        output.array(members) { $0.value($1) }
+        output.key("name")
+        output.string(name)
+        output.key("version")
+        output.integer(version)
         output.endObject()
     }
 }

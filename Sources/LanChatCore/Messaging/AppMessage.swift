@@ -8,8 +8,10 @@ public enum AppMessage: Equatable, Sendable {
     case typing(Bool)
     case presence(AnnouncedStatus, statusText: String)
     case reject(stream: UInt64, seq: UInt64, reason: RejectReason)
-    /// A kind this version does not know (including GROUP, 0x08, which needs a capability we
-    /// never announce): ignored, so later versions can add kinds.
+    /// A group's membership (§9.7); only sent on sessions that negotiated
+    /// `Capabilities.groups`.
+    case group(GroupUpdate)
+    /// A kind this version does not know: ignored, so later versions can add kinds.
     case unknown(kind: UInt8)
 
     enum Kind: UInt8 {
@@ -20,6 +22,7 @@ public enum AppMessage: Equatable, Sendable {
         case typing = 0x05
         case presence = 0x06
         case reject = 0x07
+        case group = 0x08
     }
 }
 
@@ -59,7 +62,7 @@ public struct WireMessage: Equatable, Sendable {
     public var id: MessageID
     /// Milliseconds since the epoch, sender's clock.
     public var sentAt: Int64
-    /// Set when the sender marked it a group message (§9.7); we do not support groups yet.
+    /// Set when the sender marked it a group message (flags bit 0, §9.7): the group's id.
     public var group: [UInt8]?
     public var text: Text
 

@@ -48,6 +48,13 @@ extension AppMessage {
             out.appendBigEndian(stream)
             out.appendBigEndian(seq)
             out.appendBigEndian(reason.code)
+        case .group(let group):
+            out.append(Kind.group.rawValue)
+            out.append(contentsOf: group.id.bytes)
+            out.appendBigEndian(group.version)
+            out.appendString(group.name)
+            out.appendBigEndian(UInt16(truncatingIfNeeded: group.members.count))
+            for member in group.members { out.append(contentsOf: member.bytes) }
         case .unknown(let kind):
             out.append(kind)
         }
@@ -95,6 +102,8 @@ extension AppMessage {
             message = .reject(
                 stream: try reader.u64(), seq: try reader.u64(),
                 reason: RejectReason(code: try reader.u16()))
+        case .group:
+            message = .group(try decodeGroup(&reader))
         }
         guard reader.isAtEnd else { throw .trailingBytes(reader.remaining) }
         return message
@@ -108,6 +117,30 @@ extension AppMessage {
             throw .invalidPresence(value)
         }
         return presence
+    }
+
+    /// GROUP (§9.7): a name over 64 bytes, more than 256 members, a key that is not a
+    /// canonical X25519 key, or a member listed twice is a protocol error like any other
+    /// malformed field.
+    private static func decodeGroup(_ reader: inout ByteReader) throws(AppCodecError)
+        -> GroupUpdate
+    {
+        guard let id = GroupID(bytes: try reader.raw(GroupID.byteCount)) else { throw .truncated }
+        let version = try reader.u64()
+        let name = try reader.string(limit: Limits.maxGroupNameBytes)
+        let count = Int(try reader.u16())
+        guard count <= Limits.maxGroupMembers else { throw .tooManyMembers(count) }
+        var members: [PeerKey] = []
+        members.reserveCapacity(count)
+        var seen = Set<PeerKey>()
+        for _ in 0..<count {
+            guard let member = PeerKey(bytes: try reader.raw(PeerKey.byteCount)) else {
+                throw .invalidMemberKey
+            }
+            guard seen.insert(member).inserted else { throw .duplicateMember }
+            members.append(member)
+        }
+        return GroupUpdate(id: id, version: version, name: name, members: members)
     }
 
     private static func decodeWireMessage(_ reader: inout ByteReader) throws(AppCodecError)

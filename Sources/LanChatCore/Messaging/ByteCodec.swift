@@ -92,6 +92,9 @@ public enum AppCodecError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidUTF8
     case invalidPresence(UInt8)
     case invalidFlags(UInt8)
+    case tooManyMembers(Int)
+    case invalidMemberKey
+    case duplicateMember
 
     public var description: String {
         switch self {
@@ -102,6 +105,10 @@ public enum AppCodecError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidUTF8: "a text field is not valid UTF-8"
         case .invalidPresence(let value): "unknown presence value \(value)"
         case .invalidFlags(let flags): "unknown MSG flags 0x\(String(flags, radix: 16))"
+        case .tooManyMembers(let count):
+            "a GROUP of \(count) members exceeds \(Limits.maxGroupMembers)"
+        case .invalidMemberKey: "a GROUP member key is not a canonical X25519 key"
+        case .duplicateMember: "a GROUP lists a member twice"
         }
     }
 }

@@ -39,7 +39,9 @@ public struct IncomingLedger: Sendable {
     }
 
     /// Classifies the next MSG and advances the cursor when it counts as processed.
-    /// `policy` may refuse an otherwise acceptable message (blocked or unknown senders).
+    /// `policy` may refuse an otherwise acceptable message (blocked or unknown senders, group
+    /// messages for a group the sender is not in): which group MSGs are taken is the caller's
+    /// business, the ledger only orders them like any other.
     public mutating func classify(
         _ message: WireMessage, policy: (WireMessage) -> RejectReason? = { _ in nil }
     ) -> IncomingVerdict {
@@ -59,7 +61,6 @@ public struct IncomingLedger: Sendable {
         }
         cursor.delivered = message.seq
         if case .unacceptable(let reason) = message.text { return .reject(reason) }
-        if message.group != nil { return .reject(.refusedByPolicy) }
         if let reason = policy(message) { return .reject(reason) }
         return .store
     }

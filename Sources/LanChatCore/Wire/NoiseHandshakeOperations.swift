@@ -69,6 +69,11 @@ public struct HandshakeConfiguration: Sendable {
     }
 
     public static let current = HandshakeConfiguration()
+
+    /// `current` with our capability bits (the transport announces `Capabilities.supported`).
+    public static func announcing(_ capabilities: UInt64) -> HandshakeConfiguration {
+        HandshakeConfiguration(capabilities: capabilities)
+    }
 }
 
 /// The facts of a completed handshake (all public: no secret here).

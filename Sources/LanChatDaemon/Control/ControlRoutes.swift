@@ -41,6 +41,7 @@ extension ControlDispatcher {
             try await messenger.search(params)
         }
         dispatcher.registerContactRoutes(to: messenger)
+        dispatcher.registerGroupRoutes(to: messenger)
         dispatcher.register(Methods.Typing.self) { params throws(ControlError) in
             try await messenger.typing(params)
         }

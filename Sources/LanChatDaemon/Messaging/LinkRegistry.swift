@@ -52,6 +52,9 @@ final class LinkRegistry: SessionDelegate, Service {
         (createdLinks, created) = AsyncStream.makeStream(of: PeerLink.self)
         (sessionChanges, sessionChangesContinuation) = AsyncStream.makeStream(
             of: SessionChange.self)
+        services.groupFanout.connect { [weak self] peers in
+            for peer in peers { await self?.existingLink(for: peer)?.sendGroupFrames() }
+        }
     }
 
     var logger: Logger { services.logger }

@@ -15,6 +15,8 @@ struct LinkServices: Sendable {
     /// Changed by a configuration reload; read at each use.
     let readReceipts: ReadReceiptsSetting
     let clock: DaemonClock
+    /// Pushes new GROUP frames to the links of connected members (`GroupPublisher`).
+    var groupFanout = GroupFanout()
 
     /// Milliseconds since the Unix epoch, by the injected clock.
     func now() -> Int64 { clock.wallMilliseconds() }

@@ -12,6 +12,9 @@ protocol LinkSession: AnyObject, Sendable, CustomStringConvertible {
     /// inbound one, whose source port is ephemeral.
     var dialledAddress: Endpoint? { get }
     var establishedAt: ContinuousClock.Instant { get }
+    /// The negotiated capability bits (PROTOCOL.md §3.7): group frames only with
+    /// `Capabilities.groups`.
+    var capabilities: UInt64 { get }
     /// The static key of the side that dialled (for the simultaneous-dial rule, §3.9).
     func initiatorKey(ownKey: PeerKey) -> PeerKey
     /// MSGs: waits while the peer reads slowly (the outbound buffer is capped).
@@ -25,4 +28,5 @@ protocol LinkSession: AnyObject, Sendable, CustomStringConvertible {
 extension SessionHandle: LinkSession {
     var sessionTag: String { info.sessionTag }
     var dialledAddress: Endpoint? { info.role == .initiator ? info.remoteAddress : nil }
+    var capabilities: UInt64 { info.capabilities }
 }

@@ -38,6 +38,9 @@ extension Messenger {
     }
 
     func history(_ params: HistoryParams) async throws(ControlError) -> HistoryResult {
+        if let group = try await groupTarget(params.peer) {
+            return try await groupHistory(group, params: params)
+        }
         let limit = try params.validatedLimit()
         let peer = try directory.resolve(params.peer)
         let anchor: MessageStore.PageAnchor

@@ -48,6 +48,9 @@ extension Messenger {
     /// Prints-and-marks: the unread messages (one conversation or all) become read in one
     /// transaction, then each peer's link sends READ (or its next HELLO carries it).
     func read(_ params: ReadParams) async throws(ControlError) -> ReadResult {
+        if let query = params.peer, let group = try await groupTarget(query) {
+            return try await readGroup(group)
+        }
         let peer = try params.peer.map { query throws(ControlError) in
             let entry = try directory.resolve(query)
             guard !entry.record.hasPendingRequest else {

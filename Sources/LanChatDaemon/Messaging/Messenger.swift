@@ -36,12 +36,17 @@ final class Messenger: Sendable {
     func send(_ params: SendParams) async throws(ControlError) -> SendResult {
         let texts = try Self.validatedTexts(params)
         let waitSeconds = try params.validatedWaitSeconds()
+        let waitTarget: StatusWaiter.Target? =
+            params.waitRead == true ? .read : params.wait == true ? .delivered : nil
+        if let group = try await groupTarget(params.peer) {
+            return try await sendToGroup(
+                group, texts: texts,
+                wait: waitTarget.map { ($0, waitSeconds ?? ParamsLimits.defaultTimeoutSeconds) })
+        }
         let peer = try directory.resolve(params.peer)
         guard peer.record.trust != .blocked else {
             throw .failed("\(peer.displayName) (\(peer.record.keyTag)) is blocked; unblock to send")
         }
-        let waitTarget: StatusWaiter.Target? =
-            params.waitRead == true ? .read : params.wait == true ? .delivered : nil
         // Before storing: from then on, every change to the messages is an event here.
         let subscription = waitTarget.map { _ in services.events.subscribe() }
         let stored: [StoredMessage]

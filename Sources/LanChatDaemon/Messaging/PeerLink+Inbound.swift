@@ -95,6 +95,8 @@ extension PeerLink {
                 await applyPresence(status: status, statusText: statusText)
             case .typing(let typing):
                 services.events.publish(.typingReceived(peer: key, typing))
+            case .group(let update):
+                await groupReceived(update)
             case .unknown:
                 break
             }
@@ -156,7 +158,12 @@ extension PeerLink {
                 return await closeAfterStoreFailure(source)
             }
         }
-        if phase.peerHelloApplied(on: source) { pumpWakeup.signal() }
+        // GROUP frames before any MSG: a member learns a group before its messages.
+        let groupFrames = await groupFramesForNewSession(source)
+        if phase.peerHelloApplied(on: source) {
+            if !groupFrames.isEmpty { source.sendControl(groupFrames) }
+            pumpWakeup.signal()
+        }
     }
 
     /// The store failed us mid-session: close it (the peer resends what we did not store).
@@ -202,11 +209,13 @@ extension PeerLink {
         var replies: [AppMessage] = []
         var violation: String?
         let now = services.now()
+        let groups = run.contains { $0.group != nil } ? await groupsOf(run) : [:]
+        guard phase.isCurrent(source) else { return false }
         for var message in run {
             // The sender's clock is its own business, but an absurd one must not reach
             // history: a time no timestamp can show becomes the time we received it.
             if !Timestamp.representable.contains(message.sentAt) { message.sentAt = now }
-            switch working.classify(message) {
+            switch working.classify(message, policy: { groupPolicy($0, groups: groups) }) {
             case .store:
                 if case .valid(let text) = message.text {
                     records.append(IncomingRecord(message: message, text: text))

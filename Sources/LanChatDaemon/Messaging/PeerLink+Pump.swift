@@ -46,6 +46,14 @@ extension PeerLink {
                 logger.error("outbox has no message \(range.lowerBound) of its stream")
                 return
             }
+            // A group message never goes to a peer that did not announce groups (§9.7).
+            // Copies for a peer known not to support them are failed when stored; this holds
+            // a copy queued before the peer's daemon was downgraded, rather than send it.
+            if !sessionSupportsGroups, contiguous.contains(where: { $0.group != nil }) {
+                logger.error(
+                    "a queued group message waits: this peer's daemon does not support groups")
+                return
+            }
             phase.updateFlow(on: current) { $0.didSend(upTo: lastSent.seq) }
             services.events.publish(.statusChanged(peer: key, contiguous, sent: true))
             do {
@@ -73,6 +81,6 @@ extension PeerLink {
         .message(
             WireMessage(
                 stream: message.stream, seq: message.seq, id: message.id,
-                sentAt: message.createdAt, text: message.text))
+                sentAt: message.createdAt, group: message.group?.bytes, text: message.text))
     }
 }

@@ -7,6 +7,8 @@ import LanChatStore
 /// no store read to start; a delivery counts as soon as the peer's ACK arrives (the ACK is
 /// the proof; writing `delivered` locally is bookkeeping); and the store is read once more at
 /// the deadline, so an event lost to a full buffer cannot turn a success into a timeout.
+/// A group message is one copy per member sharing one id: each copy is waited for, and the
+/// id counts as reached when every copy has, failed when one has.
 struct StatusWaiter {
     enum Target: Sendable {
         case delivered, read
@@ -39,6 +41,7 @@ struct StatusWaiter {
         async throws -> Outcome
     {
         var tracker = Tracker(waiting: messages, target: target)
+        if tracker.isDone { return tracker.outcome }
         let start = tracker
         let clock = self.clock
         let deadline = clock.monotonic() + timeout
@@ -47,7 +50,7 @@ struct StatusWaiter {
                 var tracker = start
                 for await event in subscription {
                     tracker.absorb(event)
-                    if tracker.outcome.pending.isEmpty { return tracker }
+                    if tracker.isDone { return tracker }
                 }
                 return nil
             }
@@ -61,30 +64,54 @@ struct StatusWaiter {
         }
         if let finished { return finished.outcome }
         // Deadline (or a lost event): the store decides.
-        tracker.absorb(try await store.messages(ids: Array(tracker.outcome.pending)))
+        tracker.absorb(try await store.outgoing(tracker.pending.map { ($0.peer, $0.id) }))
         return tracker.outcome
     }
 
-    /// The bookkeeping of one wait, fed with store rows and events.
+    /// The bookkeeping of one wait, fed with store rows and events, per copy (a group
+    /// message's copies share their id, one per member).
     private struct Tracker: Sendable {
+        struct Copy: Hashable, Sendable {
+            let peer: PeerKey
+            let id: MessageID
+        }
+
         let target: Target
-        let waiting: [MessageID: StoredMessage]
-        var outcome: Outcome
+        let waiting: [Copy: StoredMessage]
+        var pending: Set<Copy>
+        var failed: Set<Copy> = []
+        var reachedAt: [MessageID: Int64] = [:]
 
         init(waiting messages: [StoredMessage], target: Target) {
             self.target = target
             waiting = Dictionary(
-                messages.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            outcome = Outcome(pending: Set(messages.map(\.id)), failed: [])
+                messages.map { (Copy(peer: $0.peer, id: $0.id), $0) },
+                uniquingKeysWith: { first, _ in first })
+            pending = Set(waiting.keys)
+            // A group copy may be stored failed (a member that cannot take it).
+            absorb(messages)
+        }
+
+        var isDone: Bool { pending.isEmpty }
+
+        /// By id: pending while a copy is, failed when one failed, reached at the last copy's
+        /// time.
+        var outcome: Outcome {
+            let failedIDs = Set(failed.map(\.id))
+            return Outcome(
+                pending: Set(pending.map(\.id)).subtracting(failedIDs), failed: failedIDs,
+                reachedAt: reachedAt)
         }
 
         mutating func absorb(_ rows: [StoredMessage]) {
-            for row in rows where outcome.pending.contains(row.id) {
+            for row in rows {
+                let copy = Copy(peer: row.peer, id: row.id)
+                guard pending.contains(copy) else { continue }
                 if target.isReached(by: row.status) {
-                    reach(row.id, at: (target == .read ? row.readAt : row.deliveredAt))
+                    reach(copy, at: (target == .read ? row.readAt : row.deliveredAt))
                 } else if row.status == .failed {
-                    outcome.pending.remove(row.id)
-                    outcome.failed.insert(row.id)
+                    pending.remove(copy)
+                    failed.insert(copy)
                 }
             }
         }
@@ -94,20 +121,20 @@ struct StatusWaiter {
             case .statusChanged(_, let rows, false):
                 absorb(rows)
             case .acknowledged(let peer, let stream, let upTo, let at) where target == .delivered:
-                for id in outcome.pending {
-                    guard let message = waiting[id], message.peer == peer,
-                        message.stream == stream, message.seq <= upTo
+                for copy in pending where copy.peer == peer {
+                    guard let message = waiting[copy], message.stream == stream,
+                        message.seq <= upTo
                     else { continue }
-                    reach(id, at: at)
+                    reach(copy, at: at)
                 }
             default:
                 break
             }
         }
 
-        private mutating func reach(_ id: MessageID, at time: Int64?) {
-            outcome.pending.remove(id)
-            if let time { outcome.reachedAt[id] = time }
+        private mutating func reach(_ copy: Copy, at time: Int64?) {
+            pending.remove(copy)
+            if let time { reachedAt[copy.id] = max(reachedAt[copy.id] ?? time, time) }
         }
     }
 }

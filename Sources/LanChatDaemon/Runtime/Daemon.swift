@@ -241,7 +241,13 @@ public final class Daemon: Sendable {
                 }
             })
         serviceList.append(
-            TaskService(description: "listener") { try await listener.run(delegate: registry) })
+            TaskService(description: "listener") {
+                // "sessions" closes the socket while the group is still stopping the services
+                // after this one: returning then would be a service that "finished
+                // unexpectedly" (exit 1 on a clean stop), so wait for this one's own turn.
+                try await listener.run(delegate: registry)
+                try await gracefulShutdown()
+            })
         serviceList.append(
             ShutdownService(description: "sessions") {
                 // Peers must see us go, not come back: no new dials, connections or

@@ -1,0 +1,120 @@
+import ArgumentParser
+import LanChatControl
+
+/// `lanchat group create|add|remove|rename|leave` → `group.*` (PRODUCT.md §4). Each prints
+/// the group as it now is; `create` prints its id first.
+struct GroupCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "group",
+        abstract: "Create a group or change its members or name; every member learns it.",
+        subcommands: [Create.self, Add.self, Remove.self, Rename.self, Leave.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create group NAME with the given peers (you are a member); prints its id.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The group's name (at most 64 bytes).") var name: String
+        @Argument(help: "The other members (see PEER in lanchat --help).", completion: .peers)
+        var peers: [String] = []
+
+        func run() async throws {
+            try CLIEnvironment.current.undecodableArguments.check([name] + peers, as: "argument")
+            let context = global.makeContext()
+            let result = try await context.client.groupCreate(
+                GroupCreateParams(name: name, peers: peers))
+            try context.show(result) { "\($0.group.id)\n" }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add peers to GROUP.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The group: its id, name, or #NAME.") var group: String
+        @Argument(help: "The peers to add.", completion: .peers) var peers: [String] = []
+
+        func run() async throws {
+            try CLIEnvironment.current.undecodableArguments.check([group] + peers, as: "argument")
+            let context = global.makeContext()
+            let result = try await context.client.groupAdd(
+                GroupMembersParams(group: group, peers: peers))
+            try context.show(result) { GroupsView.render([$0.group]) }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove peers from GROUP; they receive nothing sent after this.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The group: its id, name, or #NAME.") var group: String
+        @Argument(help: "The peers to remove.", completion: .peers) var peers: [String] = []
+
+        func run() async throws {
+            try CLIEnvironment.current.undecodableArguments.check([group] + peers, as: "argument")
+            let context = global.makeContext()
+            let result = try await context.client.groupRemove(
+                GroupMembersParams(group: group, peers: peers))
+            try context.show(result) { GroupsView.render([$0.group]) }
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename GROUP.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The group: its id, name, or #NAME.") var group: String
+        @Argument(help: "The new name (at most 64 bytes).") var name: String
+
+        func run() async throws {
+            try CLIEnvironment.current.undecodableArguments.check([group, name], as: "argument")
+            let context = global.makeContext()
+            let result = try await context.client.groupRename(
+                GroupRenameParams(group: group, name: name))
+            try context.show(result) { GroupsView.render([$0.group]) }
+        }
+    }
+
+    struct Leave: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Leave GROUP.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The group: its id, name, or #NAME.") var group: String
+
+        func run() async throws {
+            try CLIEnvironment.current.undecodableArguments.check([group], as: "argument")
+            let context = global.makeContext()
+            let result = try await context.client.groupLeave(GroupParams(group: group))
+            try context.show(result) { "You left \(terminalSafe($0.group.name)).\n" }
+        }
+    }
+}
+
+/// `lanchat groups` → `groups`.
+struct GroupsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "groups", abstract: "Groups with their members and each one's presence.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let context = global.makeContext()
+        let result = try await context.client.groups()
+        try context.show(result) { GroupsView.render($0.groups) }
+    }
+}
+
+/// Text for `groups` and the group commands: the name and id, then each member with its
+/// presence.
+enum GroupsView {
+    static func render(_ groups: [GroupInfo]) -> String {
+        guard !groups.isEmpty else {
+            return "No groups. Start one with: lanchat group create NAME PEER…\n"
+        }
+        var out = ""
+        for group in groups {
+            out += "#\(terminalSafe(group.name))  \(group.id)  (\(group.members.count) members)\n"
+            for member in group.members {
+                let name = terminalSafe(member.alias ?? member.name)
+                out +=
+                    "  \(member.presence.rawValue)  \(name.isEmpty ? member.keyTag : name)  \(member.keyTag)\n"
+            }
+        }
+        return out
+    }
+}

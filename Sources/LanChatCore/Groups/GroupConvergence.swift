@@ -1,0 +1,51 @@
+/// Whether a received GROUP replaces the state a node holds (PROTOCOL.md §9.7). Pure, so the
+/// rule is one function with its tests, and every node decides the same way.
+///
+/// - A GROUP counts only from a current member: one in the local state, or, for a state of
+///   the same version, in the `basis` it was built on (two members who change version 5 at
+///   once both make a version 6; each was a member of version 5, even if the other's change
+///   removed it).
+/// - A higher version wins. For equal versions the one whose canonical encoding
+///   (`GroupUpdate.canonicalEncoding`: members sorted) is greater byte by byte wins, so
+///   every node that has seen both ends with the same one, whatever order they came in.
+/// - An unknown group is taken only when the sender and we are both in it (an invitation).
+public enum GroupConvergence {
+    public enum Decision: Equatable, Sendable {
+        case apply
+        /// The same state we hold.
+        case alreadyHeld
+        /// Older than what we hold, or the loser of an equal-version tie.
+        case stale
+        /// The sender is not a member of the group as we know it.
+        case notFromMember
+        /// An unknown group that does not list us (or the sender).
+        case notInvited
+    }
+
+    public static func decide(
+        _ incoming: GroupUpdate, from sender: PeerKey, local: GroupUpdate?,
+        basis: [PeerKey], ownKey: PeerKey
+    ) -> Decision {
+        guard let local else {
+            return incoming.hasMember(sender) && incoming.hasMember(ownKey) ? .apply : .notInvited
+        }
+        if incoming.version > local.version {
+            return local.hasMember(sender) ? .apply : .notFromMember
+        }
+        guard incoming.version == local.version else { return .stale }
+        let theirs = incoming.canonicalEncoding
+        let ours = local.canonicalEncoding
+        if theirs == ours { return .alreadyHeld }
+        guard local.hasMember(sender) || basis.contains(sender) else { return .notFromMember }
+        return ours.lexicographicallyPrecedes(theirs) ? .apply : .stale
+    }
+
+    /// The next state after a local change: one version up, built on `current`.
+    public static func next(
+        after current: GroupUpdate, name: String? = nil, members: [PeerKey]? = nil
+    ) -> GroupUpdate {
+        GroupUpdate(
+            id: current.id, version: current.version + 1, name: name ?? current.name,
+            members: members ?? current.members)
+    }
+}

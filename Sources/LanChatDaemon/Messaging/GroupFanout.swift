@@ -1,0 +1,59 @@
+import LanChatCore
+import LanChatStore
+import Synchronization
+
+/// Tells the links of peers that have new GROUP frames waiting (`group_outbox`) to send them
+/// on their established session now. Connected by `LinkRegistry` at its creation; the links
+/// and the messenger only know this, not the registry. Peers without a session get their
+/// frames first thing on their next session.
+final class GroupFanout: Sendable {
+    private let push = Mutex<(@Sendable ([PeerKey]) async -> Void)?>(nil)
+
+    func connect(_ push: @escaping @Sendable ([PeerKey]) async -> Void) {
+        self.push.withLock { $0 = push }
+    }
+
+    func framesQueued(for peers: [PeerKey]) async {
+        guard let push = push.withLock({ $0 }) else { return }
+        await push(peers)
+    }
+}
+
+/// Storing a group's new state (our own change, or one we accepted from a member) and handing
+/// it to everyone who must learn it: the members and the members it removed. Whoever accepts a
+/// new state passes it on to every member (a member added while its adder is offline learns
+/// the group from whoever writes to it first), and a state is passed on only when it replaced
+/// an older one, so the spreading ends.
+struct GroupPublisher {
+    let services: LinkServices
+
+    enum Outcome {
+        case saved
+        /// Another state was stored since `previous` was read: read again and retry.
+        case conflict
+    }
+
+    func publish(_ state: GroupUpdate, replacing previous: StoredGroup?) async throws(StoreError)
+        -> Outcome
+    {
+        let own = services.directory.ownKey
+        let basis: [PeerKey]
+        if let previous, previous.state.version == state.version {
+            basis = previous.basis
+        } else {
+            basis = previous?.state.members ?? []
+        }
+        let removed = (previous?.state.members ?? []).filter { !state.hasMember($0) }
+        let recipients = Array(Set(state.members + removed)).filter { $0 != own }.sorted()
+        let now = services.now()
+        for recipient in recipients {
+            try await services.directory.pinAhead(recipient, at: now)
+        }
+        let saved = try await services.store.saveGroup(
+            StoredGroup(state: state, basis: basis, updatedAt: now), recipients: recipients,
+            expectedVersion: previous?.state.version)
+        guard saved else { return .conflict }
+        await services.groupFanout.framesQueued(for: recipients)
+        return .saved
+    }
+}

@@ -1,0 +1,373 @@
+import LanChatControl
+import LanChatCore
+import LanChatCrypto
+import LanChatStore
+
+/// The group methods (PRODUCT.md §4, issue 13) and GROUP arguments for `send` and `history`.
+/// Every change is stored with the GROUP frame for each member in one transaction
+/// (`GroupPublisher`), then pushed to the members online.
+extension Messenger {
+    func groups() async throws(ControlError) -> GroupsResult {
+        do {
+            return GroupsResult(groups: try await store.groups().map { groupInfo($0.state) })
+        } catch {
+            throw .storeUnavailable("cannot read groups: \(error)")
+        }
+    }
+
+    func groupCreate(_ params: GroupCreateParams) async throws(ControlError) -> GroupResult {
+        try params.validate()
+        let members = try resolveMembers(params.peers)
+        let state = GroupUpdate(
+            id: GroupID.random(), version: 1, name: params.name,
+            members: [directory.ownKey] + members)
+        try await publish(state, replacing: nil)
+        return GroupResult(group: groupInfo(state))
+    }
+
+    func groupAdd(_ params: GroupMembersParams) async throws(ControlError) -> GroupResult {
+        try params.validate()
+        let added = try resolveMembers(params.peers)
+        return try await change(params.group) { state throws(ControlError) in
+            let fresh = added.filter { !state.hasMember($0) }
+            guard fresh.count == added.count else {
+                throw .badInput("a peer given is already a member of \(state.name)")
+            }
+            guard state.members.count + fresh.count <= ParamsLimits.maxGroupMembers else {
+                throw .badInput("a group has at most \(ParamsLimits.maxGroupMembers) members")
+            }
+            return GroupConvergence.next(after: state, members: state.members + fresh)
+        }
+    }
+
+    func groupRemove(_ params: GroupMembersParams) async throws(ControlError) -> GroupResult {
+        try params.validate()
+        let removed = try resolveMembers(params.peers)
+        return try await change(params.group) { state throws(ControlError) in
+            guard removed.allSatisfy(state.hasMember) else {
+                throw .badInput("a peer given is not a member of \(state.name)")
+            }
+            return GroupConvergence.next(
+                after: state, members: state.members.filter { !removed.contains($0) })
+        }
+    }
+
+    func groupRename(_ params: GroupRenameParams) async throws(ControlError) -> GroupResult {
+        try params.validate()
+        return try await change(params.group) { state throws(ControlError) in
+            GroupConvergence.next(after: state, name: params.name)
+        }
+    }
+
+    func groupLeave(_ params: GroupParams) async throws(ControlError) -> GroupResult {
+        try params.validate()
+        let own = directory.ownKey
+        return try await change(params.group) { state throws(ControlError) in
+            GroupConvergence.next(after: state, members: state.members.filter { $0 != own })
+        }
+    }
+
+    // MARK: Group messages
+
+    /// `send GROUP`: one copy per current member on that member's stream. A member whose
+    /// session says it does not support groups gets its copy failed, with the reason. With
+    /// `wait`, answers once every member's copy is delivered (or read).
+    func sendToGroup(
+        _ group: StoredGroup, texts: [String],
+        wait: (target: StatusWaiter.Target, seconds: Double)? = nil
+    ) async throws(ControlError) -> SendResult {
+        let own = directory.ownKey
+        guard group.state.hasMember(own) else {
+            throw .failed("you are not a member of \(group.state.name)")
+        }
+        let members = group.state.members.filter { $0 != own }
+        var refused: [PeerKey: String] = [:]
+        for member in members {
+            if directory.isBlocked(member) {
+                refused[member] = "blocked; unblock to send"
+            } else if let link = await registry.existingLink(for: member),
+                await link.knownToLackGroups
+            {
+                refused[member] = "this peer's lanchat does not support groups"
+            }
+        }
+        // Before storing: from then on, every change to the copies is an event here.
+        let subscription = wait.map { _ in services.events.subscribe() }
+        let copies: [PeerKey: [StoredMessage]]
+        do {
+            copies = try await store.enqueueGroup(
+                group.state.id, to: members, refused: refused, texts: texts, at: services.now())
+        } catch {
+            throw .storeUnavailable("message not stored: \(error)")
+        }
+        for (member, stored) in copies where refused[member] == nil {
+            await registry.link(for: member).committed(stored)
+            if directory.entry(member)?.sessions ?? 0 == 0 {
+                await connections.wantSession(with: member)
+            }
+        }
+        let all = copies.values.flatMap { $0 }.sorted { $0.rowID < $1.rowID }
+        guard let wait, let subscription else {
+            return SendResult(messages: await groupInfos(all, group: group.state.id))
+        }
+        return try await waitForGroup(
+            all, group: group.state, target: wait.target, seconds: wait.seconds,
+            subscription: subscription)
+    }
+
+    /// `send GROUP --wait|--wait-read`: every current member's copy must reach the target;
+    /// a failed copy fails the wait with its reason, a member away times it out (its copy
+    /// stays queued).
+    private func waitForGroup(
+        _ copies: [StoredMessage], group: GroupUpdate, target: StatusWaiter.Target,
+        seconds: Double, subscription: AsyncStream<DaemonEvent>
+    ) async throws(ControlError) -> SendResult {
+        let ids = Array(Set(copies.map(\.id))).sorted { $0.description < $1.description }
+        let outcome: StatusWaiter.Outcome
+        do {
+            outcome = try await StatusWaiter(
+                store: store, subscription: subscription, clock: services.clock
+            ).wait(for: copies, until: target, timeout: .milliseconds(Int64(seconds * 1000)))
+        } catch {
+            throw .storeUnavailable("cannot read message status: \(error)")
+        }
+        let current: [StoredMessage]
+        do {
+            current = try await store.outgoing(copies.map { ($0.peer, $0.id) })
+        } catch {
+            throw .storeUnavailable("cannot read message status: \(error)")
+        }
+        if !outcome.failed.isEmpty {
+            let failed = current.first { outcome.failed.contains($0.id) && $0.status == .failed }
+            let who =
+                failed.map { directory.entry($0.peer)?.displayName ?? $0.peer.id } ?? "a member"
+            throw .failed(
+                "not delivered to \(who): \(failed?.failReason ?? "failed")",
+                messageIDs: ids.map(\.description))
+        }
+        if !outcome.pending.isEmpty {
+            let what = target == .read ? "read" : "delivered"
+            throw .timedOut(
+                "not \(what) by every member of \(group.name) within \(Self.format(seconds)) s; still queued for those away",
+                messageIDs: ids.map(\.description))
+        }
+        // Every copy reached the target; the store may not show the last marks yet.
+        let reached = current.map { row -> StoredMessage in
+            var row = row
+            if !target.isReached(by: row.status) {
+                row.status = target == .read ? .read : .delivered
+                let time = outcome.reachedAt[row.id]
+                row.deliveredAt = row.deliveredAt ?? time
+                if target == .read { row.readAt = row.readAt ?? time }
+            }
+            return row
+        }.sorted { $0.rowID < $1.rowID }
+        return SendResult(messages: await groupInfos(reached, group: group.id))
+    }
+
+    /// `history GROUP`: own messages once, with each member's copy as a recipient.
+    func groupHistory(_ group: StoredGroup, params: HistoryParams) async throws(ControlError)
+        -> HistoryResult
+    {
+        let limit = try params.validatedLimit()
+        guard params.after == nil else {
+            throw .invalidParams("\"after\" is not supported for a group yet")
+        }
+        let before = try params.before.map { text throws(ControlError) in
+            try Self.messageID(text)
+        }
+        let page: MessageStore.HistoryPage
+        do {
+            // Own messages take a row per member: read enough rows for `limit` messages.
+            page = try await store.groupHistory(
+                group.state.id, limit: limit * max(1, group.state.members.count), before: before)
+        } catch  where error.kind == .notFound {
+            throw .invalidParams(error.description)
+        } catch {
+            throw .storeUnavailable("cannot read history: \(error)")
+        }
+        var messages = await groupInfos(page.messages, group: group.state.id)
+        let hasOlder = page.hasOlder || messages.count > limit
+        if messages.count > limit { messages.removeFirst(messages.count - limit) }
+        var result = HistoryResult(peer: ownInfo, messages: messages, hasOlder: hasOlder)
+        result.group = groupInfo(group.state)
+        return result
+    }
+
+    /// `read GROUP`: the group's unread messages become read; each sender's link sends READ
+    /// on its stream (or its next HELLO carries it).
+    func readGroup(_ group: StoredGroup) async throws(ControlError) -> ReadResult {
+        let marking: ReadMarking
+        do {
+            marking = try await store.markGroupRead(group.state.id, at: services.now())
+        } catch {
+            throw .storeUnavailable("cannot mark messages read: \(error)")
+        }
+        for receipt in marking.receipts {
+            await registry.link(for: receipt.peer).readLocally(
+                stream: receipt.stream, upTo: receipt.readUpTo)
+        }
+        return ReadResult(messages: await groupInfos(marking.messages, group: group.state.id))
+    }
+
+    /// Folds member copies of own messages into one message with `recipients`; `status` is
+    /// the least advanced of them.
+    func groupInfos(_ rows: [StoredMessage], group: GroupID) async -> [MessageInfo] {
+        var lives: [PeerKey: LiveOutgoingState] = [:]
+        for peer in Set(rows.filter { $0.direction == .outgoing }.map(\.peer)) {
+            lives[peer] = await liveState(for: peer)
+        }
+        let ownID = directory.ownKey.id
+        var result: [MessageInfo] = []
+        var ownIndex: [MessageID: Int] = [:]
+        for row in rows {
+            var info = MessageMapping.info(row, live: lives[row.peer] ?? .none)
+            info.group = group.hex
+            guard row.direction == .outgoing else {
+                info.sender = row.peer.id
+                result.append(info)
+                continue
+            }
+            let recipient = RecipientInfo(
+                peer: row.peer.id, status: info.status ?? .queued,
+                deliveredAt: info.deliveredAt, readAt: info.readAt)
+            if let index = ownIndex[row.id] {
+                result[index].recipients?.append(recipient)
+                result[index].status = Self.leastAdvanced(
+                    result[index].status ?? .queued, recipient.status)
+                if recipient.status == .failed, result[index].failReason == nil {
+                    result[index].failReason = info.failReason
+                }
+            } else {
+                info.sender = ownID
+                info.peer = ownID
+                info.recipients = [recipient]
+                ownIndex[row.id] = result.count
+                result.append(info)
+            }
+        }
+        return result
+    }
+
+    static func leastAdvanced(_ a: MessageStatus, _ b: MessageStatus) -> MessageStatus {
+        let order: [MessageStatus] = [.failed, .queued, .sent, .delivered, .read]
+        let rank = { (status: MessageStatus) in order.firstIndex(of: status) ?? 0 }
+        return rank(a) <= rank(b) ? a : b
+    }
+
+    // MARK: GROUP arguments
+
+    /// The group a PEER-or-GROUP argument names, or nil when it names a peer. `#NAME` and a
+    /// 32-hex-digit id are groups; a name that matches both a peer and a group is ambiguous.
+    func groupTarget(_ query: String) async throws(ControlError) -> StoredGroup? {
+        let all: [StoredGroup]
+        do {
+            all = try await store.groups()
+        } catch {
+            throw .storeUnavailable("cannot read groups: \(error)")
+        }
+        if query.hasPrefix("#") {
+            return try Self.pickGroup(String(query.dropFirst()), among: all, query: query)
+        }
+        if let id = GroupID(hex: query), let group = all.first(where: { $0.state.id == id }) {
+            return group
+        }
+        let named = all.filter { $0.state.name.lowercased() == query.lowercased() }
+        guard !named.isEmpty else { return nil }
+        if (try? directory.resolve(query)) != nil {
+            throw .groupAmbiguous(query, names: ["peer \(query)", "group #\(named[0].state.name)"])
+        }
+        return try Self.pickGroup(query, among: all, query: query)
+    }
+
+    /// A group by name (case-insensitive), else by a unique name prefix.
+    static func pickGroup(_ name: String, among all: [StoredGroup], query: String)
+        throws(ControlError) -> StoredGroup
+    {
+        if let id = GroupID(hex: name), let group = all.first(where: { $0.state.id == id }) {
+            return group
+        }
+        let lower = name.lowercased()
+        var matches = all.filter { $0.state.name.lowercased() == lower }
+        if matches.isEmpty { matches = all.filter { $0.state.name.lowercased().hasPrefix(lower) } }
+        guard let first = matches.first else { throw .groupNotFound(query) }
+        guard matches.count == 1 else {
+            throw .groupAmbiguous(query, names: matches.map { "\($0.state.name) (\($0.state.id))" })
+        }
+        return first
+    }
+
+    // MARK: Helpers
+
+    private func resolveMembers(_ queries: [String]) throws(ControlError) -> [PeerKey] {
+        var keys: [PeerKey] = []
+        for query in queries {
+            let key = try directory.resolve(query).key
+            guard key != directory.ownKey else { throw .badInput("you are a member already") }
+            guard !keys.contains(key) else { throw .badInput("'\(query)' is given twice") }
+            keys.append(key)
+        }
+        return keys
+    }
+
+    /// Applies `edit` to the group's current state and publishes the result; retried when a
+    /// member's change was stored meanwhile.
+    private func change(
+        _ query: String, _ edit: (GroupUpdate) throws(ControlError) -> GroupUpdate
+    ) async throws(ControlError) -> GroupResult {
+        for _ in 0..<3 {
+            guard let group = try await groupTarget(query) else { throw .groupNotFound(query) }
+            guard group.state.hasMember(directory.ownKey) else {
+                throw .failed("you are not a member of \(group.state.name)")
+            }
+            let next = try edit(group.state)
+            if try await publish(next, replacing: group) {
+                return GroupResult(group: groupInfo(next))
+            }
+        }
+        throw .unavailable("the group kept changing; try again")
+    }
+
+    @discardableResult
+    private func publish(_ state: GroupUpdate, replacing previous: StoredGroup?)
+        async throws(ControlError) -> Bool
+    {
+        do {
+            switch try await GroupPublisher(services: services).publish(state, replacing: previous)
+            {
+            case .saved: return true
+            case .conflict: return false
+            }
+        } catch {
+            throw .storeUnavailable("group not stored: \(error)")
+        }
+    }
+
+    var ownInfo: PeerInfo {
+        let own = directory.ownKey
+        return PeerInfo(
+            id: own.id, keyTag: Fingerprint.keyTag(own), name: services.profile.snapshot.name,
+            presence: .online)
+    }
+
+    func groupInfo(_ state: GroupUpdate) -> GroupInfo {
+        let own = directory.ownKey
+        let members = state.members.sorted().map { key in
+            key == own
+                ? ownInfo
+                : directory.entry(key)?.info
+                    ?? PeerInfo(
+                        id: key.id, keyTag: Fingerprint.keyTag(key), name: "", presence: .offline)
+        }
+        return GroupInfo(
+            id: state.id.hex, name: state.name, members: members, version: state.version)
+    }
+}
+
+extension PeerLink {
+    /// The current session did not negotiate groups (offline: not known, so not refused).
+    var knownToLackGroups: Bool {
+        guard phase.session != nil else { return false }
+        return !sessionSupportsGroups
+    }
+}

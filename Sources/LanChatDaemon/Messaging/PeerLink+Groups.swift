@@ -1,0 +1,97 @@
+import LanChatCore
+import LanChatStore
+
+/// Groups on this peer's session (PROTOCOL.md §9.7): the GROUP frames it must have (sent
+/// first after HELLO, and whenever one is queued while the session is up), the GROUPs it sends
+/// us, and the group policy for its MSGs.
+extension PeerLink {
+    /// Whether the current session negotiated the groups capability.
+    var sessionSupportsGroups: Bool {
+        guard let session = phase.session else { return false }
+        return session.capabilities & Capabilities.groups != 0
+    }
+
+    /// Sends every GROUP frame queued for this peer on the established session. Versions make
+    /// a repeat harmless, so every session gets them all.
+    func sendGroupFrames() async {
+        guard let (session, _) = phase.established, sessionSupportsGroups else { return }
+        let frames: [GroupUpdate]
+        do {
+            frames = try await services.store.groupFrames(for: key)
+        } catch {
+            logger.error("cannot read the group frames: \(error)")
+            return
+        }
+        guard phase.isCurrent(session), !frames.isEmpty else { return }
+        session.sendControl(frames.map(AppMessage.group))
+    }
+
+    /// The frames to send right after the peer's HELLO is applied, read beforehand so they
+    /// leave before any MSG the pump writes.
+    func groupFramesForNewSession(_ source: any LinkSession) async -> [AppMessage] {
+        guard source.capabilities & Capabilities.groups != 0 else { return [] }
+        do {
+            return try await services.store.groupFrames(for: key).map(AppMessage.group)
+        } catch {
+            logger.error("cannot read the group frames: \(error)")
+            return []
+        }
+    }
+
+    /// A GROUP from this peer: applied only from a current member and only when it is newer
+    /// (or wins the equal-version rule), then passed on to the members (`GroupPublisher`).
+    func groupReceived(_ update: GroupUpdate) async {
+        for _ in 0..<3 {
+            let local: StoredGroup?
+            do {
+                local = try await services.store.group(update.id)
+            } catch {
+                logger.error("cannot read a group: \(error)")
+                return
+            }
+            let decision = GroupConvergence.decide(
+                update, from: key, local: local?.state, basis: local?.basis ?? [],
+                ownKey: services.directory.ownKey)
+            guard decision == .apply else {
+                logger.debug("GROUP \(update.id) v\(update.version) ignored: \(decision)")
+                return
+            }
+            do {
+                switch try await GroupPublisher(services: services).publish(
+                    update, replacing: local)
+                {
+                case .saved:
+                    return
+                case .conflict:
+                    continue
+                }
+            } catch {
+                logger.error("cannot store a group: \(error)")
+                return
+            }
+        }
+    }
+
+    /// The groups of a chunk's group MSGs, for `groupPolicyRefuses`.
+    func groupsOf(_ run: [WireMessage]) async -> [GroupID: StoredGroup] {
+        var groups: [GroupID: StoredGroup] = [:]
+        for id in Set(run.compactMap { $0.group.flatMap { GroupID(bytes: $0) } }) {
+            if let group = try? await services.store.group(id) { groups[id] = group }
+        }
+        return groups
+    }
+
+    /// A group MSG is taken only on a session that negotiated groups, for a group we hold,
+    /// from one of its members (or of the state it was built on); others are REJECTed as
+    /// refused by policy (processed, not stored).
+    func groupPolicy(_ message: WireMessage, groups: [GroupID: StoredGroup]) -> RejectReason? {
+        guard let bytes = message.group else { return nil }
+        guard sessionSupportsGroups, let id = GroupID(bytes: bytes), let group = groups[id],
+            group.state.hasMember(key) || group.basis.contains(key)
+        else {
+            logger.info("rejecting group message \(message.seq): not from a member")
+            return .refusedByPolicy
+        }
+        return nil
+    }
+}

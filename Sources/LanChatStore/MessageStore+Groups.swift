@@ -1,0 +1,277 @@
+import Foundation
+import GRDB
+import LanChatCore
+
+/// A group as stored (schema v6): its latest accepted state and the member list it was built
+/// on (`GroupConvergence`'s basis).
+public struct StoredGroup: Sendable, Equatable {
+    public var state: GroupUpdate
+    public var basis: [PeerKey]
+    public var updatedAt: Int64
+
+    public init(state: GroupUpdate, basis: [PeerKey], updatedAt: Int64) {
+        self.state = state
+        self.basis = basis
+        self.updatedAt = updatedAt
+    }
+}
+
+extension GroupID {
+    var blob: Data { Data(bytes) }
+}
+
+/// Groups, their GROUP frames per peer, and group messages (one copy per member on that
+/// member's stream, PROTOCOL.md §9.7). Kept apart from the direct-message write path.
+extension MessageStore {
+    static func keysBlob(_ keys: [PeerKey]) -> Data {
+        Data(Array(Set(keys)).sorted().flatMap(\.bytes))
+    }
+
+    static func keys(_ blob: Data) throws(StoreError) -> [PeerKey] {
+        let bytes = [UInt8](blob)
+        guard bytes.count % PeerKey.byteCount == 0 else {
+            throw StoreError(.corrupt, "a group's member list is not whole keys")
+        }
+        var keys: [PeerKey] = []
+        var offset = 0
+        while offset < bytes.count {
+            guard let key = PeerKey(bytes: bytes[offset..<offset + PeerKey.byteCount]) else {
+                throw StoreError(.corrupt, "a group lists an invalid member key")
+            }
+            keys.append(key)
+            offset += PeerKey.byteCount
+        }
+        return keys
+    }
+
+    static func group(_ row: Row) throws(StoreError) -> StoredGroup {
+        let gid: Data = row["gid"]
+        guard let id = GroupID(bytes: gid) else {
+            throw StoreError(.corrupt, "a group row has an invalid id")
+        }
+        return StoredGroup(
+            state: GroupUpdate(
+                id: id, version: UInt64(stored: row["version"]), name: row["name"],
+                members: try keys(row["members"])),
+            basis: try keys(row["basis"]), updatedAt: row["updated_at"])
+    }
+
+    /// Every group we hold (also those we left or were removed from), by name.
+    public func groups() async throws(StoreError) -> [StoredGroup] {
+        try await read("reading groups") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM groups ORDER BY name, gid").map {
+                row throws in try Self.group(row)
+            }
+        }
+    }
+
+    public func group(_ id: GroupID) async throws(StoreError) -> StoredGroup? {
+        try await read("reading a group") { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM groups WHERE gid = ?", arguments: [id.blob])
+                .map { row throws in try Self.group(row) }
+        }
+    }
+
+    /// Stores a group's new state and, **in the same transaction**, the GROUP frame each of
+    /// `recipients` must receive (current members, and a member this change removed). Every
+    /// recipient must be a known peer. `expectedVersion`: the version the change was built
+    /// on; when another state was stored meanwhile, nothing is written and false returned.
+    public func saveGroup(
+        _ group: StoredGroup, recipients: [PeerKey], expectedVersion: UInt64?
+    ) async throws(StoreError) -> Bool {
+        let frame = Data(AppMessage.group(group.state).encoded())
+        return try await write("storing a group") { db in
+            let current = try Int64.fetchOne(
+                db, sql: "SELECT version FROM groups WHERE gid = ?",
+                arguments: [group.state.id.blob]
+            ).map(UInt64.init(stored:))
+            guard current == expectedVersion else { return false }
+            try db.execute(
+                sql: """
+                    INSERT INTO groups (gid, name, version, members, basis, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (gid) DO UPDATE SET name = excluded.name,
+                        version = excluded.version, members = excluded.members,
+                        basis = excluded.basis, updated_at = excluded.updated_at
+                    """,
+                arguments: [
+                    group.state.id.blob, group.state.name, group.state.version.storedValue,
+                    Self.keysBlob(group.state.members), Self.keysBlob(group.basis),
+                    group.updatedAt,
+                ])
+            for recipient in recipients {
+                try db.execute(
+                    sql: """
+                        INSERT INTO group_outbox (pk, gid, frame) VALUES (?, ?, ?)
+                        ON CONFLICT (pk, gid) DO UPDATE SET frame = excluded.frame
+                        """,
+                    arguments: [recipient.blob, group.state.id.blob, frame])
+            }
+            return true
+        }
+    }
+
+    /// The GROUP frames `peer` must have, one per group: sent first on every session.
+    public func groupFrames(for peer: PeerKey) async throws(StoreError) -> [GroupUpdate] {
+        try await read("reading group frames") { db in
+            try Data.fetchAll(
+                db, sql: "SELECT frame FROM group_outbox WHERE pk = ? ORDER BY gid",
+                arguments: [peer.blob]
+            ).compactMap { frame in
+                guard case .group(let update) = try? AppMessage.decode([UInt8](frame)) else {
+                    return nil
+                }
+                return update
+            }
+        }
+    }
+
+    /// Stores one copy of each text per member (`queued`, on that member's stream, with the
+    /// next seqs), all in **one transaction**; the copies of a text share one id. Returns the
+    /// copies by member, in text order.
+    ///
+    /// A member in `refused` (its daemon does not support groups) gets its copy stored
+    /// `failed` with that reason, outside its stream (stream 0), so nothing is ever sent.
+    public func enqueueGroup(
+        _ group: GroupID, to members: [PeerKey], refused: [PeerKey: String] = [:],
+        texts: [String], at now: Int64,
+        newStreamID: @escaping @Sendable () -> UInt64 = randomStreamID
+    ) async throws(StoreError) -> [PeerKey: [StoredMessage]] {
+        try Self.refuseNUL(in: texts)
+        return try await write("storing the group message") { db in
+            var random = BatchRandom()
+            let ids = texts.map { _ in
+                MessageID.timeOrdered(millisecondsSince1970: now, using: &random)
+            }
+            var copies: [PeerKey: [StoredMessage]] = [:]
+            for member in members {
+                let reason = refused[member]
+                var (stream, nextSeq): (UInt64, UInt64) =
+                    reason != nil
+                    ? (0, try Self.nextRefusedSeq(db, peer: member))
+                    : try Self.outgoingStream(db, peer: member) ?? (newStreamID(), 1)
+                var stored: [StoredMessage] = []
+                for (index, text) in texts.enumerated() {
+                    let rowID = try Int64.fetchOne(
+                        db,
+                        sql: """
+                            INSERT INTO messages (uuid, pk, direction, stream, seq, text,
+                                created_at, status, fail_reason, group_id)
+                            VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid
+                            """,
+                        arguments: [
+                            ids[index].blob, member.blob, stream.storedValue,
+                            nextSeq.storedValue, text, now,
+                            (reason == nil ? StoredStatus.queued : .failed).rawValue, reason,
+                            group.blob,
+                        ])
+                    guard let rowID else {
+                        throw StoreError(.unavailable, "a group message was not stored")
+                    }
+                    stored.append(
+                        StoredMessage(
+                            rowID: rowID, id: ids[index], peer: member, direction: .outgoing,
+                            stream: stream, seq: nextSeq, text: text, createdAt: now,
+                            status: reason == nil ? .queued : .failed, failReason: reason,
+                            group: group))
+                    nextSeq += 1
+                }
+                if reason == nil {
+                    try Self.saveOutgoingStream(
+                        db, peer: member, stream: stream, nextSeq: nextSeq)
+                }
+                copies[member] = stored
+            }
+            return copies
+        }
+    }
+
+    /// Refused copies live on stream 0, numbered after the last one there.
+    static func nextRefusedSeq(_ db: Database, peer: PeerKey) throws -> UInt64 {
+        UInt64(
+            stored: try Int64.fetchOne(
+                db,
+                sql: """
+                    SELECT coalesce(max(seq), 0) + 1 FROM messages
+                    WHERE pk = ? AND direction = 1 AND stream = 0
+                    """,
+                arguments: [peer.blob]) ?? 1)
+    }
+
+    /// A page of a group conversation, oldest first: every member's copy of own messages (the
+    /// caller folds them by id) and the incoming ones. `limit` counts rows.
+    public func groupHistory(_ group: GroupID, limit: Int, before: MessageID? = nil)
+        async throws(StoreError) -> HistoryPage
+    {
+        try await read("reading group history") { db in
+            var bound = Int64.max
+            if let before {
+                guard
+                    let rowID = try Int64.fetchOne(
+                        db,
+                        sql: "SELECT min(rowid) FROM messages WHERE group_id = ? AND uuid = ?",
+                        arguments: [group.blob, before.blob])
+                else { throw StoreError(.notFound, "no message \(before) in this group") }
+                bound = rowID
+            }
+            var rows = try StoredMessage.fetchAll(
+                db,
+                sql: """
+                    SELECT \(StoredMessage.columnsWithGroup) FROM messages
+                    WHERE group_id = ? AND rowid < ? ORDER BY rowid DESC LIMIT ?
+                    """,
+                arguments: [group.blob, bound, limit + 1])
+            let hasOlder = rows.count > limit
+            if hasOlder { rows.removeLast() }
+            return HistoryPage(
+                messages: rows.reversed(),
+                hasOlder: hasOlder)
+        }
+    }
+
+    /// The current rows of these outgoing messages, each named by its peer and id (a group
+    /// message has a copy per member under one id), for `send --wait` at its deadline.
+    public func outgoing(_ copies: [(peer: PeerKey, id: MessageID)]) async throws(StoreError)
+        -> [StoredMessage]
+    {
+        try await read("reading messages") { db in
+            try copies.compactMap { copy throws in
+                try StoredMessage.fetchAll(
+                    db,
+                    sql: """
+                        SELECT \(StoredMessage.columns) FROM messages
+                        WHERE pk = ? AND direction = 1 AND uuid = ?
+                        """,
+                    arguments: [copy.peer.blob, copy.id.blob]
+                ).first
+            }
+        }
+    }
+
+    /// `read GROUP`: marks the group's unread incoming messages read at `now`, in one
+    /// transaction with each sender's incoming cursor (a copy travels on its sender's stream,
+    /// so its READ is that stream's, PROTOCOL.md §9.5). Group rows count in no peer's unread
+    /// (the v6 triggers), so no conversation changes.
+    public func markGroupRead(_ group: GroupID, at now: Int64) async throws(StoreError)
+        -> ReadMarking
+    {
+        try await write("marking group messages read") { db in
+            let marked = try StoredMessage.fetchAll(
+                db,
+                sql: """
+                    UPDATE messages SET read_at = ?
+                    WHERE group_id = ? AND direction = 0 AND read_at IS NULL
+                    RETURNING \(StoredMessage.columnsWithGroup)
+                    """,
+                arguments: [now, group.blob]
+            ).sorted { $0.rowID < $1.rowID }
+            var receipts: [ReadMarking.Receipt] = []
+            for (peer, messages) in Dictionary(grouping: marked, by: \.peer) {
+                if let receipt = try Self.raiseReadCursor(db, peer: peer, over: messages) {
+                    receipts.append(receipt)
+                }
+            }
+            return ReadMarking(messages: marked, receipts: receipts)
+        }
+    }
+}

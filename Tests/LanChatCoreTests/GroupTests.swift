@@ -1,0 +1,188 @@
+import Testing
+
+@testable import LanChatCore
+
+/// Keys for group tests: canonical (bit 255 clear), distinct by their first byte.
+enum GroupKeys {
+    static func key(_ index: UInt8) -> PeerKey {
+        guard let key = PeerKey(bytes: [index] + [UInt8](repeating: 0, count: 31)) else {
+            preconditionFailure("a 32-byte key with bit 255 clear is canonical")
+        }
+        return key
+    }
+    static let alice = key(1)
+    static let bob = key(2)
+    static let carol = key(3)
+    static let dave = key(4)
+    static let mallory = key(9)
+    static let id: GroupID = {
+        guard let id = GroupID(bytes: [UInt8](repeating: 0x5A, count: 16)) else {
+            preconditionFailure("16 bytes are a group id")
+        }
+        return id
+    }()
+}
+
+@Suite("GROUP kind codec (PROTOCOL.md §9.7)")
+struct GroupCodecTests {
+    typealias K = GroupKeys
+
+    static let group = GroupUpdate(
+        id: K.id, version: 7, name: "ops ✓", members: [K.carol, K.alice, K.bob])
+
+    @Test func groupRoundTripsAndKeepsItsLayout() throws {
+        let bytes = AppMessage.group(Self.group).encoded()
+        #expect(bytes.first == 0x08)
+        // kind · id 16 · version 8 · name (4 + 7 bytes) · count 2 · 3 × 32
+        #expect(bytes.count == 1 + 16 + 8 + 4 + 7 + 2 + 3 * 32)
+        #expect(Array(bytes[1..<17]) == K.id.bytes)
+        #expect(Array(bytes[25..<29]) == [0, 0, 0, 7])
+        #expect(try AppMessage.decode(bytes) == .group(Self.group))
+    }
+
+    @Test func groupFlaggedMessageCarriesTheGroupIDBeforeText() throws {
+        let message = WireMessage(
+            stream: 1, seq: 2, id: MessageID.random(), sentAt: 3, group: K.id.bytes, text: "hi")
+        let bytes = AppMessage.message(message).encoded()
+        let flagsOffset = 41
+        #expect(bytes[flagsOffset] == 0x01)
+        let groupBytes = Array(bytes[(flagsOffset + 1)..<(flagsOffset + 17)])
+        #expect(groupBytes == K.id.bytes)
+        #expect(try AppMessage.decode(bytes) == .message(message))
+    }
+
+    @Test func malformedGroupsAreProtocolErrors() {
+        let bytes = AppMessage.group(Self.group).encoded()
+        let countOffset = 1 + 16 + 8 + 4 + 7
+        #expect(throws: AppCodecError.truncated) { try AppMessage.decode(Array(bytes.dropLast())) }
+        #expect(throws: AppCodecError.truncated) { try AppMessage.decode(Array(bytes.prefix(20))) }
+        #expect(throws: AppCodecError.trailingBytes(1)) { try AppMessage.decode(bytes + [0]) }
+        var duplicate = bytes
+        duplicate.replaceSubrange(
+            (countOffset + 2 + 32)..<(countOffset + 2 + 64), with: K.carol.bytes)
+        #expect(throws: AppCodecError.duplicateMember) { try AppMessage.decode(duplicate) }
+        var badKey = bytes
+        badKey.replaceSubrange(
+            (countOffset + 2)..<(countOffset + 2 + 32), with: [UInt8](repeating: 0xFF, count: 32))
+        #expect(throws: AppCodecError.invalidMemberKey) { try AppMessage.decode(badKey) }
+        var tooMany = bytes
+        tooMany.replaceSubrange(countOffset..<(countOffset + 2), with: [0x01, 0x01])
+        #expect(throws: AppCodecError.tooManyMembers(257)) { try AppMessage.decode(tooMany) }
+        let longName = GroupUpdate(
+            id: K.id, version: 1, name: String(repeating: "n", count: 65), members: [K.alice])
+        #expect(throws: AppCodecError.fieldTooLong(65)) {
+            try AppMessage.decode(AppMessage.group(longName).encoded())
+        }
+        var badUTF8 = bytes
+        badUTF8[1 + 16 + 8 + 4] = 0xFF
+        #expect(throws: AppCodecError.invalidUTF8) { try AppMessage.decode(badUTF8) }
+    }
+
+    @Test func exactly256MembersDecode() throws {
+        let members = (0..<256).map { index in
+            PeerKey(
+                bytes: [UInt8(index % 256), UInt8(index / 256 + 1)]
+                    + [UInt8](repeating: 0, count: 30))!
+        }
+        let group = GroupUpdate(id: K.id, version: 1, name: "all", members: members)
+        #expect(try AppMessage.decode(AppMessage.group(group).encoded()) == .group(group))
+    }
+
+    @Test func groupIDHexRoundTrips() {
+        #expect(K.id.hex == String(repeating: "5a", count: 16))
+        #expect(GroupID(hex: K.id.hex.uppercased()) == K.id)
+        #expect(GroupID(hex: "5a") == nil)
+        #expect(GroupID(hex: String(repeating: "zz", count: 16)) == nil)
+    }
+}
+
+@Suite("Group convergence (PROTOCOL.md §9.7)")
+struct GroupConvergenceTests {
+    typealias K = GroupKeys
+
+    static let v5 = GroupUpdate(
+        id: K.id, version: 5, name: "ops", members: [K.alice, K.bob, K.carol, K.dave])
+
+    @Test func higherVersionFromAMemberApplies() {
+        let next = GroupConvergence.next(after: Self.v5, name: "ops2")
+        #expect(
+            GroupConvergence.decide(next, from: K.bob, local: Self.v5, basis: [], ownKey: K.carol)
+                == .apply)
+    }
+
+    @Test func groupFromANonMemberIsIgnored() {
+        let forged = GroupUpdate(
+            id: K.id, version: 99, name: "pwned", members: [K.mallory, K.carol])
+        #expect(
+            GroupConvergence.decide(
+                forged, from: K.mallory, local: Self.v5, basis: [], ownKey: K.carol)
+                == .notFromMember)
+    }
+
+    @Test func staleVersionIsIgnored() {
+        let older = GroupUpdate(id: K.id, version: 4, name: "old", members: [K.alice, K.bob])
+        #expect(
+            GroupConvergence.decide(older, from: K.alice, local: Self.v5, basis: [], ownKey: K.bob)
+                == .stale)
+        #expect(
+            GroupConvergence.decide(
+                Self.v5, from: K.alice, local: Self.v5, basis: [], ownKey: K.bob)
+                == .alreadyHeld)
+    }
+
+    @Test func unknownGroupIsTakenOnlyAsAnInvitation() {
+        #expect(
+            GroupConvergence.decide(Self.v5, from: K.alice, local: nil, basis: [], ownKey: K.bob)
+                == .apply)
+        #expect(
+            GroupConvergence.decide(
+                Self.v5, from: K.alice, local: nil, basis: [], ownKey: K.mallory)
+                == .notInvited)
+        #expect(
+            GroupConvergence.decide(
+                Self.v5, from: K.mallory, local: nil, basis: [], ownKey: K.bob)
+                == .notInvited)
+    }
+
+    /// Alice removes Bob while Bob renames the group, both from version 5: every node, in
+    /// whichever order the two version-6 states reach it, ends with the same state.
+    @Test func concurrentChangesConvergeOnEveryNodeInEveryOrder() {
+        let aliceChange = GroupConvergence.next(
+            after: Self.v5, members: [K.alice, K.carol, K.dave])
+        let bobChange = GroupConvergence.next(after: Self.v5, name: "ops-renamed")
+        let changes = [(K.alice, aliceChange), (K.bob, bobChange)]
+        var finals: [GroupUpdate] = []
+        for node in [K.alice, K.bob, K.carol, K.dave] {
+            for order in [changes, Array(changes.reversed())] {
+                var local = Self.v5
+                var basis: [PeerKey] = []
+                // A node's own change is already its state before the other arrives.
+                if let own = order.first(where: { $0.0 == node }) {
+                    basis = local.members
+                    local = own.1
+                }
+                for (sender, update) in order where sender != node {
+                    if GroupConvergence.decide(
+                        update, from: sender, local: local, basis: basis, ownKey: node) == .apply
+                    {
+                        if update.version > local.version { basis = local.members }
+                        local = update
+                    }
+                }
+                finals.append(local)
+            }
+        }
+        #expect(Set(finals.map(\.canonicalEncoding)).count == 1)
+        // The winner is the greater canonical encoding.
+        let winner =
+            aliceChange.canonicalEncoding.lexicographicallyPrecedes(bobChange.canonicalEncoding)
+            ? bobChange : aliceChange
+        #expect(finals.first?.canonicalEncoding == winner.canonicalEncoding)
+    }
+
+    @Test func canonicalEncodingIgnoresMemberOrder() {
+        var shuffled = Self.v5
+        shuffled.members.reverse()
+        #expect(shuffled.canonicalEncoding == Self.v5.canonicalEncoding)
+    }
+}

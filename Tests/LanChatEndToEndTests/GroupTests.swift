@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+
+extension EndToEnd {
+    /// Issue 13: a group between two daemons. alice creates it with bob, sends to it; bob
+    /// learns the group (GROUP before MSG), stores the message in the group conversation,
+    /// not in his 1:1 history with alice; alice's history shows it once with bob as a
+    /// delivered recipient. A rename reaches bob too.
+    @Suite struct Groups {
+        struct GroupObject: Decodable {
+            var id: String
+            var name: String
+            var version: UInt64
+        }
+        struct Recipient: Decodable {
+            var peer: String
+            var status: String
+        }
+        struct Message: Decodable {
+            var id: String
+            var text: String
+            var direction: String
+            var group: String?
+            var sender: String?
+            var status: String?
+            var recipients: [Recipient]?
+        }
+        struct History: Decodable {
+            var messages: [Message]
+            var group: GroupObject?
+        }
+        struct GroupList: Decodable {
+            var groups: [GroupObject]
+        }
+
+        @Test
+        func groupMessageReachesTheMemberAndShowsItsRecipients() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
+                let created = try await alice.lanchat(["group", "create", "ops", "bob"])
+                #expect(created.status == 0, "\(created)")
+                let groupID = created.output.trimmingCharacters(in: .newlines)
+                #expect(groupID.count == 32, "\(created)")
+
+                let sent = try await alice.lanchat(["send", "#ops", "build is green"])
+                #expect(sent.status == 0, "\(sent)\n\(alice.log)")
+                let id = sent.output.trimmingCharacters(in: .newlines)
+
+                var delivered: Message?
+                var received: Message?
+                for _ in 0..<100 {
+                    let mine = try await alice.json(History.self, ["history", "#ops"])
+                    delivered = mine.messages.first {
+                        $0.id == id && $0.recipients?.first?.status == "delivered"
+                    }
+                    if let theirs = try? await bob.json(History.self, ["history", groupID]) {
+                        received = theirs.messages.first { $0.id == id }
+                    }
+                    if delivered != nil, received != nil { break }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                let last = try await alice.lanchat(["--json", "history", "#ops"]).output
+                let own = try #require(
+                    delivered, "not delivered: \(last)\n\(alice.log)\n\(bob.log)")
+                #expect(own.group == groupID)
+                #expect(own.sender == alice.id)
+                #expect(own.status == "delivered")
+                #expect(own.recipients?.map(\.peer) == [bob.id])
+                let theirs = try #require(received, "bob has no group message\n\(bob.log)")
+                #expect(theirs.direction == "in")
+                #expect(theirs.text == "build is green")
+                #expect(theirs.group == groupID)
+                #expect(theirs.sender == alice.id)
+
+                // Group rows stay out of the 1:1 conversation.
+                let direct = try await bob.json(History.self, ["history", "alice"])
+                #expect(direct.messages.isEmpty)
+
+                let renamed = try await alice.lanchat(["group", "rename", "ops", "ops-2"])
+                #expect(renamed.status == 0, "\(renamed)")
+                var seen: GroupObject?
+                for _ in 0..<100 {
+                    seen = try await bob.json(GroupList.self, ["groups"]).groups.first {
+                        $0.id == groupID && $0.name == "ops-2"
+                    }
+                    if seen != nil { break }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(seen?.version == 2, "\(bob.log)")
+            }
+        }
+
+        /// `send GROUP --wait` answers once every member has its copy, with each recipient
+        /// delivered; with a member away it runs out (exit 75, ids printed) and that copy
+        /// stays queued, to go out when the member is back.
+        @Test func sendWaitToAGroupWaitsForEveryMember() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
+                let created = try await alice.lanchat(["group", "create", "ops", "bob"])
+                #expect(created.status == 0, "\(created)")
+                let groupID = created.output.trimmingCharacters(in: .newlines)
+
+                let sent = try await alice.json(
+                    History.self, ["send", "#ops", "--wait", "--timeout", "10", "all here?"])
+                let answer = try #require(sent.messages.first, "\(alice.log)")
+                #expect(answer.status == "delivered")
+                #expect(answer.recipients?.map(\.peer) == [bob.id])
+                #expect(answer.recipients?.map(\.status) == ["delivered"])
+
+                #expect(await bob.stop() == .exited(0), "\(bob.log)")
+                let waited = try await alice.lanchat(
+                    ["send", "#ops", "--wait", "--timeout", "1", "anyone?"])
+                #expect(waited.status == 75, "\(waited)")
+                let id = waited.output.trimmingCharacters(in: .newlines)
+                #expect(id.count == 36, "\(waited)")
+                let history = try await alice.json(History.self, ["history", groupID])
+                let queued = try #require(history.messages.first { $0.id == id })
+                #expect(queued.recipients?.map(\.status) == ["queued"])
+            }
+        }
+
+        /// `read GROUP` prints the group's unread messages, marks them read, and the sender's
+        /// `send --wait-read` returns with the member's copy read.
+        @Test func readGroupMarksReadAndTheSenderSeesIt() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
+                let created = try await alice.lanchat(["group", "create", "ops", "bob"])
+                let groupID = created.output.trimmingCharacters(in: .newlines)
+                #expect(created.status == 0, "\(created)")
+                let waiting = Task {
+                    try await alice.json(
+                        History.self,
+                        ["send", "#ops", "--wait-read", "--timeout", "20", "read me"])
+                }
+                var unread: Message?
+                for _ in 0..<100 {
+                    let theirs = try? await bob.json(History.self, ["history", groupID])
+                    unread = theirs?.messages.first { $0.text == "read me" }
+                    if unread != nil { break }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(unread != nil, "\(bob.log)")
+                let read = try await bob.lanchat(["read", groupID])
+                #expect(read.status == 0, "\(read)")
+                #expect(read.output.contains("read me"), "\(read)")
+                let again = try await bob.json(History.self, ["read", groupID])
+                #expect(again.messages.isEmpty)
+
+                let answer = try await waiting.value
+                #expect(answer.messages.first?.recipients?.map(\.status) == ["read"])
+            }
+        }
+    }
+}
