@@ -22,7 +22,7 @@ struct StoreReadingBench {
         let searchStore = try MessageStore.open(path: directory + "/search.sqlite3")
         defer { try? searchStore.close() }
         let fillSeconds = try await fill(searchStore)
-        // The daemon's StoreMaintenance does this in the background, in the same batches.
+        // The daemon's SearchIndexer does this in the background, in the same batches.
         let indexStart = ContinuousClock.now
         let indexed = try await searchStore.completeSearchIndex()
         let indexSeconds = indexStart.duration(to: .now).seconds
@@ -62,7 +62,7 @@ struct StoreReadingBench {
                 title: "↳ indexing them for search afterwards (`completeSearchIndex`)",
                 value: Double(scale.searchMessages) / indexSeconds, unit: "msg/s", target: nil,
                 note:
-                    "batches of \(MessageStore.searchIndexBatch.grouped), as the daemon's StoreMaintenance"
+                    "batches of \(MessageStore.searchIndexBatch.grouped), as the daemon's SearchIndexer"
             ),
             Figure(
                 key: "inbox_ms", group: 8,

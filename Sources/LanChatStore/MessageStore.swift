@@ -20,15 +20,9 @@ public final class MessageStore: Sendable {
     public let warnings: [String]
     /// Calls `onEventsCommitted` after each commit that logged an event.
     let eventObserver = EventCommitObserver()
-    /// `checkpointWAL`'s own connection (`MessageStore+Checkpoint.swift`).
-    let checkpointConnection: DatabaseQueue
 
-    private init(
-        pool: DatabasePool, checkpointConnection: DatabaseQueue, path: String,
-        markerPath: String?, warnings: [String]
-    ) {
+    private init(pool: DatabasePool, path: String, markerPath: String?, warnings: [String]) {
         self.pool = pool
-        self.checkpointConnection = checkpointConnection
         self.path = path
         self.markerPath = markerPath
         self.warnings = warnings
@@ -69,7 +63,6 @@ public final class MessageStore: Sendable {
             // acknowledged must survive a power cut, so the one writer connection runs FULL.
             try pool.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = FULL")
-                try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.writerCheckpointPages)")
             }
         } catch {
             throw StoreError.wrapping(error, while: "opening \(path)")
@@ -110,9 +103,7 @@ public final class MessageStore: Sendable {
             // First start (or a store from before markers): from now on the marker names it.
             try contents(of: pool, path: path).marker?.write(to: markerPath)
         }
-        let store = MessageStore(
-            pool: pool, checkpointConnection: try openCheckpointConnection(path: path), path: path,
-            markerPath: markerPath, warnings: warnings)
+        let store = MessageStore(pool: pool, path: path, markerPath: markerPath, warnings: warnings)
         store.onEventsCommitted = onEventsCommitted
         return store
     }
@@ -183,7 +174,6 @@ public final class MessageStore: Sendable {
             }
         }
         do {
-            try checkpointConnection.close()
             try pool.close()
         } catch {
             failure = failure ?? StoreError.wrapping(error, while: "closing \(path)")

@@ -211,7 +211,7 @@ enum Schema {
     ///   message). `search_progress.indexed_through` is the invariant's boundary: every
     ///   message with `rowid ≤ indexed_through` is in `messages_fts`, none above.
     ///   `MessageStore.indexPendingMessages` moves it forward in large batches (the daemon's
-    ///   `StoreMaintenance` after a quiet moment, and `search` itself first, so a search always
+    ///   `SearchIndexer` after a quiet moment, and `search` itself first, so a search always
     ///   sees every stored message). A new rowid is always above it (SQLite gives `max + 1`,
     ///   and the boundary never passes `max(rowid)`: a delete lowers it with the maximum).
     /// - **Unread counts** are kept in `conversations.unread` by the triggers, so the inbox

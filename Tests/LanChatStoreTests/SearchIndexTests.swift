@@ -126,28 +126,3 @@ struct SearchIndexTests {
         #expect(inbox.map(\.unread) == [0, 2])
     }
 }
-
-/// The WAL copied into the main file off the writer (`MessageStore+Checkpoint.swift`).
-@Suite("WAL checkpoint off the writer")
-struct CheckpointTests {
-    @Test func aPassiveCheckpointCopiesEveryCommittedPageWhileTheWriterGoesOn() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let bob = testKey(2)
-        let store = try await openStoreWithPeer(directory, peer: bob)
-        try await receive(store, from: bob, texts: (0..<500).map { "message \($0)" })
-        // Below the writer's own threshold: nothing was checkpointed by the commits.
-        let first = try await store.checkpointWAL()
-        #expect(first.walPages > 0)
-        #expect(first.copiedPages == first.walPages)
-        _ = try await store.enqueue(to: bob, texts: ["after the checkpoint"], at: 300)
-        let second = try await store.checkpointWAL()
-        #expect(second.copiedPages == second.walPages)
-        // The main file alone, copied while the store is open, holds every message: the
-        // checkpoint put them there (a copy of it taken before would hold none of the 501).
-        let copy = directory.path + "/copy.sqlite3"
-        try FileManager.default.copyItem(atPath: directory.storePath, toPath: copy)
-        let alone = try MessageStore.open(path: copy)
-        #expect(try await alone.history(with: bob, limit: 1000).messages.count == 501)
-    }
-}

@@ -142,13 +142,13 @@ public final class Daemon: Sendable {
                 announcer.announce(snapshot)
                 presenceFile.saveLogging(snapshot, logger)
             })
-        // The store tells `watch` streams and the store maintenance when the event log grew (on
+        // The store tells `watch` streams and the search indexer when the event log grew (on
         // its writer queue: both only signal).
         let eventFeed = EventFeed()
-        let storeMaintenance = StoreMaintenance(store: store, clock: clock, logger: logger)
+        let searchIndexer = SearchIndexer(store: store, clock: clock, logger: logger)
         store.onEventsCommitted = {
             eventFeed.logGrew()
-            storeMaintenance.messagesStored()
+            searchIndexer.messagesStored()
         }
         let messenger = Messenger(
             services: services, registry: registry, connections: connections, runtime: runtime,
@@ -167,8 +167,7 @@ public final class Daemon: Sendable {
         for discovery in discoveries {
             serviceList.append(TaskService(description: "discovery") { try await discovery.run() })
         }
-        serviceList.append(
-            TaskService(description: "store maintenance") { await storeMaintenance.run() })
+        serviceList.append(TaskService(description: "search index") { await searchIndexer.run() })
         let discoveryEvents = discoveries.map(\.events)
         serviceList.append(
             TaskService(description: "connections") {

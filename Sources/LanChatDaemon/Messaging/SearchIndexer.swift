@@ -1,18 +1,16 @@
 import LanChatStore
 import Logging
 
-/// The store's work that follows its commits but need not share them: indexing new messages
-/// for search (`Schema.v5`: a message commits without its FTS5 entry) and checkpointing the
-/// WAL into the main file (`MessageStore+Checkpoint.swift`), both in batches, both off the
-/// path of a message to its peer.
+/// Builds the search index after the write (`Schema.v5`): a message commits without its
+/// FTS5 entry, and this service indexes what was stored a moment later, in batches.
 ///
 /// Owns nothing but its wake-up: the store's commit hook signals it (`messagesStored`, on
 /// the writer's queue, so it must only signal) after each commit that logged an event, which
-/// every stored message does but a message request's (those wait for the next wake-up). It
-/// waits `delay` after the first signal so that a burst is handled as one batch. `search`
-/// indexes what is still pending itself, so the delay is never visible to a user.
-final class StoreMaintenance: Sendable {
-    static let delay: Duration = .milliseconds(250)
+/// every stored message does but a message request's (those wait for the next wake-up). It waits `delay` after the first signal so
+/// that a burst is indexed as one batch, not one per commit. `search` indexes what is still
+/// pending itself, so the delay is never visible to a user.
+final class SearchIndexer: Sendable {
+    static let delay: Duration = .milliseconds(500)
 
     private let store: MessageStore
     private let clock: DaemonClock
@@ -39,7 +37,6 @@ final class StoreMaintenance: Sendable {
                 return  // cancelled: the daemon is stopping; the next start indexes the rest
             }
             await indexPending()
-            await checkpoint()
         }
     }
 
@@ -51,17 +48,6 @@ final class StoreMaintenance: Sendable {
         } catch {
             // Not lost: the messages are stored, and the next wake-up (or a search) retries.
             logger.warning("search index not updated: \(error)")
-        }
-    }
-
-    private func checkpoint() async {
-        do {
-            try await store.checkpointWAL()
-        } catch  where Task.isCancelled {
-            return  // stopping: the store's close checkpoints everything
-        } catch {
-            // Nothing is lost: the WAL holds the pages, and the writer's backstop checkpoints.
-            logger.warning("WAL checkpoint failed: \(error)")
         }
     }
 }
