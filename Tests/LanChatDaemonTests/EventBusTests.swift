@@ -37,4 +37,29 @@ import Testing
         #expect(seen == [1, 2, 3])
         #expect(bus.subscriberCount == 0)
     }
+
+    /// The daemon's permanent listeners (typing, notify command) follow only what they use,
+    /// so a status change nobody waits for is known to be unwatched and wakes no one.
+    @Test func aSubscriptionGetsOnlyItsKindsAndPublishersSeeWhatIsFollowed() async throws {
+        let bus = EventBus()
+        let key = try #require(Self.peer)
+        let typing = bus.subscribe(to: [.typingReceived, .messagesReceived])
+        #expect(!bus.isFollowed(.statusChanged))
+        #expect(!bus.isFollowed(.acknowledged))
+        #expect(bus.isFollowed(.typingReceived))
+        bus.publish(.acknowledged(peer: key, stream: 1, upTo: 1, at: 0))
+        bus.publish(.typingReceived(peer: key, true))
+        var iterator = typing.makeAsyncIterator()
+        let first = await iterator.next()
+        guard case .typingReceived(_, true) = first else {
+            Issue.record("expected the typing event first, got \(String(describing: first))")
+            return
+        }
+        do {
+            let waiter = bus.subscribe(to: StatusWaiter.followedKinds)
+            #expect(bus.isFollowed(.statusChanged))
+            _ = waiter
+        }
+        #expect(!bus.isFollowed(.statusChanged))
+    }
 }

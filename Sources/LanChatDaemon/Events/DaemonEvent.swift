@@ -16,3 +16,20 @@ enum DaemonEvent: Sendable {
     /// TYPING(1/0) from the peer (PROTOCOL.md §9.6), for `TypingIndicator`; never stored.
     case typingReceived(peer: PeerKey, Bool)
 }
+
+extension DaemonEvent {
+    /// What a subscription names (`EventBus.subscribe(to:)`).
+    enum Kind: Sendable, CaseIterable {
+        case messagesReceived, statusChanged, acknowledged, presenceChanged, typingReceived
+    }
+
+    var kind: Kind {
+        switch self {
+        case .messagesReceived: .messagesReceived
+        case .statusChanged: .statusChanged
+        case .acknowledged: .acknowledged
+        case .presenceChanged: .presenceChanged
+        case .typingReceived: .typingReceived
+        }
+    }
+}

@@ -48,7 +48,9 @@ final class Messenger: Sendable {
             throw .failed("\(peer.displayName) (\(peer.record.keyTag)) is blocked; unblock to send")
         }
         // Before storing: from then on, every change to the messages is an event here.
-        let subscription = waitTarget.map { _ in services.events.subscribe() }
+        let subscription = waitTarget.map { _ in
+            services.events.subscribe(to: StatusWaiter.followedKinds)
+        }
         let stored: [StoredMessage]
         do {
             stored = try await store.enqueue(to: peer.key, texts: texts, at: services.now())

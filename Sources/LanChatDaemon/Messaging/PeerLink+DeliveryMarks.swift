@@ -32,7 +32,7 @@ extension PeerLink {
             do {
                 // The changed rows are only for listeners; with none, the update alone is
                 // much cheaper.
-                if services.events.subscriberCount > 0 {
+                if services.events.isFollowed(.statusChanged) {
                     publishStatus(
                         try await services.store.markDelivered(
                             peer: key, stream: stream, upTo: mark.upTo, at: mark.at))

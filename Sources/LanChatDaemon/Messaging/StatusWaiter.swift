@@ -10,6 +10,9 @@ import LanChatStore
 /// A group message is one copy per member sharing one id: each copy is waited for, and the
 /// id counts as reached when every copy has, failed when one has.
 struct StatusWaiter {
+    /// What its subscription must follow (subscribed before the messages are stored).
+    static let followedKinds: Set<DaemonEvent.Kind> = [.statusChanged, .acknowledged]
+
     enum Target: Sendable {
         case delivered, read
 

@@ -44,7 +44,7 @@ final class MessageNotifier: Service, Sendable {
     }
 
     func run() async throws {
-        let subscription = events.subscribe()
+        let subscription = events.subscribe(to: [.messagesReceived])
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 var running = 0

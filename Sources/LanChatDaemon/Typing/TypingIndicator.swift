@@ -25,7 +25,7 @@ final class TypingIndicator: Service, Sendable {
 
     func run() async throws {
         // Subscribed before the loops start: nothing published from now on is missed.
-        let subscription = events.subscribe()
+        let subscription = events.subscribe(to: [.typingReceived, .messagesReceived])
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.follow(subscription) }
