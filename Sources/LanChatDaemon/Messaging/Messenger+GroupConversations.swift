@@ -1,0 +1,41 @@
+import LanChatControl
+import LanChatCore
+import LanChatStore
+
+/// Group conversations in the inbox and `archive GROUP` (PRODUCT.md §4: a conversation with
+/// `peer: null` and its `group`).
+extension Messenger {
+    /// The API shape of a stored group conversation; nil when the group itself is gone.
+    func groupConversationInfo(_ row: StoredGroupConversation) async throws(ControlError)
+        -> ConversationInfo?
+    {
+        let group: StoredGroup?
+        do {
+            group = try await store.group(row.group)
+        } catch {
+            throw .storeUnavailable("cannot read a group: \(error)")
+        }
+        guard let group else { return nil }
+        let last = await groupInfos(row.lastMessage, group: row.group).last
+        return ConversationInfo(
+            peer: nil, group: groupInfo(group.state), unread: row.unread, lastMessage: last,
+            archived: row.archived,
+            updatedAt: Timestamp(
+                millisecondsSince1970: row.updatedAt ?? row.lastMessage.first?.createdAt ?? 0))
+    }
+
+    func archiveGroup(_ group: StoredGroup, archived: Bool) async throws(ControlError)
+        -> ArchiveResult
+    {
+        let row: StoredGroupConversation?
+        do {
+            row = try await store.setGroupArchived(group.state.id, archived)
+        } catch {
+            throw .storeUnavailable("cannot change the conversation: \(error)")
+        }
+        guard let row, let info = try await groupConversationInfo(row) else {
+            throw .failed("there is no conversation in \(group.state.name) yet")
+        }
+        return ArchiveResult(conversation: info)
+    }
+}
