@@ -76,8 +76,11 @@ extension MessageStore {
     /// `recipients` must receive (current members, and a member this change removed). Every
     /// recipient must be a known peer. `expectedVersion`: the version the change was built
     /// on; when another state was stored meanwhile, nothing is written and false returned.
+    /// Logs `group.changed` by `changedBy` (our own key, or the member it came from) in the
+    /// same transaction.
     public func saveGroup(
-        _ group: StoredGroup, recipients: [PeerKey], expectedVersion: UInt64?
+        _ group: StoredGroup, recipients: [PeerKey], expectedVersion: UInt64?,
+        changedBy: PeerKey
     ) async throws(StoreError) -> Bool {
         let frame = Data(AppMessage.group(group.state).encoded())
         return try await write("storing a group") { db in
@@ -107,6 +110,12 @@ extension MessageStore {
                         """,
                     arguments: [recipient.blob, group.state.id.blob, frame])
             }
+            try db.execute(
+                sql: "INSERT INTO events (type, at, pk, gid) VALUES (?, ?, ?, ?)",
+                arguments: [
+                    StoredEventType.groupChanged.code, group.updatedAt, changedBy.blob,
+                    group.state.id.blob,
+                ])
             return true
         }
     }

@@ -157,6 +157,24 @@ import Testing
         #expect(watchLine(typing) == "12:03 bob is typing…\n")
     }
 
+    /// Issue 13: `group.changed` names who changed which group; a group message names its
+    /// group before the sender.
+    @Test func watchLinesNameTheGroup() {
+        let at = CLIFixtures.at("2026-11-21T12:03:00Z")
+        let group = GroupInfo(
+            id: String(repeating: "a", count: 32), name: "ops",
+            members: [CLIFixtures.bob, CLIFixtures.carol], version: 3)
+        var changed = EventInfo(cursor: "1", type: .groupChanged, at: at, peer: CLIFixtures.bob)
+        changed.group = group
+        #expect(watchLine(changed) == "12:03 Bob changed group #ops (2 members)\n")
+        var received = EventInfo(
+            cursor: "2", type: .messageReceived, at: at,
+            message: CLIFixtures.incoming(1, "deploy done", at: "2026-11-21T12:03:00Z"),
+            peer: CLIFixtures.bob)
+        received.group = group
+        #expect(watchLine(received) == "12:03 #ops Bob: deploy done\n")
+    }
+
     @Test func aMessageEventWithoutPeerUsesTheNameSeenBefore() {
         let event = EventInfo(
             cursor: "1", type: .messageReceived, at: CLIFixtures.at("2026-11-21T12:03:00Z"),

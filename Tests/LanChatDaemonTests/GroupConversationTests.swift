@@ -65,4 +65,49 @@ struct GroupConversationTests {
             #expect(!unarchived.conversation.archived)
         }
     }
+
+    /// `group.changed` is logged on both sides (own change and applied change), with the
+    /// group and who changed it; `watch GROUP` replays only the group's events;
+    /// `search --peer GROUP` finds only the group's messages, an own one once.
+    @Test func groupChangesAreLoggedAndWatchAndSearchFollowAGroup() async throws {
+        try await withConnectedPair { alice, bob in
+            let start = try await ReadingTests.collect(bob.client, WatchParams()) { _ in true }
+            let since = try #require(start.start?.cursor)
+            let group = try await alice.client.groupCreate(
+                GroupCreateParams(name: "ops", peers: ["bob"])
+            ).group
+            _ = try await alice.client.send(SendParams(peer: "#ops", text: "deploy in the group"))
+            _ = try await alice.client.send(SendParams(peer: "bob", text: "deploy in private"))
+            _ = try await alice.client.groupRename(GroupRenameParams(group: "ops", name: "ops-2"))
+            try await eventually("bob has the rename") {
+                try await bob.client.groups().groups.first?.name == "ops-2"
+            }
+
+            let followed = try await ReadingTests.collect(
+                bob.client, WatchParams(peer: "#ops-2", since: since)
+            ) { events in events.filter { $0.type == .groupChanged }.count == 2 }
+            #expect(
+                followed.events.map(\.type) == [.groupChanged, .messageReceived, .groupChanged])
+            #expect(followed.events.allSatisfy { $0.group?.id == group.id })
+            #expect(followed.events.first?.peer?.id == alice.id)
+            #expect(followed.events.last?.group?.name == "ops-2")
+            #expect(followed.events[1].message?.text == "deploy in the group")
+            #expect(followed.events[1].message?.group == group.id)
+
+            // alice logs her own changes, by herself.
+            let own = try await ReadingTests.collect(
+                alice.client, WatchParams(peer: group.id, since: "0")
+            ) { events in events.filter { $0.type == .groupChanged }.count == 2 }
+            #expect(own.events.first?.type == .groupChanged)
+            #expect(own.events.first?.peer?.id == alice.id)
+
+            let inGroup = try await bob.client.search(SearchParams(text: "deploy", peer: "#ops-2"))
+            #expect(inGroup.messages.map(\.text) == ["deploy in the group"])
+            let mine = try await alice.client.search(SearchParams(text: "deploy", peer: "ops-2"))
+            #expect(mine.messages.map(\.text) == ["deploy in the group"])
+            #expect(mine.messages.first?.recipients?.map(\.peer) == [bob.id])
+            let everywhere = try await bob.client.search(SearchParams(text: "deploy"))
+            #expect(everywhere.messages.count == 2)
+        }
+    }
 }

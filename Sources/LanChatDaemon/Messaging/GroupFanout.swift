@@ -33,8 +33,10 @@ struct GroupPublisher {
         case conflict
     }
 
-    func publish(_ state: GroupUpdate, replacing previous: StoredGroup?) async throws(StoreError)
-        -> Outcome
+    /// `author`: whose change it is (our own key, or the member it came from), for the
+    /// `group.changed` event logged with it.
+    func publish(_ state: GroupUpdate, replacing previous: StoredGroup?, by author: PeerKey)
+        async throws(StoreError) -> Outcome
     {
         let own = services.directory.ownKey
         let basis: [PeerKey]
@@ -51,7 +53,7 @@ struct GroupPublisher {
         }
         let saved = try await services.store.saveGroup(
             StoredGroup(state: state, basis: basis, updatedAt: now), recipients: recipients,
-            expectedVersion: previous?.state.version)
+            expectedVersion: previous?.state.version, changedBy: author)
         guard saved else { return .conflict }
         await services.groupFanout.framesQueued(for: recipients)
         return .saved

@@ -38,4 +38,22 @@ extension Messenger {
         }
         return ArchiveResult(conversation: info)
     }
+
+    /// `search --peer GROUP`: the group's messages only, an own one once (its copies folded
+    /// with their recipients), newest first.
+    func searchGroup(_ group: StoredGroup, query: SearchQuery, limit: Int)
+        async throws(ControlError) -> SearchResult
+    {
+        let found: [StoredMessage]
+        do {
+            // An own message has a row per member: read enough rows for `limit` messages.
+            found = try await store.search(
+                query, group: group.state.id,
+                limit: limit * max(1, group.state.members.count - 1))
+        } catch {
+            throw .storeUnavailable("cannot search: \(error)")
+        }
+        let folded = await groupInfos(found.reversed(), group: group.state.id)
+        return SearchResult(messages: Array(folded.reversed().prefix(limit)))
+    }
 }

@@ -333,7 +333,8 @@ extension Messenger {
         async throws(ControlError) -> Bool
     {
         do {
-            switch try await GroupPublisher(services: services).publish(state, replacing: previous)
+            switch try await GroupPublisher(services: services).publish(
+                state, replacing: previous, by: directory.ownKey)
             {
             case .saved: return true
             case .conflict: return false

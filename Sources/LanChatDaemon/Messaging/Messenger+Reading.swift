@@ -111,6 +111,9 @@ extension Messenger {
         } catch {
             throw .badInput("cannot search for that: \(error)")
         }
+        if let text = params.peer, let group = try await groupTarget(text) {
+            return try await searchGroup(group, query: query, limit: limit)
+        }
         let peer = try params.peer.map { text throws(ControlError) in
             try directory.resolve(text).key
         }

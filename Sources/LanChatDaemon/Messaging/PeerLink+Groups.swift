@@ -58,7 +58,7 @@ extension PeerLink {
             }
             do {
                 switch try await GroupPublisher(services: services).publish(
-                    update, replacing: local)
+                    update, replacing: local, by: key)
                 {
                 case .saved:
                     return
