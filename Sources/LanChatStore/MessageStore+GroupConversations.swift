@@ -70,21 +70,17 @@ extension MessageStore {
         }
     }
 
-    /// Marks `group` a pending request since `now` (nil: accepted, or never one).
-    public func setGroupRequest(_ group: GroupID, since now: Int64?) async throws(StoreError) {
-        try await write("marking a group request") { db in
+    /// `accept GROUP`: the group is no longer a request; its conversation joins the inbox.
+    /// False when it was not one.
+    public func acceptGroupRequest(_ group: GroupID) async throws(StoreError) -> Bool {
+        try await write("accepting a group request") { db in
             try db.execute(
-                sql: "UPDATE groups SET request_since = ? WHERE gid = ?",
-                arguments: [now, group.blob])
-        }
-    }
-
-    /// The groups waiting for `accept GROUP`.
-    public func groupRequests() async throws(StoreError) -> Set<GroupID> {
-        try await read("reading group requests") { db in
-            Set(
-                try Data.fetchAll(db, sql: "SELECT gid FROM groups WHERE request_since IS NOT NULL")
-                    .compactMap { GroupID(bytes: $0) })
+                sql: """
+                    UPDATE groups SET request_since = NULL, request_from = NULL
+                    WHERE gid = ? AND request_since IS NOT NULL
+                    """,
+                arguments: [group.blob])
+            return db.changesCount == 1
         }
     }
 

@@ -77,10 +77,11 @@ extension MessageStore {
     }
 
     /// Its WHERE is the partial index `messages_unread`'s, so counting reads only that index;
-    /// pending message requests are not unread messages.
+    /// pending message requests (a peer's, or a group's: schema v7) are not unread messages.
     static let unreadCountSQL =
         "SELECT count(*) FROM messages INDEXED BY messages_unread WHERE direction = 0 AND read_at IS NULL AND "
         + notARequest
+        + " AND (group_id IS NULL OR group_id NOT IN (SELECT gid FROM groups WHERE request_since IS NOT NULL))"
 
     /// The inbox: conversations that are (or are not) archived, newest activity first.
     ///

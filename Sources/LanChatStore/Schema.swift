@@ -338,8 +338,9 @@ enum Schema {
     /// `archived`, kept by their own triggers, which fire only for group rows, so the 1:1
     /// write path is unchanged. No foreign key on `gid`: a message's insert must never fail
     /// because of its conversation. `events.gid`: the group a `group.changed` event concerns.
-    /// `groups.request_since`: under `--accept contacts`, a group a non-contact added us to
-    /// is a request, kept out of the inbox until `accept GROUP`.
+    /// `groups.request_since`/`request_from`: under `--accept contacts`, a group a non-contact
+    /// added us to is a request (since when, from whom), kept out of the inbox and the unread
+    /// count until `accept GROUP`.
     static let v7 = """
         CREATE TABLE group_conversations (
             gid BLOB PRIMARY KEY NOT NULL,
@@ -350,6 +351,7 @@ enum Schema {
         ) WITHOUT ROWID;
         ALTER TABLE events ADD COLUMN gid BLOB;
         ALTER TABLE groups ADD COLUMN request_since INTEGER;
+        ALTER TABLE groups ADD COLUMN request_from BLOB;
 
         CREATE TRIGGER group_messages_inserted AFTER INSERT ON messages
         WHEN new.group_id IS NOT NULL BEGIN

@@ -110,4 +110,66 @@ struct GroupConversationTests {
             #expect(everywhere.messages.count == 2)
         }
     }
+
+    /// Issue 13 item 3, `--accept contacts`: a group a non-contact adds us to is a group
+    /// request: listed by `groups` as one, its messages out of the inbox and the unread
+    /// count, and no peer request for its sender; `accept GROUP` brings the conversation in.
+    /// A group from a contact is taken at once.
+    @Test func underAcceptContactsAGroupFromANonContactIsARequest() async throws {
+        let root = try TestRoot()
+        defer { root.remove() }
+        let alice = try await TestNode.start("alice", in: root)
+        let bob = try await TestNode.start("bob", peers: [alice], in: root) {
+            $0.accept = .contacts
+        }
+        do {
+            try await eventually("alice and bob online") {
+                let aliceSees = await alice.isOnline(bob)
+                let bobSees = await bob.isOnline(alice)
+                return aliceSees && bobSees
+            }
+            let group = try await alice.client.groupCreate(
+                GroupCreateParams(name: "ops", peers: ["bob"])
+            ).group
+            _ = try await alice.client.send(
+                SendParams(peer: "#ops", text: "join us", wait: true, timeout: 20))
+            let held = try #require(try await bob.client.groups().groups.first)
+            #expect(held.id == group.id && held.request == true)
+            #expect(try await bob.client.inbox().conversations.isEmpty)
+            #expect(try await bob.client.status().unread == 0)
+            #expect(try await bob.client.contacts().requests.isEmpty)
+
+            let accepted = try await bob.client.accept(PeerParams(peer: "#ops"))
+            #expect(accepted.group?.id == group.id)
+            #expect(accepted.peer.id == alice.id)
+            #expect(try await bob.client.groups().groups.first?.request == nil)
+            let inbox = try await bob.client.inbox().conversations
+            #expect(inbox.map(\.group?.id) == [group.id])
+            #expect(inbox.first?.unread == 1)
+            #expect(try await bob.client.status().unread == 1)
+            do throws(ControlError) {
+                _ = try await bob.client.accept(PeerParams(peer: "#ops"))
+                Issue.record("a group accepted twice")
+            } catch {
+                #expect(error.exitCode == 1)
+            }
+
+            // bob writes to alice: a contact now, so her next group is no request.
+            _ = try await bob.client.send(SendParams(peer: "alice", text: "hi"))
+            let second = try await alice.client.groupCreate(
+                GroupCreateParams(name: "build", peers: ["bob"])
+            ).group
+            try await eventually("bob has the second group") {
+                try await bob.client.groups().groups.contains { $0.id == second.id }
+            }
+            #expect(
+                try await bob.client.groups().groups.first { $0.id == second.id }?.request == nil)
+        } catch {
+            await alice.stop()
+            await bob.stop()
+            throw error
+        }
+        await alice.stop()
+        await bob.stop()
+    }
 }

@@ -16,7 +16,12 @@ struct AcceptCommand: AsyncParsableCommand {
         let context = global.makeContext()
         let result = try await context.client.accept(PeerParams(peer: peer))
         try context.show(result) {
-            "\(ContactsView.label($0.peer))  it becomes a contact and its messages join the inbox, unread.:is a contact now; its messages are in the inbox ('lanchat read').\n"
+            if let group = $0.group {
+                return
+                    "#\(truncated(group.name, to: 64)): accepted; its conversation is in the inbox ('lanchat read #\(truncated(group.name, to: 64))').\n"
+            }
+            return
+                "\(ContactsView.label($0.peer))  it becomes a contact and its messages join the inbox, unread.:is a contact now; its messages are in the inbox ('lanchat read').\n"
         }
     }
 }

@@ -56,4 +56,20 @@ extension Messenger {
         let folded = await groupInfos(found.reversed(), group: group.state.id)
         return SearchResult(messages: Array(folded.reversed().prefix(limit)))
     }
+
+    /// `accept GROUP` (`--accept contacts`): the group request ends and its conversation
+    /// joins the inbox. Answers with the member who added us and the group.
+    func acceptGroup(_ group: StoredGroup) async throws(ControlError) -> PeerResult {
+        guard let from = group.requestFrom else {
+            throw .failed("\(group.state.name) is not a group request")
+        }
+        do {
+            _ = try await store.acceptGroupRequest(group.state.id)
+        } catch {
+            throw .storeUnavailable("cannot accept the group: \(error)")
+        }
+        var result = PeerResult(peer: directory.entry(from)?.info ?? Self.unknownPeer(from))
+        result.group = groupInfo(group.state)
+        return result
+    }
 }
