@@ -5,7 +5,9 @@ import LanChatControl
 struct ArchiveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "archive",
-        abstract: "Hide the conversation with PEER from the inbox until a new message arrives.")
+        abstract:
+            "Hide the conversation with PEER (or GROUP) from the inbox until a new message arrives."
+    )
 
     @OptionGroup var global: GlobalOptions
 

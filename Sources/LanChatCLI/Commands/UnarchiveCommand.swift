@@ -5,7 +5,7 @@ import LanChatControl
 struct UnarchiveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unarchive",
-        abstract: "Show the conversation with PEER in the inbox again.")
+        abstract: "Show the conversation with PEER (or GROUP) in the inbox again.")
 
     @OptionGroup var global: GlobalOptions
 
