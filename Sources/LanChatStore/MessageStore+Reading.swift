@@ -69,7 +69,7 @@ extension MessageStore {
     public func unreadCount(peer: PeerKey? = nil) async throws(StoreError) -> Int {
         try await read("counting unread messages") { db in
             guard let peer else {
-                return try Int.fetchOne(db, sql: Self.unreadCountSQL) ?? 0
+                return try Int.fetchOne(db, sql: Self.unreadCountAllSQL) ?? 0
             }
             return try Int.fetchOne(
                 db, sql: Self.unreadCountSQL + " AND pk = ?", arguments: [peer.blob]) ?? 0
@@ -77,11 +77,18 @@ extension MessageStore {
     }
 
     /// Its WHERE is the partial index `messages_unread`'s, so counting reads only that index;
-    /// pending message requests (a peer's, or a group's: schema v7) are not unread messages.
+    /// pending message requests are not unread messages.
     static let unreadCountSQL =
         "SELECT count(*) FROM messages INDEXED BY messages_unread WHERE direction = 0 AND read_at IS NULL AND "
         + notARequest
-        + " AND (group_id IS NULL OR group_id NOT IN (SELECT gid FROM groups WHERE request_since IS NOT NULL))"
+
+    /// Every unread message but those of pending group requests (schema v7), whose count is
+    /// their conversations' column: filtering on `group_id` here would read every unread
+    /// row instead of the index alone.
+    static let unreadCountAllSQL =
+        "SELECT max(0, (" + unreadCountSQL + ") - (SELECT coalesce(sum(c.unread), 0) "
+        + "FROM group_conversations c JOIN groups g ON g.gid = c.gid "
+        + "WHERE g.request_since IS NOT NULL))"
 
     /// The inbox: conversations that are (or are not) archived, newest activity first.
     ///
