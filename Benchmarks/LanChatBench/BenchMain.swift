@@ -69,6 +69,9 @@ enum LanChatBench {
         try await step(8, "store: search, inbox, event replay") {
             try await StoreReadingBench(scale: scale, directory: root + "/reading").run()
         }
+        try await step(9, "a message to a group of 10 online members") {
+            try await GroupDeliveryBench(scale: scale, directory: root + "/group").run()
+        }
         let report = Report(
             figures: figures, command: options.command, quick: options.quick, date: Date(),
             machineBefore: before, machineAfter: MachineFacts.read(workDirectory: root),

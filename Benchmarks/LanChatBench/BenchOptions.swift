@@ -16,7 +16,7 @@ struct BenchOptions: Sendable {
     var command = "make bench"
     /// Smaller sizes, for checking the harness itself; the figures are then not the real ones.
     var quick = false
-    /// Figure numbers (1–8) to run; empty: all.
+    /// Figure numbers (1–9) to run; empty: all.
     var only: Set<Int> = []
 
     var scale: BenchScale { quick ? .quick : .full }
@@ -47,9 +47,9 @@ struct BenchOptions: Sendable {
             case "--quick": options.quick = true
             case "--only":
                 let list = try value(for: argument).split(separator: ",")
-                let numbers = list.compactMap { Int($0) }.filter { (1...8).contains($0) }
+                let numbers = list.compactMap { Int($0) }.filter { (1...9).contains($0) }
                 guard numbers.count == list.count else {
-                    throw .usage("--only takes figure numbers 1 to 8, e.g. --only 1,3")
+                    throw .usage("--only takes figure numbers 1 to 9, e.g. --only 1,3")
                 }
                 options.only = Set(numbers)
             case "-h", "--help": throw .usage("")

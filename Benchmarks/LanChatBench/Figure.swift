@@ -3,7 +3,7 @@
 struct Figure: Sendable {
     /// Stable name for the JSON, e.g. `send_delivered_p50_ms`.
     let key: String
-    /// Which line of PRODUCT.md §8 it belongs to (1–8 as in docs/benchmarks.md; 0: context only).
+    /// Which line of PRODUCT.md §8 it belongs to (1–9 as in docs/benchmarks.md; 0: context only).
     let group: Int
     let title: String
     /// nil: not measured (the `note` says why).

@@ -113,9 +113,20 @@ public struct RemoveParams: Codable, Sendable, Hashable {
 /// The peer a contact method changed, as it is now.
 public struct PeerResult: Codable, Sendable, Hashable {
     public var peer: PeerInfo
+    /// `accept GROUP`: the group accepted (`peer` is the member who added us). The key is
+    /// absent from every other answer.
+    public var group: GroupInfo?
 
     public init(peer: PeerInfo) {
         self.peer = peer
+    }
+
+    enum CodingKeys: String, CodingKey { case peer, group }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(peer, forKey: .peer)
+        if let group { try container.encode(group, forKey: .group) }
     }
 }
 

@@ -9,12 +9,26 @@ public struct GroupInfo: Codable, Sendable, Hashable {
     public var name: String
     public var members: [PeerInfo]
     public var version: UInt64
+    /// True for a pending group request (`--accept contacts`: a non-contact added us; `accept
+    /// GROUP` takes it). The key is absent otherwise.
+    public var request: Bool?
 
     public init(id: String, name: String, members: [PeerInfo], version: UInt64) {
         self.id = id
         self.name = name
         self.members = members
         self.version = version
+    }
+
+    enum CodingKeys: String, CodingKey { case id, name, members, version, request }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(name, forKey: .name)
+        try container.encode(members, forKey: .members)
+        try container.encode(version, forKey: .version)
+        if request == true { try container.encode(true, forKey: .request) }
     }
 }
 

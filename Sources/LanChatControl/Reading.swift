@@ -134,6 +134,9 @@ public struct EventInfo: Codable, Sendable, Hashable {
     public var conversation: ConversationInfo?
     /// `peer.typing`.
     public var typing: Bool?
+    /// `group.changed`, and events about a group message: the group as it is now. The key
+    /// is absent from other events.
+    public var group: GroupInfo?
 
     public init(
         cursor: String, type: EventType, at: Timestamp, message: MessageInfo? = nil,
@@ -149,7 +152,7 @@ public struct EventInfo: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case cursor, type, at, message, peer, conversation, typing
+        case cursor, type, at, message, peer, conversation, typing, group
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -161,5 +164,6 @@ public struct EventInfo: Codable, Sendable, Hashable {
         try container.encode(peer, forKey: .peer)
         try container.encode(conversation, forKey: .conversation)
         try container.encode(typing, forKey: .typing)
+        if let group { try container.encode(group, forKey: .group) }
     }
 }

@@ -155,31 +155,45 @@ public struct MessageInfo: Codable, Sendable, Hashable {
 }
 
 public struct ConversationInfo: Codable, Sendable, Hashable {
-    public var peer: PeerInfo
+    /// The other side of a 1:1 conversation; null for a group conversation.
+    public var peer: PeerInfo?
+    /// A group conversation's group; the key is absent from 1:1 conversations' JSON, whose
+    /// output is unchanged (a missing key reads as null in every JSON tool).
+    public var group: GroupInfo?
     public var unread: Int
     public var lastMessage: MessageInfo?
     public var archived: Bool
     public var updatedAt: Timestamp
 
     public init(
-        peer: PeerInfo, unread: Int, lastMessage: MessageInfo?, archived: Bool,
-        updatedAt: Timestamp
+        peer: PeerInfo?, group: GroupInfo? = nil, unread: Int, lastMessage: MessageInfo?,
+        archived: Bool, updatedAt: Timestamp
     ) {
         self.peer = peer
+        self.group = group
         self.unread = unread
         self.lastMessage = lastMessage
         self.archived = archived
         self.updatedAt = updatedAt
     }
 
-    enum CodingKeys: String, CodingKey { case peer, unread, lastMessage, archived, updatedAt }
+    enum CodingKeys: String, CodingKey {
+        case peer, group, unread, lastMessage, archived, updatedAt
+    }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(peer, forKey: .peer)
+        if let group { try container.encode(group, forKey: .group) }
         try container.encode(unread, forKey: .unread)
         try container.encode(lastMessage, forKey: .lastMessage)
         try container.encode(archived, forKey: .archived)
         try container.encode(updatedAt, forKey: .updatedAt)
+    }
+
+    /// The name the conversation is shown by: the group's, else the peer's alias or name.
+    public var title: String {
+        if let group { return "#" + group.name }
+        return peer?.displayName ?? ""
     }
 }

@@ -19,10 +19,14 @@ extension MessageStore {
         try await read("reading the event log") { db in
             var events: [StoredEvent] = []
             events.reserveCapacity(min(max(0, limit), 10_000))
+            // The group columns (the message's, then the event's: schema v6 and v7) only
+            // where they exist: the upgrade tests read the log of older schemas.
+            let groups = try db.columns(in: "events").contains { $0.name == "gid" }
             try ColumnReader.forEachRow(
                 db.cachedStatement(
                     sql: """
                         SELECT e.cursor, e.type, e.at, e.pk, e.status, \(StoredMessage.columns(of: "m"))
+                        \(groups ? ", m.group_id, e.gid" : "")
                         FROM events e LEFT JOIN messages m ON m.rowid = e.message
                         WHERE e.cursor > ? ORDER BY e.cursor LIMIT ?
                         """),
@@ -31,12 +35,15 @@ extension MessageStore {
                 guard let type = StoredEventType(code: row.int64(1)) else {
                     throw StoreError(.corrupt, "event \(row.int64(0)) has an unknown type")
                 }
+                let message = row.isNull(5) ? nil : try StoredMessage(columns: row, from: 5)
+                let changed = groups && !row.isNull(19) ? GroupID(bytes: row.bytes(19)) : nil
                 events.append(
                     StoredEvent(
                         cursor: row.int64(0), type: type, at: row.int64(2),
                         peer: row.isNull(3) ? nil : PeerKey(bytes: row.bytes(3)),
-                        message: row.isNull(5) ? nil : try StoredMessage(columns: row, from: 5),
-                        status: row.optionalInt64(4).flatMap(StoredStatus.init(rawValue:))))
+                        message: message,
+                        status: row.optionalInt64(4).flatMap(StoredStatus.init(rawValue:)),
+                        group: changed ?? message?.group))
             }
             return events
         }

@@ -8,11 +8,16 @@ public struct StoredGroup: Sendable, Equatable {
     public var state: GroupUpdate
     public var basis: [PeerKey]
     public var updatedAt: Int64
+    /// A pending group request (schema v7, `--accept contacts`): the member who added us.
+    public var requestFrom: PeerKey?
 
-    public init(state: GroupUpdate, basis: [PeerKey], updatedAt: Int64) {
+    public init(
+        state: GroupUpdate, basis: [PeerKey], updatedAt: Int64, requestFrom: PeerKey? = nil
+    ) {
         self.state = state
         self.basis = basis
         self.updatedAt = updatedAt
+        self.requestFrom = requestFrom
     }
 }
 
@@ -53,7 +58,8 @@ extension MessageStore {
             state: GroupUpdate(
                 id: id, version: UInt64(stored: row["version"]), name: row["name"],
                 members: try keys(row["members"])),
-            basis: try keys(row["basis"]), updatedAt: row["updated_at"])
+            basis: try keys(row["basis"]), updatedAt: row["updated_at"],
+            requestFrom: (row["request_from"] as Data?).flatMap { PeerKey(bytes: $0) })
     }
 
     /// Every group we hold (also those we left or were removed from), by name.
@@ -76,8 +82,12 @@ extension MessageStore {
     /// `recipients` must receive (current members, and a member this change removed). Every
     /// recipient must be a known peer. `expectedVersion`: the version the change was built
     /// on; when another state was stored meanwhile, nothing is written and false returned.
+    /// Logs `group.changed` by `changedBy` (our own key, or the member it came from) in the
+    /// same transaction. A group stored for the first time with `requestFrom` is a pending
+    /// group request (`--accept contacts`) until `acceptGroupRequest`.
     public func saveGroup(
-        _ group: StoredGroup, recipients: [PeerKey], expectedVersion: UInt64?
+        _ group: StoredGroup, recipients: [PeerKey], expectedVersion: UInt64?,
+        changedBy: PeerKey
     ) async throws(StoreError) -> Bool {
         let frame = Data(AppMessage.group(group.state).encoded())
         return try await write("storing a group") { db in
@@ -88,8 +98,9 @@ extension MessageStore {
             guard current == expectedVersion else { return false }
             try db.execute(
                 sql: """
-                    INSERT INTO groups (gid, name, version, members, basis, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO groups (gid, name, version, members, basis, updated_at,
+                        request_since, request_from)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (gid) DO UPDATE SET name = excluded.name,
                         version = excluded.version, members = excluded.members,
                         basis = excluded.basis, updated_at = excluded.updated_at
@@ -97,7 +108,8 @@ extension MessageStore {
                 arguments: [
                     group.state.id.blob, group.state.name, group.state.version.storedValue,
                     Self.keysBlob(group.state.members), Self.keysBlob(group.basis),
-                    group.updatedAt,
+                    group.updatedAt, group.requestFrom.map { _ in group.updatedAt },
+                    group.requestFrom?.blob,
                 ])
             for recipient in recipients {
                 try db.execute(
@@ -107,6 +119,12 @@ extension MessageStore {
                         """,
                     arguments: [recipient.blob, group.state.id.blob, frame])
             }
+            try db.execute(
+                sql: "INSERT INTO events (type, at, pk, gid) VALUES (?, ?, ?, ?)",
+                arguments: [
+                    StoredEventType.groupChanged.code, group.updatedAt, changedBy.blob,
+                    group.state.id.blob,
+                ])
             return true
         }
     }

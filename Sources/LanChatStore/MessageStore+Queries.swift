@@ -93,7 +93,7 @@ extension MessageStore {
                 queued: try Int.fetchOne(
                     db, sql: "SELECT count(*) FROM messages WHERE direction = 1 AND status = 0")
                     ?? 0,
-                unread: try Int.fetchOne(db, sql: Self.unreadCountSQL) ?? 0)
+                unread: try Int.fetchOne(db, sql: Self.unreadCountAllSQL) ?? 0)
         }
     }
 

@@ -69,7 +69,7 @@ extension MessageStore {
     public func unreadCount(peer: PeerKey? = nil) async throws(StoreError) -> Int {
         try await read("counting unread messages") { db in
             guard let peer else {
-                return try Int.fetchOne(db, sql: Self.unreadCountSQL) ?? 0
+                return try Int.fetchOne(db, sql: Self.unreadCountAllSQL) ?? 0
             }
             return try Int.fetchOne(
                 db, sql: Self.unreadCountSQL + " AND pk = ?", arguments: [peer.blob]) ?? 0
@@ -81,6 +81,14 @@ extension MessageStore {
     static let unreadCountSQL =
         "SELECT count(*) FROM messages INDEXED BY messages_unread WHERE direction = 0 AND read_at IS NULL AND "
         + notARequest
+
+    /// Every unread message but those of pending group requests (schema v7), whose count is
+    /// their conversations' column: filtering on `group_id` here would read every unread
+    /// row instead of the index alone.
+    static let unreadCountAllSQL =
+        "SELECT max(0, (" + unreadCountSQL + ") - (SELECT coalesce(sum(c.unread), 0) "
+        + "FROM group_conversations c JOIN groups g ON g.gid = c.gid "
+        + "WHERE g.request_since IS NOT NULL))"
 
     /// The inbox: conversations that are (or are not) archived, newest activity first.
     ///

@@ -10,14 +10,15 @@ extension MessageStore {
     /// walk stops at `limit`, so a word found in most messages costs no more than a rare one.
     /// Messages stored but not yet indexed are indexed first, so a search sees every message
     /// stored before it was called.
-    public func search(_ query: SearchQuery, peer: PeerKey? = nil, limit: Int)
-        async throws(StoreError) -> [StoredMessage]
-    {
+    /// `group`: only that group's messages (every member's copy of an own one).
+    public func search(
+        _ query: SearchQuery, peer: PeerKey? = nil, group: GroupID? = nil, limit: Int
+    ) async throws(StoreError) -> [StoredMessage] {
         try await completeSearchIndex()
         return try await read("searching messages") { db in
             // CROSS JOIN keeps the FTS5 table the outer loop, in its rowid order.
             var sql = """
-                SELECT \(StoredMessage.columns(of: "m"))
+                SELECT \(StoredMessage.columns(of: "m"))\(group == nil ? "" : ", m.group_id")
                 FROM messages_fts f CROSS JOIN messages m ON m.rowid = f.rowid
                 WHERE messages_fts MATCH ?
                 """
@@ -25,6 +26,10 @@ extension MessageStore {
             if let peer {
                 sql += " AND m.pk = ?"
                 arguments += [peer.blob]
+            }
+            if let group {
+                sql += " AND m.group_id = ?"
+                arguments += [group.blob]
             }
             sql += " ORDER BY f.rowid DESC LIMIT ?"
             arguments += [max(0, limit)]

@@ -49,11 +49,14 @@ public struct StoredEvent: Sendable, Equatable {
     public var message: StoredMessage?
     /// `message.status`: the status the event reports (queued, delivered, read, failed).
     public var status: StoredStatus?
+    /// The group concerned: `group.changed`'s (schema v7), or a group message's.
+    public var group: GroupID?
 
     public init(
         cursor: Int64, type: StoredEventType, at: Int64, peer: PeerKey? = nil,
-        message: StoredMessage? = nil, status: StoredStatus? = nil
+        message: StoredMessage? = nil, status: StoredStatus? = nil, group: GroupID? = nil
     ) {
+        self.group = group
         self.cursor = cursor
         self.type = type
         self.at = at

@@ -98,6 +98,9 @@ enum Schema {
         migrator.registerMigration("v6: groups") { db in
             try db.execute(sql: v6)
         }
+        migrator.registerMigration("v7: group conversations, group events, group requests") { db in
+            try db.execute(sql: v7)
+        }
         return migrator
     }
 
@@ -327,5 +330,58 @@ enum Schema {
                 WHERE pk = old.pk AND old.direction = 0 AND old.read_at IS NULL
                     AND old.group_id IS NULL;
         END;
+        """
+
+    /// Group conversations in the inbox (PRODUCT.md §4, issue 13). `group_conversations` is
+    /// to a group what `conversations` is to a peer (v6 keeps group rows out of that one):
+    /// the last message (an own message's last copy), its time, the unread count and
+    /// `archived`, kept by their own triggers, which fire only for group rows, so the 1:1
+    /// write path is unchanged. No foreign key on `gid`: a message's insert must never fail
+    /// because of its conversation. `events.gid`: the group a `group.changed` event concerns.
+    /// `groups.request_since`/`request_from`: under `--accept contacts`, a group a non-contact
+    /// added us to is a request (since when, from whom), kept out of the inbox and the unread
+    /// count until `accept GROUP`.
+    static let v7 = """
+        CREATE TABLE group_conversations (
+            gid BLOB PRIMARY KEY NOT NULL,
+            last_message INTEGER,
+            updated_at INTEGER,
+            archived INTEGER NOT NULL DEFAULT 0,
+            unread INTEGER NOT NULL DEFAULT 0
+        ) WITHOUT ROWID;
+        ALTER TABLE events ADD COLUMN gid BLOB;
+        ALTER TABLE groups ADD COLUMN request_since INTEGER;
+        ALTER TABLE groups ADD COLUMN request_from BLOB;
+
+        CREATE TRIGGER group_messages_inserted AFTER INSERT ON messages
+        WHEN new.group_id IS NOT NULL BEGIN
+            INSERT INTO group_conversations (gid, last_message, updated_at, archived, unread)
+            VALUES (
+                new.group_id, new.rowid,
+                CASE new.direction WHEN 0 THEN coalesce(new.received_at, new.created_at)
+                    ELSE new.created_at END,
+                0, new.direction = 0 AND new.read_at IS NULL)
+            ON CONFLICT (gid) DO UPDATE SET last_message = excluded.last_message,
+                updated_at = excluded.updated_at, archived = 0,
+                unread = group_conversations.unread + excluded.unread;
+        END;
+        CREATE TRIGGER group_messages_read AFTER UPDATE OF read_at ON messages
+        WHEN new.direction = 0 AND old.read_at IS NULL AND new.read_at IS NOT NULL
+            AND new.group_id IS NOT NULL BEGIN
+            UPDATE group_conversations SET unread = unread - 1 WHERE gid = new.group_id;
+        END;
+        CREATE TRIGGER group_messages_deleted AFTER DELETE ON messages
+        WHEN old.group_id IS NOT NULL AND old.direction = 0 AND old.read_at IS NULL BEGIN
+            UPDATE group_conversations SET unread = unread - 1 WHERE gid = old.group_id;
+        END;
+
+        INSERT INTO group_conversations (gid, last_message, updated_at, unread)
+            SELECT m.group_id, m.rowid,
+                CASE m.direction WHEN 0 THEN coalesce(m.received_at, m.created_at)
+                    ELSE m.created_at END,
+                (SELECT count(*) FROM messages u WHERE u.group_id = m.group_id
+                    AND u.direction = 0 AND u.read_at IS NULL)
+            FROM messages m WHERE m.rowid IN (
+                SELECT max(rowid) FROM messages WHERE group_id IS NOT NULL GROUP BY group_id);
         """
 }

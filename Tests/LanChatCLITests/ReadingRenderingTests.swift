@@ -29,6 +29,28 @@ import Testing
             now: CLIFixtures.now, zone: utc, style: style)
     }
 
+    /// Issue 13: a group conversation (`peer: null`) shows `#`, the group's name and the
+    /// sender before an incoming preview; a 1:1 line beside it is unchanged.
+    @Test func aGroupConversationShowsItsNameAndTheSender() {
+        var message = CLIFixtures.incoming(3, "build is green", at: "2026-11-21T11:58:00Z")
+        message.group = String(repeating: "a", count: 32)
+        message.sender = CLIFixtures.bobID
+        let group = GroupInfo(
+            id: String(repeating: "a", count: 32), name: "ops",
+            members: [CLIFixtures.bob, CLIFixtures.carol], version: 2)
+        let text = inbox([
+            ConversationInfo(
+                peer: nil, group: group, unread: 2, lastMessage: message, archived: false,
+                updatedAt: message.createdAt),
+            CLIFixtures.carolConversation,
+        ])
+        let lines = text.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines[0].hasPrefix("# ops  "), "\(text)")
+        #expect(lines[0].contains("2  Bob: build is green"), "\(text)")
+        #expect(lines[1].contains("You: see you monday ✓✓"), "\(text)")
+    }
+
     @Test func hostileNamesAndTextsCannotDriveTheTerminal() {
         let text = inbox([
             conversation(
@@ -133,6 +155,24 @@ import Testing
         #expect(watchLine(online) == "12:03 bob is online: lunch\n")
         let typing = EventInfo(cursor: "4", type: .peerTyping, at: at, peer: peer, typing: true)
         #expect(watchLine(typing) == "12:03 bob is typing…\n")
+    }
+
+    /// Issue 13: `group.changed` names who changed which group; a group message names its
+    /// group before the sender.
+    @Test func watchLinesNameTheGroup() {
+        let at = CLIFixtures.at("2026-11-21T12:03:00Z")
+        let group = GroupInfo(
+            id: String(repeating: "a", count: 32), name: "ops",
+            members: [CLIFixtures.bob, CLIFixtures.carol], version: 3)
+        var changed = EventInfo(cursor: "1", type: .groupChanged, at: at, peer: CLIFixtures.bob)
+        changed.group = group
+        #expect(watchLine(changed) == "12:03 Bob changed group #ops (2 members)\n")
+        var received = EventInfo(
+            cursor: "2", type: .messageReceived, at: at,
+            message: CLIFixtures.incoming(1, "deploy done", at: "2026-11-21T12:03:00Z"),
+            peer: CLIFixtures.bob)
+        received.group = group
+        #expect(watchLine(received) == "12:03 #ops Bob: deploy done\n")
     }
 
     @Test func aMessageEventWithoutPeerUsesTheNameSeenBefore() {

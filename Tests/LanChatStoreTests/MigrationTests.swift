@@ -18,6 +18,7 @@ struct MigrationTests {
                 "v3: conversations, event log, search",
                 "v4: contacts, message requests, key changes",
                 "v5: search after the write, unread counts", "v6: groups",
+                "v7: group conversations, group events, group requests",
             ])
         _ = try MessageStore.open(path: directory.storePath)
         #expect(try appliedMigrations(directory.storePath) == first)
@@ -103,7 +104,7 @@ struct MigrationTests {
         #expect(try appliedMigrations(directory.storePath).count == 2)
 
         let store = try MessageStore.open(path: directory.storePath)
-        #expect(try appliedMigrations(directory.storePath).count == 6)
+        #expect(try appliedMigrations(directory.storePath).count == 7)
         for peer in [bob, carol, dave] {
             #expect(try await store.history(with: peer, limit: 100).messages == before[peer])
         }
@@ -163,7 +164,7 @@ struct MigrationTests {
         #expect(try appliedMigrations(directory.storePath).count == 3)
 
         let store = try MessageStore.open(path: directory.storePath)
-        #expect(try appliedMigrations(directory.storePath).count == 6)
+        #expect(try appliedMigrations(directory.storePath).count == 7)
         for peer in [bob, carol, dave] {
             #expect(try await store.history(with: peer, limit: 100).messages == before[peer])
         }

@@ -5,7 +5,7 @@ import LanChatControl
 struct AcceptCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accept",
-        abstract: "Accept PEER's message request")
+        abstract: "Accept PEER's message request, or a GROUP request")
 
     @OptionGroup var global: GlobalOptions
 
@@ -16,7 +16,12 @@ struct AcceptCommand: AsyncParsableCommand {
         let context = global.makeContext()
         let result = try await context.client.accept(PeerParams(peer: peer))
         try context.show(result) {
-            "\(ContactsView.label($0.peer))  it becomes a contact and its messages join the inbox, unread.:is a contact now; its messages are in the inbox ('lanchat read').\n"
+            if let group = $0.group {
+                return
+                    "#\(truncated(group.name, to: 64)): accepted; its conversation is in the inbox ('lanchat read #\(truncated(group.name, to: 64))').\n"
+            }
+            return
+                "\(ContactsView.label($0.peer))  it becomes a contact and its messages join the inbox, unread.:is a contact now; its messages are in the inbox ('lanchat read').\n"
         }
     }
 }

@@ -5,7 +5,9 @@ import LanChatControl
 struct ArchiveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "archive",
-        abstract: "Hide the conversation with PEER from the inbox until a new message arrives.")
+        abstract:
+            "Hide the conversation with PEER (or GROUP) from the inbox until a new message arrives."
+    )
 
     @OptionGroup var global: GlobalOptions
 
@@ -16,7 +18,7 @@ struct ArchiveCommand: AsyncParsableCommand {
         let context = global.makeContext()
         let result = try await context.client.archive(ArchiveParams(peer: peer))
         try context.show(result) { result in
-            "Archived the conversation with \(truncated(PeerText.nameWithAlias(result.conversation.peer), to: 80)); "
+            "Archived the conversation with \(truncated(InboxView.title(result.conversation), to: 80)); "
                 + "'lanchat inbox --archived' lists it.\n"
         }
     }

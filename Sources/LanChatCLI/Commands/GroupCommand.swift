@@ -108,7 +108,9 @@ enum GroupsView {
         }
         var out = ""
         for group in groups {
-            out += "#\(terminalSafe(group.name))  \(group.id)  (\(group.members.count) members)\n"
+            out += "#\(terminalSafe(group.name))  \(group.id)  (\(group.members.count) members)"
+            if group.request == true { out += "  request: lanchat accept \(group.id)" }
+            out += "\n"
             for member in group.members {
                 let name = terminalSafe(member.alias ?? member.name)
                 out +=

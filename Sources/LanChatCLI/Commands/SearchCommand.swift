@@ -21,7 +21,7 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Only the conversation with this peer (see PEER in lanchat --help).",
+            "Only the conversation with this peer, or this group (see PEER in lanchat --help).",
             valueName: "peer"),
         completion: .peers)
     var peer: String?

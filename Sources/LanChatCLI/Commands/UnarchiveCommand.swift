@@ -5,7 +5,7 @@ import LanChatControl
 struct UnarchiveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unarchive",
-        abstract: "Show the conversation with PEER in the inbox again.")
+        abstract: "Show the conversation with PEER (or GROUP) in the inbox again.")
 
     @OptionGroup var global: GlobalOptions
 
@@ -16,7 +16,7 @@ struct UnarchiveCommand: AsyncParsableCommand {
         let context = global.makeContext()
         let result = try await context.client.unarchive(ArchiveParams(peer: peer))
         try context.show(result) { result in
-            "The conversation with \(truncated(PeerText.nameWithAlias(result.conversation.peer), to: 80)) "
+            "The conversation with \(truncated(InboxView.title(result.conversation), to: 80)) "
                 + "is back in the inbox.\n"
         }
     }

@@ -18,7 +18,8 @@ struct WatchCommand: AsyncParsableCommand {
 
     @Argument(
         help: ArgumentHelp(
-            "Only events about this peer (see PEER in lanchat --help).", valueName: "peer"),
+            "Only events about this peer, or this group (see PEER in lanchat --help).",
+            valueName: "peer"),
         completion: .peers)
     var peer: String?
 

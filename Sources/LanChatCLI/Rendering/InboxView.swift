@@ -2,7 +2,8 @@ import LanChatControl
 
 /// Text output of `lanchat inbox`: one line per conversation, newest activity first (the
 /// daemon's order): presence dot, name (alias), unread count, a preview of the last message
-/// and its smart time. An empty inbox says how to start a conversation.
+/// and its smart time. A group conversation shows `#` for the dot, the group's name, and the
+/// sender's name before an incoming preview. An empty inbox says how to start a conversation.
 package enum InboxView {
     /// Characters of message text a preview shows, `…` included.
     package static let previewLength = 60
@@ -16,10 +17,10 @@ package enum InboxView {
         }
         let rows = result.conversations.map { conversation in
             (
-                name: truncated(PeerText.nameWithAlias(conversation.peer), to: 40),
+                name: truncated(title(conversation), to: 40),
                 unread: conversation.unread > 0 ? "\(conversation.unread)" : "",
                 // Plain first: its width aligns the time column, colour or not.
-                previewWidth: preview(conversation.lastMessage, style: .plain).count,
+                previewWidth: preview(conversation, style: .plain).count,
                 conversation: conversation
             )
         }
@@ -28,7 +29,9 @@ package enum InboxView {
         let previewWidth = rows.map(\.previewWidth).max() ?? 0
         return rows.map { row in
             let conversation = row.conversation
-            let (dot, paint) = presenceDot(conversation.peer.presence, style: style)
+            let (dot, paint) =
+                conversation.peer.map { presenceDot($0.presence, style: style) }
+                ?? ("#", style.dim)
             let namePadding = String(repeating: " ", count: nameWidth - row.name.count)
             let unreadPadding = String(repeating: " ", count: unreadWidth - row.unread.count)
             let time = SmartTime.format(
@@ -36,7 +39,7 @@ package enum InboxView {
             var line = paint(dot) + " " + style.bold(row.name) + namePadding
             if unreadWidth > 0 { line += "  " + unreadPadding + style.bold(row.unread) }
             let previewPadding = String(repeating: " ", count: previewWidth - row.previewWidth)
-            line += "  " + preview(conversation.lastMessage, style: style) + previewPadding
+            line += "  " + preview(conversation, style: style) + previewPadding
             line += "  " + style.dim(time)
             return line + "\n"
         }.joined()
@@ -51,6 +54,24 @@ package enum InboxView {
         case .offline: return ("○", style.dim)
         case .discovering: return ("◌", style.yellow)
         }
+    }
+
+    /// A 1:1 conversation's peer name (alias), or a group's name.
+    package static func title(_ conversation: ConversationInfo) -> String {
+        if let group = conversation.group { return group.name }
+        return conversation.peer.map(PeerText.nameWithAlias) ?? ""
+    }
+
+    /// The preview of a conversation's last message; in a group, an incoming one is
+    /// prefixed with its sender's name.
+    static func preview(_ conversation: ConversationInfo, style: TextStyle) -> String {
+        let text = preview(conversation.lastMessage, style: style)
+        guard let group = conversation.group, let message = conversation.lastMessage,
+            message.direction == .incoming
+        else { return text }
+        let sender = group.members.first { $0.id == (message.sender ?? message.peer) }
+        let name = sender.map { $0.alias ?? $0.name } ?? String(message.peer.prefix(8))
+        return style.dim(truncated(name, to: 20) + ":") + " " + text
     }
 
     /// The last message on one line: at most `previewLength` characters of its text (cut

@@ -28,7 +28,8 @@ package enum WatchView {
         switch event.type {
         case .messageReceived:
             let text = event.message.map { terminalSafe($0.text) } ?? ""
-            return name + ": " + text
+            let group = event.group.map { style.cyan("#" + truncated($0.name, to: 40)) + " " }
+            return (group ?? "") + name + ": " + text
         case .messageStatus:
             guard let message = event.message else { return "a message changed status" }
             let preview = truncated(message.text, to: statusPreviewLength)
@@ -61,7 +62,10 @@ package enum WatchView {
         case .conversationRead:
             return "conversation with " + name + " marked read"
         case .groupChanged:
-            return "a group changed"
+            guard let group = event.group else { return name + " changed a group" }
+            let count = group.members.count
+            return name + " changed group " + style.cyan("#" + truncated(group.name, to: 40))
+                + " (\(count) member\(count == 1 ? "" : "s"))"
         case .requestNew:
             return "message request from " + name
         }

@@ -37,8 +37,10 @@ extension GroupInfo: FastJSONDecodable {
         var name: String?
         var members: [PeerInfo]?
         var version: UInt64?
+        var request: Bool?
         let complete = reader.readObject { reader, key in
             switch key {
+            case "request": reader.field(&request) { $0.readBool() }
             case "id": reader.field(&id) { $0.readString() }
             case "name": reader.field(&name) { $0.readString() }
             case "members": reader.field(&members) { $0.readArray { $0.read(PeerInfo.self) } }
@@ -48,5 +50,6 @@ extension GroupInfo: FastJSONDecodable {
         }
         guard complete, let id, let name, let members, let version else { return nil }
         self.init(id: id, name: name, members: members, version: version)
+        self.request = request
     }
 }

@@ -33,9 +33,13 @@ struct GroupPublisher {
         case conflict
     }
 
-    func publish(_ state: GroupUpdate, replacing previous: StoredGroup?) async throws(StoreError)
-        -> Outcome
-    {
+    /// `author`: whose change it is (our own key, or the member it came from), for the
+    /// `group.changed` event logged with it. `asRequest`: a group new to us, from a
+    /// non-contact under `--accept contacts`: stored as a group request from `author`.
+    func publish(
+        _ state: GroupUpdate, replacing previous: StoredGroup?, by author: PeerKey,
+        asRequest: Bool = false
+    ) async throws(StoreError) -> Outcome {
         let own = services.directory.ownKey
         let basis: [PeerKey]
         if let previous, previous.state.version == state.version {
@@ -50,8 +54,11 @@ struct GroupPublisher {
             try await services.directory.pinAhead(recipient, at: now)
         }
         let saved = try await services.store.saveGroup(
-            StoredGroup(state: state, basis: basis, updatedAt: now), recipients: recipients,
-            expectedVersion: previous?.state.version)
+            StoredGroup(
+                state: state, basis: basis, updatedAt: now,
+                requestFrom: asRequest && previous == nil ? author : previous?.requestFrom),
+            recipients: recipients,
+            expectedVersion: previous?.state.version, changedBy: author)
         guard saved else { return .conflict }
         await services.groupFanout.framesQueued(for: recipients)
         return .saved

@@ -101,6 +101,9 @@ extension Messenger {
     /// Accepts a message request: the peer becomes a contact and its messages join the inbox,
     /// unread. A peer with no pending request is refused (nothing to accept).
     func accept(_ params: PeerParams) async throws(ControlError) -> PeerResult {
+        if let group = try await groupTarget(params.peer) {
+            return try await acceptGroup(group)
+        }
         let peer = try directory.resolve(params.peer)
         guard peer.record.hasPendingRequest else {
             throw .failed(

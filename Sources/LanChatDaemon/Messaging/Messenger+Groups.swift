@@ -9,7 +9,12 @@ import LanChatStore
 extension Messenger {
     func groups() async throws(ControlError) -> GroupsResult {
         do {
-            return GroupsResult(groups: try await store.groups().map { groupInfo($0.state) })
+            return GroupsResult(
+                groups: try await store.groups().map { group in
+                    var info = groupInfo(group.state)
+                    if group.requestFrom != nil { info.request = true }
+                    return info
+                })
         } catch {
             throw .storeUnavailable("cannot read groups: \(error)")
         }
@@ -333,7 +338,8 @@ extension Messenger {
         async throws(ControlError) -> Bool
     {
         do {
-            switch try await GroupPublisher(services: services).publish(state, replacing: previous)
+            switch try await GroupPublisher(services: services).publish(
+                state, replacing: previous, by: directory.ownKey)
             {
             case .saved: return true
             case .conflict: return false

@@ -7,20 +7,30 @@ extension Messenger {
     func inbox(_ params: InboxParams) async throws(ControlError) -> InboxResult {
         try params.validate()
         let rows: [StoredConversation]
+        let groupRows: [StoredGroupConversation]
         do {
             rows = try await store.conversations(archived: params.archived ?? false)
+            groupRows = try await store.groupConversations(archived: params.archived ?? false)
         } catch {
             throw .storeUnavailable("cannot read the inbox: \(error)")
         }
         var conversations: [ConversationInfo] = []
-        conversations.reserveCapacity(rows.count)
+        conversations.reserveCapacity(rows.count + groupRows.count)
         for row in rows {
             conversations.append(await conversationInfo(row))
         }
+        if !groupRows.isEmpty {
+            // Group conversations join the 1:1 ones by last activity (both lists are small).
+            for row in groupRows {
+                if let info = try await groupConversationInfo(row) { conversations.append(info) }
+            }
+            conversations.sort { $0.updatedAt > $1.updatedAt }
+        }
         if let query = params.query?.lowercased(), !query.isEmpty {
             conversations = conversations.filter { conversation in
-                conversation.peer.name.lowercased().contains(query)
-                    || (conversation.peer.alias?.lowercased().contains(query) ?? false)
+                (conversation.peer?.name.lowercased().contains(query) ?? false)
+                    || (conversation.peer?.alias?.lowercased().contains(query) ?? false)
+                    || (conversation.group?.name.lowercased().contains(query) ?? false)
                     || (conversation.lastMessage?.text.lowercased().contains(query) ?? false)
             }
         }
@@ -77,6 +87,9 @@ extension Messenger {
     func archive(_ params: ArchiveParams, archived: Bool) async throws(ControlError)
         -> ArchiveResult
     {
+        if let group = try await groupTarget(params.peer) {
+            return try await archiveGroup(group, archived: archived)
+        }
         let peer = try directory.resolve(params.peer)
         let row: StoredConversation?
         do {
@@ -97,6 +110,9 @@ extension Messenger {
             query = try SearchQuery(parsing: params.text)
         } catch {
             throw .badInput("cannot search for that: \(error)")
+        }
+        if let text = params.peer, let group = try await groupTarget(text) {
+            return try await searchGroup(group, query: query, limit: limit)
         }
         let peer = try params.peer.map { text throws(ControlError) in
             try directory.resolve(text).key

@@ -13,9 +13,15 @@ extension Messenger {
     func watch(_ params: WatchParams, answer: StreamingAnswer<Methods.Watch>)
         async throws(ControlError)
     {
-        let peer = try params.peer.map { text throws(ControlError) in
-            try directory.resolve(text).key
+        // `watch GROUP` follows the group: its changes and its messages.
+        var followed: GroupID?
+        if let query = params.peer, let group = try await groupTarget(query) {
+            followed = group.state.id
         }
+        let peer =
+            try params.peer.map { text throws(ControlError) -> PeerKey? in
+                followed == nil ? try directory.resolve(text).key : nil
+            } ?? nil
         let since = try params.since.map { text throws(ControlError) in
             try Self.cursor(parsing: text)
         }
@@ -59,14 +65,19 @@ extension Messenger {
             // One peer object per peer and batch: a replay names the same few peers over and
             // over, and building one (addresses and all) per event was most of its cost.
             var peers: [PeerKey: PeerInfo] = [:]
+            let groups = try await groupsNamed(in: batch)
             for event in batch {
-                if peer == nil || event.peer == peer {
+                let wanted =
+                    followed.map { event.group == $0 } ?? (peer == nil || event.peer == peer)
+                if wanted {
                     try await answer.notify(
-                        Methods.Watch.notification, eventInfo(event, peers: &peers))
+                        Methods.Watch.notification,
+                        eventInfo(event, peers: &peers, groups: groups))
                 }
                 last = event.cursor
             }
-            for live in watcher.takeLive() where peer == nil || live.peer == peer {
+            for live in watcher.takeLive()
+            where followed == nil && (peer == nil || live.peer == peer) {
                 try await answer.notify(
                     Methods.Watch.notification,
                     EventInfo(
@@ -81,8 +92,24 @@ extension Messenger {
         }
     }
 
-    /// `peers`: the peer objects already built for this batch, added to as needed.
-    func eventInfo(_ event: StoredEvent, peers: inout [PeerKey: PeerInfo]) -> EventInfo {
+    /// The groups a batch's events concern, read once per batch (most batches have none).
+    func groupsNamed(in batch: [StoredEvent]) async throws(ControlError) -> [GroupID: GroupInfo] {
+        guard batch.contains(where: { $0.group != nil }) else { return [:] }
+        do {
+            let all = try await store.groups()
+            return Dictionary(
+                all.map { ($0.state.id, groupInfo($0.state)) }, uniquingKeysWith: { a, _ in a })
+        } catch {
+            throw .storeUnavailable("cannot read groups: \(error)")
+        }
+    }
+
+    /// `peers`: the peer objects already built for this batch, added to as needed; `groups`:
+    /// the groups of the batch (`groupsNamed`).
+    func eventInfo(
+        _ event: StoredEvent, peers: inout [PeerKey: PeerInfo],
+        groups: [GroupID: GroupInfo] = [:]
+    ) -> EventInfo {
         var info = EventInfo(
             cursor: String(event.cursor), type: event.type.apiType,
             at: Timestamp(millisecondsSince1970: event.at))
@@ -90,7 +117,10 @@ extension Messenger {
             if let known = peers[key] {
                 info.peer = known
             } else {
-                let built = directory.entry(key)?.info ?? Self.unknownPeer(key)
+                // A group change of our own is logged with our key.
+                let built =
+                    key == directory.ownKey
+                    ? ownInfo : directory.entry(key)?.info ?? Self.unknownPeer(key)
                 peers[key] = built
                 info.peer = built
             }
@@ -101,8 +131,13 @@ extension Messenger {
                 // The status this event reports, not whatever the message reached since.
                 shown.status = MessageStatus(status)
             }
+            if let group = message.group {
+                shown.group = group.hex
+                shown.sender = message.direction == .incoming ? message.peer.id : ownInfo.id
+            }
             info.message = shown
         }
+        if let group = event.group { info.group = groups[group] }
         return info
     }
 

@@ -56,9 +56,13 @@ extension PeerLink {
                 logger.debug("GROUP \(update.id) v\(update.version) ignored: \(decision)")
                 return
             }
+            // `--accept contacts`: a group a non-contact adds us to is a request.
+            let asRequest =
+                local == nil && services.directory.currentAcceptPolicy == .contacts
+                && services.directory.entry(key)?.record.contact != true
             do {
                 switch try await GroupPublisher(services: services).publish(
-                    update, replacing: local)
+                    update, replacing: local, by: key, asRequest: asRequest)
                 {
                 case .saved:
                     return

@@ -235,9 +235,16 @@ extension PeerLink {
             do {
                 // Under `--accept contacts` a non-contact's messages open a request first, so
                 // they are stored apart from the inbox (and announce nothing).
+                // Group messages are the group's: a group request holds them, an accepted
+                // group is consent (PeerLink+Groups).
                 var isRequest = false
-                if !records.isEmpty {
+                if records.contains(where: { $0.message.group == nil }) {
                     isRequest = try await services.directory.admitMessages(from: key, at: now)
+                } else if !records.isEmpty {
+                    isRequest = records.allSatisfy { record in
+                        record.message.group.flatMap { GroupID(bytes: $0) }
+                            .flatMap { groups[$0]?.requestFrom } != nil
+                    }
                 }
                 let stored = try await services.store.commitIncoming(
                     from: key, records: records, cursor: cursor, at: now)

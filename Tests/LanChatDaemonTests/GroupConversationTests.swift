@@ -1,0 +1,175 @@
+import Foundation
+import LanChatClient
+import LanChatControl
+import LanChatCore
+import Testing
+
+@testable import LanChatDaemon
+
+/// Group conversations through whole in-process daemons (issue 13): the inbox lists a group
+/// with `peer: null`, its name, unread count and last message; `read GROUP` and
+/// `archive GROUP` act on it; 1:1 conversations are unchanged beside it.
+@Suite("Group conversations between in-process daemons", .serialized, .timeLimit(.minutes(3)))
+struct GroupConversationTests {
+    @Test func theInboxListsAGroupWithItsUnreadCountAndLastMessage() async throws {
+        try await withConnectedPair { alice, bob in
+            let group = try await alice.client.groupCreate(
+                GroupCreateParams(name: "ops", peers: ["bob"])
+            ).group
+            _ = try await alice.client.send(SendParams(peer: "#ops", text: "deploy at 5"))
+            _ = try await alice.client.send(SendParams(peer: "#ops", text: "build is green"))
+            _ = try await alice.client.send(SendParams(peer: "bob", text: "just you"))
+            try await eventually("bob has three unread") {
+                try await bob.client.status().unread == 3
+            }
+
+            let inbox = try await bob.client.inbox().conversations
+            let groupRow = try #require(inbox.first { $0.group != nil }, "\(inbox)")
+            #expect(groupRow.peer == nil)
+            #expect(groupRow.group?.id == group.id)
+            #expect(groupRow.group?.name == "ops")
+            #expect(groupRow.unread == 2)
+            #expect(groupRow.lastMessage?.text == "build is green")
+            #expect(groupRow.lastMessage?.sender == alice.id)
+            let direct = try #require(inbox.first { $0.peer?.id == alice.id }, "\(inbox)")
+            #expect(direct.group == nil)
+            #expect(direct.unread == 1)
+            #expect(direct.lastMessage?.text == "just you")
+            #expect(inbox.count == 2)
+
+            // The sender's inbox shows its own message once, with its recipient.
+            let mine = try await alice.client.inbox().conversations
+            let ownRow = try #require(mine.first { $0.group?.id == group.id }, "\(mine)")
+            #expect(ownRow.lastMessage?.direction == .outgoing)
+            #expect(ownRow.lastMessage?.recipients?.map(\.peer) == [bob.id])
+            #expect(try await bob.client.inbox(InboxParams(query: "op")).conversations.count == 1)
+
+            _ = try await bob.client.read(ReadParams(peer: "#ops"))
+            let afterRead = try await bob.client.inbox().conversations
+            #expect(afterRead.first { $0.group != nil }?.unread == 0)
+            #expect(afterRead.first { $0.peer != nil }?.unread == 1)
+
+            let archived = try await bob.client.archive(ArchiveParams(peer: "#ops"))
+            #expect(archived.conversation.archived)
+            #expect(archived.conversation.group?.id == group.id)
+            #expect(try await bob.client.inbox().conversations.map(\.group) == [nil])
+            let hidden = try await bob.client.inbox(InboxParams(archived: true)).conversations
+            #expect(hidden.map(\.group?.id) == [group.id])
+
+            // A new message brings it back.
+            _ = try await alice.client.send(SendParams(peer: "#ops", text: "back"))
+            try await eventually("the group is back in bob's inbox") {
+                try await bob.client.inbox().conversations.contains { $0.group?.id == group.id }
+            }
+            let unarchived = try await bob.client.unarchive(ArchiveParams(peer: "#ops"))
+            #expect(!unarchived.conversation.archived)
+        }
+    }
+
+    /// `group.changed` is logged on both sides (own change and applied change), with the
+    /// group and who changed it; `watch GROUP` replays only the group's events;
+    /// `search --peer GROUP` finds only the group's messages, an own one once.
+    @Test func groupChangesAreLoggedAndWatchAndSearchFollowAGroup() async throws {
+        try await withConnectedPair { alice, bob in
+            let start = try await ReadingTests.collect(bob.client, WatchParams()) { _ in true }
+            let since = try #require(start.start?.cursor)
+            let group = try await alice.client.groupCreate(
+                GroupCreateParams(name: "ops", peers: ["bob"])
+            ).group
+            _ = try await alice.client.send(SendParams(peer: "#ops", text: "deploy in the group"))
+            _ = try await alice.client.send(SendParams(peer: "bob", text: "deploy in private"))
+            _ = try await alice.client.groupRename(GroupRenameParams(group: "ops", name: "ops-2"))
+            try await eventually("bob has the rename") {
+                try await bob.client.groups().groups.first?.name == "ops-2"
+            }
+
+            let followed = try await ReadingTests.collect(
+                bob.client, WatchParams(peer: "#ops-2", since: since)
+            ) { events in events.filter { $0.type == .groupChanged }.count == 2 }
+            #expect(
+                followed.events.map(\.type) == [.groupChanged, .messageReceived, .groupChanged])
+            #expect(followed.events.allSatisfy { $0.group?.id == group.id })
+            #expect(followed.events.first?.peer?.id == alice.id)
+            #expect(followed.events.last?.group?.name == "ops-2")
+            #expect(followed.events[1].message?.text == "deploy in the group")
+            #expect(followed.events[1].message?.group == group.id)
+
+            // alice logs her own changes, by herself.
+            let own = try await ReadingTests.collect(
+                alice.client, WatchParams(peer: group.id, since: "0")
+            ) { events in events.filter { $0.type == .groupChanged }.count == 2 }
+            #expect(own.events.first?.type == .groupChanged)
+            #expect(own.events.first?.peer?.id == alice.id)
+
+            let inGroup = try await bob.client.search(SearchParams(text: "deploy", peer: "#ops-2"))
+            #expect(inGroup.messages.map(\.text) == ["deploy in the group"])
+            let mine = try await alice.client.search(SearchParams(text: "deploy", peer: "ops-2"))
+            #expect(mine.messages.map(\.text) == ["deploy in the group"])
+            #expect(mine.messages.first?.recipients?.map(\.peer) == [bob.id])
+            let everywhere = try await bob.client.search(SearchParams(text: "deploy"))
+            #expect(everywhere.messages.count == 2)
+        }
+    }
+
+    /// Issue 13 item 3, `--accept contacts`: a group a non-contact adds us to is a group
+    /// request: listed by `groups` as one, its messages out of the inbox and the unread
+    /// count, and no peer request for its sender; `accept GROUP` brings the conversation in.
+    /// A group from a contact is taken at once.
+    @Test func underAcceptContactsAGroupFromANonContactIsARequest() async throws {
+        let root = try TestRoot()
+        defer { root.remove() }
+        let alice = try await TestNode.start("alice", in: root)
+        let bob = try await TestNode.start("bob", peers: [alice], in: root) {
+            $0.accept = .contacts
+        }
+        do {
+            try await eventually("alice and bob online") {
+                let aliceSees = await alice.isOnline(bob)
+                let bobSees = await bob.isOnline(alice)
+                return aliceSees && bobSees
+            }
+            let group = try await alice.client.groupCreate(
+                GroupCreateParams(name: "ops", peers: ["bob"])
+            ).group
+            _ = try await alice.client.send(
+                SendParams(peer: "#ops", text: "join us", wait: true, timeout: 20))
+            let held = try #require(try await bob.client.groups().groups.first)
+            #expect(held.id == group.id && held.request == true)
+            #expect(try await bob.client.inbox().conversations.isEmpty)
+            #expect(try await bob.client.status().unread == 0)
+            #expect(try await bob.client.contacts().requests.isEmpty)
+
+            let accepted = try await bob.client.accept(PeerParams(peer: "#ops"))
+            #expect(accepted.group?.id == group.id)
+            #expect(accepted.peer.id == alice.id)
+            #expect(try await bob.client.groups().groups.first?.request == nil)
+            let inbox = try await bob.client.inbox().conversations
+            #expect(inbox.map(\.group?.id) == [group.id])
+            #expect(inbox.first?.unread == 1)
+            #expect(try await bob.client.status().unread == 1)
+            do throws(ControlError) {
+                _ = try await bob.client.accept(PeerParams(peer: "#ops"))
+                Issue.record("a group accepted twice")
+            } catch {
+                #expect(error.exitCode == 1)
+            }
+
+            // bob writes to alice: a contact now, so her next group is no request.
+            _ = try await bob.client.send(SendParams(peer: "alice", text: "hi"))
+            let second = try await alice.client.groupCreate(
+                GroupCreateParams(name: "build", peers: ["bob"])
+            ).group
+            try await eventually("bob has the second group") {
+                try await bob.client.groups().groups.contains { $0.id == second.id }
+            }
+            #expect(
+                try await bob.client.groups().groups.first { $0.id == second.id }?.request == nil)
+        } catch {
+            await alice.stop()
+            await bob.stop()
+            throw error
+        }
+        await alice.stop()
+        await bob.stop()
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import LanChatClient
+import LanChatControl
+import LanChatCore
+import LanChatStore
+import Testing
+
+@testable import LanChatDaemon
+
+/// Issue 13's acceptance for membership (PROTOCOL.md §9.7) inside the daemon: a link applies
+/// a GROUP only from a current member and only when it is newer; and concurrent changes by
+/// two members converge to one state on every node.
+@Suite("Group membership in the daemon", .serialized, .timeLimit(.minutes(3)))
+struct GroupMembershipTests {
+    static let carol = PeerKey(bytes: [UInt8](repeating: 0x33, count: 31) + [0x03])
+    static let groupID = GroupID(bytes: [UInt8](repeating: 0x0A, count: 16))
+
+    /// A group we hold at `version` with `members`, stored as our own change would be.
+    static func hold(
+        _ harness: PeerLinkTests.Harness, version: UInt64, members: [PeerKey], name: String
+    ) async throws -> GroupUpdate {
+        let id = try #require(groupID)
+        let state = GroupUpdate(id: id, version: version, name: name, members: members)
+        let own = try #require(LinkPhaseTests.own)
+        for member in members where member != own {
+            if member != harness.peer {
+                try await harness.store.addPeer(member, keyTag: "TAG", name: "m", at: 1)
+            }
+        }
+        let saved = try await harness.store.saveGroup(
+            StoredGroup(state: state, basis: [], updatedAt: 1),
+            recipients: members.filter { $0 != own }, expectedVersion: nil, changedBy: own)
+        #expect(saved)
+        return state
+    }
+
+    @Test func aGroupFromANonMemberIsIgnored() async throws {
+        let harness = try await PeerLinkTests.Harness.start()
+        let (own, carol) = (try #require(LinkPhaseTests.own), try #require(Self.carol))
+        // bob (the link's peer) is not a member of our group.
+        let held = try await Self.hold(harness, version: 1, members: [own, carol], name: "ops")
+        let (session, _) = try await harness.established("s1")
+
+        let takeover = GroupUpdate(
+            id: held.id, version: 5, name: "mine now", members: [own, carol, harness.peer])
+        await harness.link.received([.group(takeover)], on: session)
+        #expect(try await harness.store.group(held.id)?.state == held)
+
+        // A group we do not know is taken only from one of its members: one that does not
+        // list its sender is not an invitation.
+        let unknownID = try #require(GroupID(bytes: [UInt8](repeating: 0x0B, count: 16)))
+        let notHis = GroupUpdate(id: unknownID, version: 1, name: "x", members: [own, carol])
+        await harness.link.received([.group(notHis)], on: session)
+        #expect(try await harness.store.group(unknownID) == nil)
+        #expect(session.closeReason == nil)
+        await harness.stop()
+    }
+
+    @Test func aStaleVersionIsIgnoredAndANewerOneApplied() async throws {
+        let harness = try await PeerLinkTests.Harness.start()
+        let (own, carol) = (try #require(LinkPhaseTests.own), try #require(Self.carol))
+        let held = try await Self.hold(
+            harness, version: 3, members: [own, harness.peer, carol], name: "ops")
+        let (session, _) = try await harness.established("s1")
+
+        let older = GroupUpdate(
+            id: held.id, version: 2, name: "old name", members: [own, harness.peer])
+        await harness.link.received([.group(older)], on: session)
+        #expect(try await harness.store.group(held.id)?.state == held)
+
+        let newer = GroupUpdate(id: held.id, version: 4, name: "new name", members: held.members)
+        await harness.link.received([.group(newer)], on: session)
+        #expect(try await harness.store.group(held.id)?.state.name == "new name")
+        // The stale one again, after: still ignored.
+        await harness.link.received([.group(older)], on: session)
+        #expect(try await harness.store.group(held.id)?.state.version == 4)
+        await harness.stop()
+    }
+
+    /// alice creates a group with bob and carol, then goes away; bob and carol (who have no
+    /// session with each other) each change the group at the same version: bob adds dave,
+    /// carol adds erin. When alice is back she gets both, keeps the winner of the
+    /// equal-version rule and passes it on: all three end with the same members and version.
+    @Test func concurrentChangesByTwoMembersConvergeOnEveryNode() async throws {
+        let root = try TestRoot()
+        defer { root.remove() }
+        let alice = try await TestNode.start("alice", in: root)
+        let bob = try await TestNode.start("bob", peers: [alice], in: root)
+        let carol = try await TestNode.start("carol", peers: [alice], in: root)
+        let nodes = [alice, bob, carol]
+        do {
+            try await eventually("everyone online with alice", timeout: .seconds(20)) {
+                let bobOnline = await alice.isOnline(bob)
+                let carolOnline = await alice.isOnline(carol)
+                return bobOnline && carolOnline
+            }
+            let group = try await alice.client.groupCreate(
+                GroupCreateParams(name: "ops", peers: ["bob", "carol"])
+            ).group
+            for node in [bob, carol] {
+                try await eventually("\(node.name) has the group") {
+                    try await node.client.groups().groups.first?.id == group.id
+                }
+            }
+            try await alice.stopAndWaitOffline(seenBy: bob)
+            try await eventually("carol sees alice offline") { await !carol.isOnline(alice) }
+
+            let dave = try #require(PeerKey(bytes: [UInt8](repeating: 0x44, count: 32))).id
+            let erin = try #require(PeerKey(bytes: [UInt8](repeating: 0x55, count: 32))).id
+            _ = try await bob.client.add(AddParams(name: "dave", id: dave))
+            _ = try await carol.client.add(AddParams(name: "erin", id: erin))
+            let byBob = try await bob.client.groupAdd(
+                GroupMembersParams(group: group.id, peers: ["dave"])
+            ).group
+            let byCarol = try await carol.client.groupAdd(
+                GroupMembersParams(group: group.id, peers: ["erin"])
+            ).group
+            #expect(byBob.version == 2 && byCarol.version == 2)
+            #expect(Set(byBob.members.map(\.id)) != Set(byCarol.members.map(\.id)))
+
+            try await alice.restart()
+            func state(_ node: TestNode) async throws -> (UInt64, Set<String>)? {
+                try await node.client.groups().groups.first { $0.id == group.id }.map {
+                    ($0.version, Set($0.members.map(\.id)))
+                }
+            }
+            try await eventually("every node holds the same group", timeout: .seconds(30)) {
+                let states = try await [state(alice), state(bob), state(carol)]
+                guard let first = states[0] else { return false }
+                return states.allSatisfy { $0?.0 == first.0 && $0?.1 == first.1 }
+            }
+            let final = try #require(try await state(alice))
+            #expect(final.0 == 2)
+            // The winner is one of the two changes, whole: not a mix, not the original.
+            let candidates = [byBob, byCarol].map { Set($0.members.map(\.id)) }
+            #expect(candidates.contains(final.1))
+        } catch {
+            for node in nodes { await node.stop() }
+            throw error
+        }
+        for node in nodes { await node.stop() }
+    }
+}
