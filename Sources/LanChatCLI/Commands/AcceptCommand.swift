@@ -21,7 +21,7 @@ struct AcceptCommand: AsyncParsableCommand {
                     "#\(truncated(group.name, to: 64)): accepted; its conversation is in the inbox ('lanchat read #\(truncated(group.name, to: 64))').\n"
             }
             return
-                "\(ContactsView.label($0.peer))  it becomes a contact and its messages join the inbox, unread.:is a contact now; its messages are in the inbox ('lanchat read').\n"
+                "\(ContactsView.label($0.peer)): a contact now; its messages are in the inbox, unread ('lanchat read').\n"
         }
     }
 }
