@@ -13,7 +13,7 @@ import Synchronization
 ///   own key and invalid TXT records; tracks at most `maxTrackedInstances` services.
 ///
 /// Ownership: the daemon calls `run()` once (it is a `Service`) and consumes `events` from one
-/// task; `announce` may be called from any task, before or during `run()`.
+/// task; `announce` and `useInterfaces` may be called from any task, before or during `run()`.
 public final class AvahiDiscovery: PeerDiscovery, Service {
     public struct Configuration: Hashable, Sendable {
         /// Our own key: records carrying it are ignored.
@@ -51,6 +51,8 @@ public final class AvahiDiscovery: PeerDiscovery, Service {
         var phase = Phase.idle
         /// The latest advertisement, kept for a `run()` that has not started yet.
         var advertisement: Advertisement?
+        /// Interfaces given by `useInterfaces`, kept likewise; nil: the configuration's.
+        var interfaces: [String]?
     }
 
     public init(configuration: Configuration, logger: Logger) {
@@ -65,6 +67,17 @@ public final class AvahiDiscovery: PeerDiscovery, Service {
         state.withLock { state in
             state.advertisement = advertisement
             if case .running(let runtime) = state.phase { runtime.announce(advertisement) }
+        }
+    }
+
+    /// Changes `--interface` while running (SIGHUP): the record is published on exactly the
+    /// new set (withdrawn where no longer allowed), services seen only on interfaces no longer
+    /// allowed are reported `.lost`, and those on newly allowed ones are reported. Never
+    /// blocks on Avahi.
+    public func useInterfaces(_ names: [String]) {
+        state.withLock { state in
+            state.interfaces = names
+            if case .running(let runtime) = state.phase { runtime.useInterfaces(names) }
         }
     }
 
@@ -85,6 +98,7 @@ public final class AvahiDiscovery: PeerDiscovery, Service {
             state.phase = .running(runtime)
             // Under the state lock, so a concurrent `announce` cannot be overtaken by this one.
             if let advertisement = state.advertisement { runtime.announce(advertisement) }
+            if let interfaces = state.interfaces { runtime.useInterfaces(interfaces) }
         }
         do {
             try runtime.start()

@@ -44,6 +44,11 @@ final class AvahiRuntime: @unchecked Sendable {
         mailbox.post(advertisement)
     }
 
+    /// Hands a new `--interface` list to the poll thread; never blocks.
+    func useInterfaces(_ names: [String]) {
+        mailbox.post(interfaces: names)
+    }
+
     /// Withdraws the record, frees every Avahi object, then stops the poll thread.
     func stop() {
         poll.withLock { engine.shutdown() }

@@ -133,6 +133,45 @@ struct AvahiIntegrationTests {
         try await observer.stop()
     }
 
+    /// SIGHUP's `useInterfaces` while running. Alice starts on an interface that does not
+    /// exist, so she publishes and takes results nowhere; allowed every interface, she is
+    /// published and reports Bob, whom her browser had already seen and dropped; narrowed
+    /// again, her record is withdrawn (Bob sees her lost) and she reports Bob lost.
+    @Test func changingTheInterfacesRepublishesAndRebrowses() async throws {
+        let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        let nowhere = ["lcnone0"]
+        let alice = RunningDiscovery.start(
+            name: "itest-moving-\(suffix)", port: 40_041, interfaces: nowhere)
+        let bob = RunningDiscovery.start(name: "itest-staying-\(suffix)", port: 40_042)
+        _ = try await alice.recorder.awaitEvent("alice running") { $0.state == .running }
+        _ = try await bob.recorder.awaitEvent("bob running") { $0.state == .running }
+        let aliceName = alice.advertisement.instanceName
+        let bobName = bob.advertisement.instanceName
+        // Alice's browser saw Bob (same avahi-daemon) and dropped him, so only a browser
+        // that reports again can show him to her; she published nowhere.
+        #expect(await alice.logs.awaitLine(containing: "ignoring \"\(bobName)\""))
+        #expect(await alice.logs.awaitLine(containing: "does not exist; not publishing"))
+
+        alice.discovery.useInterfaces([])
+        _ = try await bob.recorder.awaitEvent("bob sees alice once she publishes") {
+            $0.foundPeer?.instance.name == aliceName
+        }
+        let (seenAt, _) = try await alice.recorder.awaitEvent("alice reports bob at last") {
+            $0.foundPeer?.instance.name == bobName
+        }
+
+        let bobCursor = await bob.recorder.events.count
+        alice.discovery.useInterfaces(nowhere)
+        _ = try await alice.recorder.awaitEvent("alice reports bob lost", from: seenAt + 1) {
+            $0.lostInstance?.name == bobName
+        }
+        _ = try await bob.recorder.awaitEvent("bob sees alice withdrawn", from: bobCursor) {
+            $0.lostInstance?.name == aliceName
+        }
+        try await alice.stop()
+        try await bob.stop()
+    }
+
     /// Two clients of one avahi-daemon asking for the same name: the second gets
     /// `AVAHI_ERR_COLLISION` and renames itself; both are published and see each other.
     @Test func twoBackendsWithTheSameNameAreBothPublished() async throws {

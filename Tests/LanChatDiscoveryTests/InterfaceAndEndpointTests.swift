@@ -26,6 +26,26 @@ import Testing
         #expect(filter.allowedNames == ["eth0", "lo"])
     }
 
+    /// SIGHUP: results already admitted are kept only on interfaces still allowed.
+    @Test func admittedResultsAreJudgedByInterfaceName() {
+        #expect(InterfaceFilter(allowedNames: []).allows(interfaceNamed: "wlan0"))
+        #expect(InterfaceFilter(allowedNames: ["eth0"]).allows(interfaceNamed: "eth0"))
+        #expect(!InterfaceFilter(allowedNames: ["eth0"]).allows(interfaceNamed: "wlan0"))
+    }
+
+    /// SIGHUP: the browser must report again only when some interface becomes allowed.
+    @Test(arguments: [
+        ([], [], false), (["eth0"], [], true), ([], ["eth0"], false),
+        (["eth0"], ["eth0"], false), (["eth0"], ["eth0", "wlan0"], true),
+        (["eth0", "wlan0"], ["eth0"], false), (["eth0"], ["wlan0"], true),
+    ])
+    func aListWidensWhenItAllowsAnInterfaceTheOldOneDidNot(
+        old: [String], new: [String], widens: Bool
+    ) {
+        let widened = InterfaceFilter(allowedNames: new).widens(InterfaceFilter(allowedNames: old))
+        #expect(widened == widens)
+    }
+
     @Test(arguments: [
         ("fe80::1", true), ("FE80::1", true), ("febf:1::2", true), ("fe8::1", false),
         ("fec0::1", false), ("2001:db8::1", false), ("169.254.1.2", false), ("fe80", false),

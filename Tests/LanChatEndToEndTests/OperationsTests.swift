@@ -72,7 +72,8 @@ extension EndToEnd {
             }
         }
 
-        /// SIGHUP adds a static peer (dialled at once), renames us, and a broken file
+        /// SIGHUP adds a static peer (dialled at once), renames us, changes the mDNS interfaces
+        /// (handed to the running Avahi backend, the session stays), and a broken file
         /// afterwards changes nothing and keeps the session.
         @Test func hangupAppliesPeersAndNameWithoutDroppingSessions() async throws {
             try await inSandbox { sandbox in
@@ -86,6 +87,20 @@ extension EndToEnd {
                 alice.child.send(SIGHUP)
                 #expect(try await alice.awaitOnline(bob.id), "\(alice.log)")
                 #expect(alice.logLines(containing: "reload: peer added: 127.0.0.1:").count == 1)
+
+                // No interface of that name exists: mDNS now publishes and browses nowhere,
+                // while the session (TCP, not scoped by `interface`) stays up.
+                try Self.write(
+                    "name = \"alice\"\npeer = [\"127.0.0.1:\(try bob.port)\"]\n"
+                        + "interface = [\"lcnone0\"]\n", to: config)
+                alice.child.send(SIGHUP)
+                let applied = await alice.awaitLogLine(
+                    "reload: interface: (all) → lcnone0", "open sessions stay")
+                #expect(applied != nil, "\(alice.log)")
+                // The Avahi backend's poll thread took the new list.
+                #expect(await alice.awaitLogLine("mDNS interfaces: lcnone0") != nil, "\(alice.log)")
+                #expect(alice.logLines(containing: "takes effect at the next start").isEmpty)
+                #expect(try await alice.peer(bob.id)?.presence == "online")
 
                 try Self.write("name = \"alice\"\npeer = [\"127.0.0.1:1\"\n", to: config)
                 alice.child.send(SIGHUP)

@@ -8,8 +8,11 @@ import UnixSignals
 /// the command line still winning) and applies what can change while running, one log line
 /// per change: static peers (new ones dialled, removed ones no longer dialled; sessions stay),
 /// the notify command, the display name (status, HELLO and the mDNS record from now on), the
-/// accept policy, read receipts and the log level. What needs a restart (port, socket, data
-/// directory, mDNS on/off, interfaces) is logged as such and left as it runs. A file that does not parse changes nothing.
+/// accept policy, read receipts, the log level and the mDNS interfaces (published and browsed
+/// on the new set; sessions stay, as PRODUCT.md §3 and PROTOCOL.md §10 say: `--interface`
+/// scopes mDNS, not TCP, and losing a record never closes a session). What needs a restart
+/// (port, socket, data directory, mDNS on/off) is logged as such and left as it runs. A file
+/// that does not parse changes nothing.
 ///
 /// Owns the running configuration; `Daemon` builds one when `lanchatd` passes its `Inputs`.
 public final class ConfigurationReload: Sendable {
@@ -33,6 +36,8 @@ public final class ConfigurationReload: Sendable {
         let notifyCommand: NotifyCommandSetting
         let readReceipts: ReadReceiptsSetting
         let clock: DaemonClock
+        /// Nil with `--no-mdns`.
+        let mdns: AvahiDiscovery?
     }
 
     private let inputs: Inputs
@@ -100,6 +105,9 @@ public final class ConfigurationReload: Sendable {
             changes.append(
                 "read-receipts: \(Self.onOff(old.readReceipts)) → \(Self.onOff(new.readReceipts))")
         }
+        if new.interfaces != old.interfaces {
+            changes.append(applyInterfaces(new.interfaces, old: old.interfaces))
+        }
         changes += Self.restartOnly(old: old, new: new)
         running.withLock { current in
             // What needs a restart keeps its running value, so it is reported again next time.
@@ -109,6 +117,7 @@ public final class ConfigurationReload: Sendable {
             current.accept = new.accept
             current.notifyCommand = new.notifyCommand
             current.readReceipts = new.readReceipts
+            current.interfaces = new.interfaces
         }
         for change in changes { logger.notice("reload: \(change)") }
         if changes.isEmpty { logger.notice("reload: \(file): nothing changed") }
@@ -142,6 +151,20 @@ public final class ConfigurationReload: Sendable {
         return applied
     }
 
+    /// Hands the new list to mDNS and says what that does. Sessions are left alone: a peer
+    /// seen only on a removed interface is reported lost, so it is not dialled again there
+    /// once its session ends, but the session itself stays (a lost record never closes one).
+    private func applyInterfaces(_ new: [String], old: [String]) -> String {
+        let change = "interface: \(Self.describe(old)) → \(Self.describe(new))"
+        guard let mdns = targets.mdns else { return change + " (mDNS is off; no effect)" }
+        mdns.useInterfaces(new)
+        return change + "; mDNS republished and browsed there, open sessions stay"
+    }
+
+    private static func describe(_ interfaces: [String]) -> String {
+        interfaces.isEmpty ? "(all)" : interfaces.joined(separator: ",")
+    }
+
     private static func onOff(_ enabled: Bool) -> String { enabled ? "on" : "off" }
 
     private static func restartOnly(old: DaemonConfiguration, new: DaemonConfiguration)
@@ -155,7 +178,6 @@ public final class ConfigurationReload: Sendable {
         note("socket", old.socketPath, new.socketPath)
         note("data-dir", old.dataDirectory, new.dataDirectory)
         note("no-mdns", "\(!old.mdns)", "\(!new.mdns)")
-        note("interface", "\(old.interfaces)", "\(new.interfaces)")
         return lines
     }
 }

@@ -191,7 +191,7 @@ public final class Daemon: Sendable {
                     targets: .init(
                         staticPeers: staticPeers, directory: directory, profile: profile,
                         announcer: announcer, notifyCommand: notifyCommand,
-                        readReceipts: readReceipts, clock: clock),
+                        readReceipts: readReceipts, clock: clock, mdns: mdns),
                     logger: logger
                 ).service())
         }

@@ -117,7 +117,7 @@ extension AvahiEngine {
         forget(slot)  // Frees the resolver inside its own callback, as Avahi's examples do.
     }
 
-    private func forget(_ slot: SlotKey) {
+    func forget(_ slot: SlotKey) {
         if let resolver = resolvers.removeValue(forKey: slot) {
             slotsByResolver[resolver.pointer] = nil
         }

@@ -14,7 +14,8 @@ import Logging
 final class AvahiEngine: @unchecked Sendable {
     let configuration: AvahiDiscovery.Configuration
     let logger: Logger
-    let filter: InterfaceFilter
+    /// `--interface`; replaced on the poll thread when SIGHUP changes it (`useInterfaces`).
+    var filter: InterfaceFilter
     let api: UnsafePointer<AvahiPoll>
     private let continuation: AsyncStream<DiscoveryEvent>.Continuation
     /// Where `announce` leaves advertisements; read when `announcementWatch` fires.
@@ -45,6 +46,8 @@ final class AvahiEngine: @unchecked Sendable {
     var pendingBrowserFailure: (client: ObjectIdentifier, reason: String)?
     var pendingCollision: OpaquePointer?
     var publishRequested = false
+    /// A new `--interface` list from the mailbox, applied on the next reconcile pass.
+    var pendingFilter: InterfaceFilter?
 
     private var announcementWatch: PollWatch?
     private var reconcileTimer: PollTimer?
@@ -82,12 +85,18 @@ final class AvahiEngine: @unchecked Sendable {
         connect()
     }
 
-    /// Mailbox watch: the daemon announced; publish on the next reconcile pass.
+    /// Mailbox watch: the daemon announced or changed the interfaces; act on the next
+    /// reconcile pass.
     func announcementArrived() {
-        guard let advertisement = mailbox.take() else { return }
-        publication.announce(advertisement)
-        publishRequested = true
-        scheduleReconcile()
+        let delivery = mailbox.take()
+        if let advertisement = delivery.advertisement {
+            publication.announce(advertisement)
+            publishRequested = true
+        }
+        if let interfaces = delivery.interfaces {
+            pendingFilter = InterfaceFilter(allowedNames: interfaces)
+        }
+        if delivery.advertisement != nil || delivery.interfaces != nil { scheduleReconcile() }
     }
 
     /// Withdraws the record (the reset makes avahi-daemon send goodbye packets), then frees
@@ -157,6 +166,10 @@ final class AvahiEngine: @unchecked Sendable {
         if let collided = pendingCollision {
             pendingCollision = nil
             if group?.pointer == collided { renameAfterCollision() }
+        }
+        if let newFilter = pendingFilter {
+            pendingFilter = nil
+            useInterfaces(newFilter)
         }
         if publishRequested {
             publishRequested = false

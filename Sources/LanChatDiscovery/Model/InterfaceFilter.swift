@@ -15,6 +15,19 @@ package struct InterfaceFilter: Hashable, Sendable {
         return allowedNames.isEmpty || allowedNames.contains(interface.name)
     }
 
+    /// True when results already admitted on the interface with this name are still used
+    /// (they were never admitted on loopback, so only the name matters).
+    package func allows(interfaceNamed name: String) -> Bool {
+        allowedNames.isEmpty || allowedNames.contains(name)
+    }
+
+    /// True when this filter takes results from an interface `old` did not: the browser must
+    /// report again what it had already seen there (SIGHUP with a wider `interface` list).
+    package func widens(_ old: InterfaceFilter) -> Bool {
+        guard !old.allowedNames.isEmpty else { return false }
+        return allowedNames.isEmpty || !allowedNames.isSubset(of: old.allowedNames)
+    }
+
     /// True when the record is published on every interface (`AVAHI_IF_UNSPEC`) rather than on
     /// a list of named ones.
     package var publishesEverywhere: Bool { allowedNames.isEmpty }

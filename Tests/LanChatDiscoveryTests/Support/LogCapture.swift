@@ -23,6 +23,17 @@ final class LogCapture: Sendable {
         }
     }
 
+    /// Waits until a captured line contains `fragment` (checked every 50 ms, for at most
+    /// `seconds`); false if none did.
+    func awaitLine(containing fragment: String, within seconds: Double = 20) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1_000))
+        while ContinuousClock.now < deadline {
+            if lines.contains(where: { $0.message.contains(fragment) }) { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return lines.contains { $0.message.contains(fragment) }
+    }
+
     fileprivate func append(_ line: Line) {
         storage.withLock { $0.append(line) }
     }

@@ -5,7 +5,8 @@
 # real avahi-daemon, with records published from a second host: two backends see each other
 # with the right key, port and addresses (IPv4 and scoped IPv6); an announce with new status
 # text is seen; stopping one is seen as lost; a record from another host is found and bad
-# ones are dropped; a name taken on the LAN is renamed; `--interface` restricts publishing.
+# ones are dropped; a name taken on the LAN is renamed; `--interface` restricts publishing, and
+# changing it while running (SIGHUP) republishes and browses again on the new set.
 # Then AvahiRestartTests: with h1's avahi-daemon stopped, a backend starts anyway, publishes
 # when the test starts avahi-daemon, and again after it is killed and after a clean restart.
 
