@@ -40,6 +40,26 @@ import Testing
         #expect(!screen.peerTyping)
     }
 
+    /// `chat GROUP`: the header names the group, each incoming line its sender, and no one
+    /// member's presence or typing stands for the conversation.
+    @Test func aGroupConversationShowsTheGroupAndEachSender() {
+        let carol = PeerInfo(id: "C", keyTag: "CCCC-CCCC", name: "carol", presence: .online)
+        var screen = ChatScreen(peer: Self.bob)
+        screen.group = GroupInfo(id: "g", name: "ops", members: [Self.bob, carol], version: 2)
+        var fromBob = Self.message("1", "deploying")
+        fromBob.sender = "B"
+        var fromCarol = Self.message("2", "done")
+        fromCarol.sender = "C"
+        screen.merge([fromBob, fromCarol])
+        let rows = screen.render(
+            width: 60, height: 10, input: LineEditor(), now: Self.now, zone: Self.utc
+        ).rows
+        #expect(rows[0] == "#ops  2 members")
+        #expect(rows.contains { $0.hasSuffix("bob    deploying") })
+        #expect(rows.contains { $0.hasSuffix("carol  done") })
+        #expect(screen.presenceLine(now: Self.now, zone: Self.utc) == "")
+    }
+
     @Test func longAndWideTextWrapsWithinTheWidth() {
         var screen = ChatScreen(peer: Self.bob)
         screen.merge([Self.message("1", String(repeating: "日本 ", count: 20) + "😀end")])

@@ -147,5 +147,50 @@ extension EndToEnd {
                 #expect(ended && process.terminationStatus == 0, "ends at the end of input")
             }
         }
+
+        /// `chat GROUP`: lines go to the group, members' messages come back with their names.
+        @Test func lineModeInAGroup() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
+                _ = try await alice.lanchat(["group", "create", "ops", "bob"])
+                let known = try await pollUntil(timeout: .seconds(10)) {
+                    try await bob.json(Groups.GroupList.self, ["groups"]).groups.map(\.name)
+                        == ["ops"]
+                }
+                try #require(known, "bob learns the group")
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: try Binaries.lanchat())
+                process.arguments = ["--socket", alice.socket, "chat", "#ops"]
+                let input = Pipe()
+                let outputPath = sandbox.file("chat.out")
+                _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+                let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+                process.standardInput = input
+                process.standardOutput = output
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                defer { if process.isRunning { process.terminate() } }
+
+                try input.fileHandleForWriting.write(contentsOf: Data("hello ops\n".utf8))
+                let sent = try await pollUntil(timeout: .seconds(10)) {
+                    try await bob.json(HistoryResult.self, ["history", "#ops"]).messages.map(
+                        \.text) == ["hello ops"]
+                }
+                #expect(sent, "the line went to the group")
+                #expect(
+                    try await bob.json(HistoryResult.self, ["history", "alice"]).messages.isEmpty,
+                    "not to a peer")
+                _ = try await bob.lanchat(["send", "#ops", "on it"])
+                let printed = await pollUntil(timeout: .seconds(10)) {
+                    let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+                    return text.contains(" bob: on it\n")
+                }
+                #expect(printed, "the member's message is printed with its sender")
+                try input.fileHandleForWriting.close()
+                let ended = await pollUntil(timeout: .seconds(10)) { !process.isRunning }
+                #expect(ended && process.terminationStatus == 0)
+            }
+        }
     }
 }

@@ -39,7 +39,10 @@ struct ChatCommand: AsyncParsableCommand {
         // Resolves the peer (exit 67 with the candidates) before the screen is touched.
         let first = try await context.client.history(
             HistoryParams(peer: peer, limit: ChatSession.pageSize))
-        let session = ChatSession(context: context, peerID: first.peer.id)
+        // For a group, `history` names us as its `peer`; the conversation is the group's.
+        let session = ChatSession(
+            context: context, peerID: first.group?.id ?? first.peer.id,
+            isGroup: first.group != nil)
         let environment = context.environment
         let term = environment.variables["TERM"] ?? ""
         if environment.standardInputIsTerminal && environment.outputIsTerminal
@@ -48,7 +51,7 @@ struct ChatCommand: AsyncParsableCommand {
         {
             return
         }
-        try await ChatLines.run(session: session, peer: first.peer)
+        try await ChatLines.run(session: session, peer: first.peer, group: first.group)
     }
 }
 
@@ -62,6 +65,7 @@ enum ChatTerminal {
             throw .internalError("cannot create a pipe for the chat screen")
         }
         var screen = ChatScreen(peer: first.peer)
+        screen.group = first.group
         screen.merge(first.messages)
         screen.hasOlder = first.hasOlder
         let (requests, asking) = AsyncStream.makeStream(of: ChatRequest.self)

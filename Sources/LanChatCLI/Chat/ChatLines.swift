@@ -9,8 +9,11 @@ import LanChatControl
 /// printed as `HH:MM NAME: TEXT` (one line, terminal-safe) and marked read. Ends at the end
 /// of input, once every line was handed to the daemon.
 enum ChatLines {
-    static func run(session: ChatSession, peer: PeerInfo) async throws(ControlError) {
+    static func run(session: ChatSession, peer: PeerInfo, group: GroupInfo?)
+        async throws(ControlError)
+    {
         let name = truncated(peer.displayName, to: 40)
+        let senders = group.map { HistoryView.senderLabels($0, width: 40) } ?? [:]
         let context = session.context
         let lines = StandardInputLines.stream(fd: context.environment.standardInput)
         await withTaskGroup(of: Void.self) { group in
@@ -24,7 +27,8 @@ enum ChatLines {
                         $0.direction == .incoming && shown.insert($0.id).inserted
                     }
                     for message in new {
-                        context.out(line(message, name: name, zone: context.zone))
+                        let sender = message.sender.flatMap { senders[$0] } ?? name
+                        context.out(line(message, name: sender, zone: context.zone))
                     }
                     if !new.isEmpty { await session.markRead() }
                 }

@@ -9,6 +9,12 @@ import LanChatControl
 /// be delivered when bob is back", or a notice); the input line.
 package struct ChatScreen {
     package var peer: PeerInfo
+    /// Set in a group conversation: the header names the group, incoming messages their
+    /// senders (`senders`, by peer id), and there is no presence line of one peer.
+    package var group: GroupInfo? {
+        didSet { senders = group.map { HistoryView.senderLabels($0, width: 16) } ?? [:] }
+    }
+    private var senders: [String: String] = [:]
     /// Oldest first; own messages' statuses replaced as `message.status` events arrive.
     package private(set) var messages: [MessageInfo] = []
     package var hasOlder = false
@@ -64,7 +70,8 @@ package struct ChatScreen {
         let width = max(width, 10)
         let height = max(height, 4)
         let header = fit(
-            PeerText.nameWithAlias(peer) + "  " + peer.keyTag + "  "
+            group.map { "#" + terminalSafe($0.name) + "  \($0.members.count) members" }
+                ?? PeerText.nameWithAlias(peer) + "  " + peer.keyTag + "  "
                 + PeerText.presence(peer, style: .plain).0, width)
         let conversationHeight = height - 3
         var body = conversationRows(width: width, now: now, zone: zone).map { fit($0, width) }
@@ -102,6 +109,7 @@ package struct ChatScreen {
 
     package func presenceLine(now: Timestamp, zone: any UTCOffsetProvider) -> String {
         if let notice { return notice }
+        guard group == nil else { return "" }
         let name = truncated(peer.displayName, to: 40)
         if peerTyping { return "\(name) is typing…" }
         switch peer.presence {
@@ -138,7 +146,9 @@ package struct ChatScreen {
                     : "(this is the start of the conversation)")
         let today = LocalDateTime(now, in: zone)
         let theirs = truncated(peer.displayName, to: 16)
-        let labelWidth = max(DisplayWidth.of(theirs), DisplayWidth.of(HistoryView.ownLabel))
+        let labelWidth =
+            ([theirs, HistoryView.ownLabel] + senders.values).map(DisplayWidth.of)
+            .max() ?? 0
         var day: Int?
         for message in messages {
             let local = LocalDateTime(message.createdAt, in: zone)
@@ -146,7 +156,9 @@ package struct ChatScreen {
                 day = local.dayNumber
                 rows.append("── \(SmartTime.dayHeading(local, today: today)) ──")
             }
-            let label = message.direction == .outgoing ? HistoryView.ownLabel : theirs
+            let label =
+                message.direction == .outgoing
+                ? HistoryView.ownLabel : message.sender.flatMap { senders[$0] } ?? theirs
             let prefix =
                 SmartTime.clock(local) + "  " + label
                 + String(repeating: " ", count: labelWidth - DisplayWidth.of(label)) + "  "

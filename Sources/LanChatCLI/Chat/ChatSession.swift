@@ -13,8 +13,11 @@ import LanChatControl
 /// screen asks (`send`, `typing`, older pages).
 struct ChatSession {
     let context: CommandContext
-    /// The peer's id, resolved by the first `history` call.
+    /// The peer's id, or the group's, resolved by the first `history` call.
     let peerID: String
+    /// A group conversation: no typing notifications (they are per peer, PROTOCOL.md §9.6),
+    /// and the members' presence does not replace the header.
+    var isGroup = false
     static let pageSize = 50
 
     enum Event: Sendable {
@@ -73,9 +76,9 @@ struct ChatSession {
         case .messageStatus:
             if let message = event.message { deliver(.messages([message])) }
         case .peerPresence, .peerNew:
-            if let peer = event.peer { deliver(.peer(peer)) }
+            if !isGroup, let peer = event.peer { deliver(.peer(peer)) }
         case .peerTyping:
-            deliver(.typing(event.typing ?? false))
+            if !isGroup { deliver(.typing(event.typing ?? false)) }
         default:
             break
         }
@@ -97,6 +100,7 @@ struct ChatSession {
     }
 
     func typing(_ typing: Bool) async {
+        guard !isGroup else { return }
         _ = try? await context.client.typing(TypingParams(peer: peerID, typing: typing))
     }
 

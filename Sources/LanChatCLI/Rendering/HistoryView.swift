@@ -90,15 +90,20 @@ package enum HistoryView {
         if !result.hasOlder {
             text += style.dim("(nothing older: this is the start of the conversation)") + "\n"
         }
-        var senders: [String: String] = [:]
-        for member in group.members {
-            let name = member.alias ?? member.name
-            senders[member.id] = truncated(name.isEmpty ? member.keyTag : name, to: 24)
-        }
         return text
             + messageLines(
                 result.messages, theirLabel: "?", now: now, zone: zone, style: style,
-                senders: senders)
+                senders: senderLabels(group, width: 24))
+    }
+
+    /// Each member's label by peer id (alias, else name, else key tag), at most `width`.
+    static func senderLabels(_ group: GroupInfo, width: Int) -> [String: String] {
+        var senders: [String: String] = [:]
+        for member in group.members {
+            let name = member.alias ?? member.name
+            senders[member.id] = truncated(name.isEmpty ? member.keyTag : name, to: width)
+        }
+        return senders
     }
 
     /// `✓✓ 2/3`: of an own group message's recipients, how many have it (delivered or read),
