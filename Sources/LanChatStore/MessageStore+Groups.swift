@@ -63,12 +63,17 @@ extension MessageStore {
     }
 
     /// Every group we hold (also those we left or were removed from), by name.
+    /// Served from `groupsCache` while no group was written since the last read.
     public func groups() async throws(StoreError) -> [StoredGroup] {
-        try await read("reading groups") { db in
+        let (cached, generation) = groupsCache.snapshot()
+        if let cached { return cached }
+        let groups = try await read("reading groups") { db in
             try Row.fetchAll(db, sql: "SELECT * FROM groups ORDER BY name, gid").map {
                 row throws in try Self.group(row)
             }
         }
+        groupsCache.keep(groups, readIn: generation)
+        return groups
     }
 
     public func group(_ id: GroupID) async throws(StoreError) -> StoredGroup? {
@@ -90,6 +95,7 @@ extension MessageStore {
         changedBy: PeerKey
     ) async throws(StoreError) -> Bool {
         let frame = Data(AppMessage.group(group.state).encoded())
+        defer { groupsCache.invalidate() }
         return try await write("storing a group") { db in
             let current = try Int64.fetchOne(
                 db, sql: "SELECT version FROM groups WHERE gid = ?",

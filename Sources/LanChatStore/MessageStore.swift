@@ -20,6 +20,8 @@ public final class MessageStore: Sendable {
     public let warnings: [String]
     /// Calls `onEventsCommitted` after each commit that logged an event.
     let eventObserver = EventCommitObserver()
+    /// `groups()` as last read (`GroupsCache`).
+    let groupsCache = GroupsCache()
 
     private init(pool: DatabasePool, path: String, markerPath: String?, warnings: [String]) {
         self.pool = pool

@@ -126,3 +126,31 @@ struct SearchIndexTests {
         #expect(inbox.map(\.unread) == [0, 2])
     }
 }
+
+/// `groups()` is cached (`GroupsCache`) and every write to a group is seen at once.
+@Suite("Groups read through their cache")
+struct GroupsCacheTests {
+    @Test func aSavedOrAcceptedGroupIsSeenByTheNextRead() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let bob = testKey(2)
+        let own = testKey(9)
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        #expect(try await store.groups().isEmpty)  // an empty list is cached too
+        let first = GroupUpdate(id: .random(), version: 1, name: "ops", members: [own, bob])
+        #expect(
+            try await store.saveGroup(
+                StoredGroup(state: first, basis: [], updatedAt: 1, requestFrom: bob),
+                recipients: [bob], expectedVersion: nil, changedBy: bob))
+        #expect(try await store.groups().map(\.state.id) == [first.id])
+        #expect(try await store.groups().first?.requestFrom == bob)
+        #expect(try await store.acceptGroupRequest(first.id))
+        #expect(try await store.groups().first?.requestFrom == nil)
+        let renamed = GroupUpdate(id: first.id, version: 2, name: "ops-2", members: [own, bob])
+        #expect(
+            try await store.saveGroup(
+                StoredGroup(state: renamed, basis: [], updatedAt: 2), recipients: [bob],
+                expectedVersion: 1, changedBy: own))
+        #expect(try await store.groups().map(\.state.name) == ["ops-2"])
+    }
+}
