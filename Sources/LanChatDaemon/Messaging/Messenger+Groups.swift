@@ -86,18 +86,11 @@ extension Messenger {
             throw .failed("you are not a member of \(group.state.name)")
         }
         let members = group.state.members.filter { $0 != own }
-        var refused: [PeerKey: String] = [:]
-        for member in members {
-            if directory.isBlocked(member) {
-                refused[member] = "blocked; unblock to send"
-            } else if let link = await registry.existingLink(for: member),
-                await link.knownToLackGroups
-            {
-                refused[member] = "this peer's lanchat does not support groups"
-            }
-        }
+        let refused = await refusedMembers(members)
         // Before storing: from then on, every change to the copies is an event here.
-        let subscription = wait.map { _ in services.events.subscribe() }
+        let subscription = wait.map { _ in
+            services.events.subscribe(to: StatusWaiter.followedKinds)
+        }
         let copies: [PeerKey: [StoredMessage]]
         do {
             copies = try await store.enqueueGroup(
@@ -105,10 +98,15 @@ extension Messenger {
         } catch {
             throw .storeUnavailable("message not stored: \(error)")
         }
-        for (member, stored) in copies where refused[member] == nil {
-            await registry.link(for: member).committed(stored)
-            if directory.entry(member)?.sessions ?? 0 == 0 {
-                await connections.wantSession(with: member)
+        // Every member's link at once: each hop waits for a busy actor (its pump, its ACKs).
+        await withDiscardingTaskGroup { group in
+            for (member, stored) in copies where refused[member] == nil {
+                group.addTask {
+                    await self.registry.link(for: member).committed(stored)
+                    if self.directory.entry(member)?.sessions ?? 0 == 0 {
+                        await self.connections.wantSession(with: member)
+                    }
+                }
             }
         }
         let all = copies.values.flatMap { $0 }.sorted { $0.rowID < $1.rowID }
@@ -118,6 +116,31 @@ extension Messenger {
         return try await waitForGroup(
             all, group: group.state, target: wait.target, seconds: wait.seconds,
             subscription: subscription)
+    }
+
+    /// The members whose copy fails at once, with the reason: blocked, or a live session that
+    /// did not negotiate groups (asked of every member's link at once).
+    private func refusedMembers(_ members: [PeerKey]) async -> [PeerKey: String] {
+        await withTaskGroup(of: (PeerKey, String?).self) { group in
+            for member in members {
+                group.addTask {
+                    if self.directory.isBlocked(member) {
+                        return (member, "blocked; unblock to send")
+                    }
+                    if let link = await self.registry.existingLink(for: member),
+                        await link.knownToLackGroups
+                    {
+                        return (member, "this peer's lanchat does not support groups")
+                    }
+                    return (member, nil)
+                }
+            }
+            var refused: [PeerKey: String] = [:]
+            for await (member, reason) in group {
+                if let reason { refused[member] = reason }
+            }
+            return refused
+        }
     }
 
     /// `send GROUP --wait|--wait-read`: every current member's copy must reach the target;
