@@ -76,11 +76,10 @@ extension MessageStore {
         return groups
     }
 
+    /// Through `groups()` and its cache: a member looks its group up for every group
+    /// message it receives.
     public func group(_ id: GroupID) async throws(StoreError) -> StoredGroup? {
-        try await read("reading a group") { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM groups WHERE gid = ?", arguments: [id.blob])
-                .map { row throws in try Self.group(row) }
-        }
+        try await groups().first { $0.state.id == id }
     }
 
     /// Stores a group's new state and, **in the same transaction**, the GROUP frame each of

@@ -150,7 +150,6 @@ extension Messenger {
         _ copies: [StoredMessage], group: GroupUpdate, target: StatusWaiter.Target,
         seconds: Double, subscription: AsyncStream<DaemonEvent>
     ) async throws(ControlError) -> SendResult {
-        let ids = Array(Set(copies.map(\.id))).sorted { $0.description < $1.description }
         let outcome: StatusWaiter.Outcome
         do {
             outcome = try await StatusWaiter(
@@ -159,6 +158,31 @@ extension Messenger {
         } catch {
             throw .storeUnavailable("cannot read message status: \(error)")
         }
+        guard outcome.failed.isEmpty, outcome.pending.isEmpty else {
+            throw try await waitFailure(
+                copies, outcome, group: group, target: target, seconds: seconds)
+        }
+        // Every copy reached the target: answer from what the wait saw, without reading the
+        // copies back or asking each member's link (the 1:1 `send --wait` does the same).
+        let reached = copies.map { copy -> StoredMessage in
+            var row = copy
+            let time = outcome.reachedAt[row.id]
+            row.status = target == .read ? .read : .delivered
+            row.deliveredAt = row.deliveredAt ?? time
+            if target == .read { row.readAt = row.readAt ?? time }
+            return row
+        }
+        return SendResult(
+            messages: Self.groupInfos(
+                reached, lives: [:], group: group.id, ownID: directory.ownKey.id))
+    }
+
+    /// Why a group wait ended without every copy at its target, from the copies' rows.
+    private func waitFailure(
+        _ copies: [StoredMessage], _ outcome: StatusWaiter.Outcome, group: GroupUpdate,
+        target: StatusWaiter.Target, seconds: Double
+    ) async throws(ControlError) -> ControlError {
+        let ids = Array(Set(copies.map(\.id))).sorted { $0.description < $1.description }
         let current: [StoredMessage]
         do {
             current = try await store.outgoing(copies.map { ($0.peer, $0.id) })
@@ -169,28 +193,14 @@ extension Messenger {
             let failed = current.first { outcome.failed.contains($0.id) && $0.status == .failed }
             let who =
                 failed.map { directory.entry($0.peer)?.displayName ?? $0.peer.id } ?? "a member"
-            throw .failed(
+            return .failed(
                 "not delivered to \(who): \(failed?.failReason ?? "failed")",
                 messageIDs: ids.map(\.description))
         }
-        if !outcome.pending.isEmpty {
-            let what = target == .read ? "read" : "delivered"
-            throw .timedOut(
-                "not \(what) by every member of \(group.name) within \(Self.format(seconds)) s; still queued for those away",
-                messageIDs: ids.map(\.description))
-        }
-        // Every copy reached the target; the store may not show the last marks yet.
-        let reached = current.map { row -> StoredMessage in
-            var row = row
-            if !target.isReached(by: row.status) {
-                row.status = target == .read ? .read : .delivered
-                let time = outcome.reachedAt[row.id]
-                row.deliveredAt = row.deliveredAt ?? time
-                if target == .read { row.readAt = row.readAt ?? time }
-            }
-            return row
-        }.sorted { $0.rowID < $1.rowID }
-        return SendResult(messages: await groupInfos(reached, group: group.id))
+        let what = target == .read ? "read" : "delivered"
+        return .timedOut(
+            "not \(what) by every member of \(group.name) within \(Self.format(seconds)) s; still queued for those away",
+            messageIDs: ids.map(\.description))
     }
 
     /// `history GROUP`: own messages once, with each member's copy as a recipient.
@@ -245,7 +255,14 @@ extension Messenger {
         for peer in Set(rows.filter { $0.direction == .outgoing }.map(\.peer)) {
             lives[peer] = await liveState(for: peer)
         }
-        let ownID = directory.ownKey.id
+        return Self.groupInfos(rows, lives: lives, group: group, ownID: directory.ownKey.id)
+    }
+
+    /// `groupInfos` with the members' live states already known (none: the rows say all).
+    static func groupInfos(
+        _ rows: [StoredMessage], lives: [PeerKey: LiveOutgoingState], group: GroupID,
+        ownID: String
+    ) -> [MessageInfo] {
         var result: [MessageInfo] = []
         var ownIndex: [MessageID: Int] = [:]
         for row in rows {
