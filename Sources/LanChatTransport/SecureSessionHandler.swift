@@ -33,6 +33,11 @@ final class SecureSessionHandler: ChannelDuplexHandler {
     private var timer: RepeatedTask?
     private var startedAt = NIODeadline.now()
     private var lastRead = NIODeadline.now()
+    /// Since when the pipeline has been asking for a read that nothing has answered; nil while
+    /// no read is asked for. The daemon's consumer holds reads back (NIOAsyncChannel's
+    /// backpressure) while it is busy, e.g. storing behind a slow disk: the peer is not silent
+    /// then, we are not listening, and the dead timeout must not count that time.
+    private var readAskedSince: NIODeadline? = .now()
     private var lastWrite = NIODeadline.now()
     private var pongBudget: PongBudget
     /// Application messages decoded during the current read cycle.
@@ -142,8 +147,14 @@ final class SecureSessionHandler: ChannelDuplexHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        readAskedSince = nil
         deliverBatch(context: context)
         context.fireChannelReadComplete()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if readAskedSince == nil { readAskedSince = .now() }
+        context.read()
     }
 
     private func deliverBatch(context: ChannelHandlerContext) {
@@ -346,7 +357,8 @@ final class SecureSessionHandler: ChannelDuplexHandler {
                     sendClose: nil, context: context)
             }
         case .established:
-            if now - lastRead >= configuration.deadTimeout {
+            // Silent: asked to read, and nothing came, for the whole dead timeout.
+            if let asked = readAskedSince, now - max(lastRead, asked) >= configuration.deadTimeout {
                 fail(
                     TransportError(.deadTimeout, "nothing received within the dead timeout"),
                     sendClose: .idle, context: context)

@@ -125,6 +125,58 @@ struct TransportSessionTests {
     }
 }
 
+/// The dead timeout is about the peer, not about us: a consumer that holds reads back (the
+/// daemon storing behind a slow disk) must not have its session declared dead meanwhile.
+@Suite("Dead timeout under our own backpressure", .timeLimit(.minutes(1)))
+struct BackpressureDeadTimeoutTests {
+    @Test func aConsumerThatHoldsReadsBackKeepsItsSession() async throws {
+        let stalling = StallingDelegate()
+        let server = Transport(
+            identity: try IdentityKeyPair.generate(), configuration: keepaliveConfiguration(),
+            logger: testLogger)
+        let listener = try await server.listen(host: "127.0.0.1", port: 0)
+        let serving = Task<Void, Never> { _ = try? await listener.run(delegate: stalling) }
+        let client = Transport(
+            identity: try IdentityKeyPair.generate(), configuration: keepaliveConfiguration(),
+            logger: testLogger)
+        let clientDelegate = RecordingDelegate()
+        let dial = Task {
+            await client.dial(
+                Endpoint(host: "127.0.0.1", port: listener.port), expectation: nil,
+                delegate: clientDelegate)
+        }
+        let session = try #require(await clientDelegate.openedSession())
+        // 8 MiB in 128 sends: the server's consumer blocks on the first batch, the rest fills
+        // its event buffer and its socket, so it stops reading (our PINGs go unread too).
+        let sending = Task {
+            for seq in 1...128 {
+                try await session.send([
+                    .message(
+                        WireMessage(
+                            stream: 1, seq: UInt64(seq), id: .random(), sentAt: 0,
+                            text: String(repeating: "x", count: 65_536)))
+                ])
+            }
+        }
+        // Three dead timeouts (400 ms) of held-back reads; then the consumer goes on.
+        try await Task.sleep(for: .milliseconds(1_200))
+        stalling.release()
+        // Declared dead, the server would have closed the connection: the sends would fail
+        // and our session would end by the server's CLOSE, not by ours.
+        let sent = await sending.result
+        #expect((try? sent.get()) != nil, "the sends failed: \(sent)")
+        await session.close(.normal)
+        let end = await dial.value
+        guard case .sessionEnded(_, _, .closedLocally(.normal)) = end else {
+            Issue.record("the session ended otherwise: \(end)")
+            return
+        }
+        serving.cancel()
+        await listener.close()
+        await serving.value
+    }
+}
+
 /// A delegate whose peer stops reading: the first batch it receives is never finished, so
 /// the connection reads nothing more (backpressure) until `release()`.
 final class StallingDelegate: SessionDelegate {
