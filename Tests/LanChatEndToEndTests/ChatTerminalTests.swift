@@ -112,21 +112,31 @@ extension EndToEnd {
             }
         }
 
+        /// `lanchat chat TARGET` on `node` with its standard input a pipe (line mode) and its
+        /// output in a file.
+        static func lineChat(_ node: DaemonProcess, with target: String, in sandbox: Sandbox)
+            throws -> (process: Process, input: Pipe, outputPath: String)
+        {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try Binaries.lanchat())
+            process.arguments = ["--socket", node.socket, "chat", target]
+            let input = Pipe()
+            let outputPath = sandbox.file("chat.out")
+            _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+            let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return (process, input, outputPath)
+        }
+
         @Test func lineModeThroughAPipe() async throws {
             try await inSandbox { sandbox in
                 let pair = try await DaemonPair.start(in: sandbox)
                 let (alice, bob) = (pair.alice, pair.bob)
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: try Binaries.lanchat())
-                process.arguments = ["--socket", alice.socket, "chat", "bob"]
-                let input = Pipe()
-                let outputPath = sandbox.file("chat.out")
-                _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-                let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-                process.standardInput = input
-                process.standardOutput = output
-                process.standardError = FileHandle.nullDevice
-                try process.run()
+                let (process, input, outputPath) = try Self.lineChat(
+                    alice, with: "bob", in: sandbox)
                 defer { if process.isRunning { process.terminate() } }
 
                 try input.fileHandleForWriting.write(contentsOf: Data("one\n\ntwo\n".utf8))
@@ -159,17 +169,8 @@ extension EndToEnd {
                         == ["ops"]
                 }
                 try #require(known, "bob learns the group")
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: try Binaries.lanchat())
-                process.arguments = ["--socket", alice.socket, "chat", "#ops"]
-                let input = Pipe()
-                let outputPath = sandbox.file("chat.out")
-                _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-                let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-                process.standardInput = input
-                process.standardOutput = output
-                process.standardError = FileHandle.nullDevice
-                try process.run()
+                let (process, input, outputPath) = try Self.lineChat(
+                    alice, with: "#ops", in: sandbox)
                 defer { if process.isRunning { process.terminate() } }
 
                 try input.fileHandleForWriting.write(contentsOf: Data("hello ops\n".utf8))

@@ -131,21 +131,8 @@ struct TransportSessionTests {
 struct BackpressureDeadTimeoutTests {
     @Test func aConsumerThatHoldsReadsBackKeepsItsSession() async throws {
         let stalling = StallingDelegate()
-        let server = Transport(
-            identity: try IdentityKeyPair.generate(), configuration: keepaliveConfiguration(),
-            logger: testLogger)
-        let listener = try await server.listen(host: "127.0.0.1", port: 0)
-        let serving = Task<Void, Never> { _ = try? await listener.run(delegate: stalling) }
-        let client = Transport(
-            identity: try IdentityKeyPair.generate(), configuration: keepaliveConfiguration(),
-            logger: testLogger)
-        let clientDelegate = RecordingDelegate()
-        let dial = Task {
-            await client.dial(
-                Endpoint(host: "127.0.0.1", port: listener.port), expectation: nil,
-                delegate: clientDelegate)
-        }
-        let session = try #require(await clientDelegate.openedSession())
+        let (session, dial, stop) = try await StallingDelegate.dialed(
+            stalling, keepaliveConfiguration())
         // 8 MiB in 128 sends: the server's consumer blocks on the first batch, the rest fills
         // its event buffer and its socket, so it stops reading (our PINGs go unread too).
         let sending = Task {
@@ -167,13 +154,11 @@ struct BackpressureDeadTimeoutTests {
         #expect((try? sent.get()) != nil, "the sends failed: \(sent)")
         await session.close(.normal)
         let end = await dial.value
+        await stop()
         guard case .sessionEnded(_, _, .closedLocally(.normal)) = end else {
             Issue.record("the session ended otherwise: \(end)")
             return
         }
-        serving.cancel()
-        await listener.close()
-        await serving.value
     }
 }
 
@@ -189,6 +174,39 @@ final class StallingDelegate: SessionDelegate {
     }
 
     func release() { opener.finish() }
+
+    /// A listener with `stalling` as its delegate and a client session dialled to it; `stop`
+    /// ends the listener.
+    static func dialed(_ stalling: StallingDelegate, _ configuration: TransportConfiguration)
+        async throws -> (
+            session: SessionHandle, dial: Task<Transport.DialOutcome, Never>,
+            stop: @Sendable () async -> Void
+        )
+    {
+        let server = Transport(
+            identity: try IdentityKeyPair.generate(), configuration: configuration,
+            logger: testLogger)
+        let listener = try await server.listen(host: "127.0.0.1", port: 0)
+        let serving = Task<Void, Never> { _ = try? await listener.run(delegate: stalling) }
+        let client = Transport(
+            identity: try IdentityKeyPair.generate(), configuration: configuration,
+            logger: testLogger)
+        let clientDelegate = RecordingDelegate()
+        let dial = Task {
+            await client.dial(
+                Endpoint(host: "127.0.0.1", port: listener.port), expectation: nil,
+                delegate: clientDelegate)
+        }
+        let session = try #require(await clientDelegate.openedSession())
+        return (
+            session, dial,
+            {
+                serving.cancel()
+                await listener.close()
+                await serving.value
+            }
+        )
+    }
 
     func authorize(_ remote: PeerKey, connection: ConnectionInfo) async
         -> Result<Void, IdentityPolicy.Rejection>
@@ -217,21 +235,7 @@ struct SessionCloseTests {
         var configuration = fastConfiguration()
         configuration.keepaliveInterval = .seconds(20)
         configuration.deadTimeout = .seconds(60)
-        let server = Transport(
-            identity: try IdentityKeyPair.generate(), configuration: configuration,
-            logger: testLogger)
-        let listener = try await server.listen(host: "127.0.0.1", port: 0)
-        let serving = Task<Void, Never> { _ = try? await listener.run(delegate: stalling) }
-        let client = Transport(
-            identity: try IdentityKeyPair.generate(), configuration: configuration,
-            logger: testLogger)
-        let clientDelegate = RecordingDelegate()
-        let dial = Task {
-            await client.dial(
-                Endpoint(host: "127.0.0.1", port: listener.port), expectation: nil,
-                delegate: clientDelegate)
-        }
-        let session = try #require(await clientDelegate.openedSession())
+        let (session, dial, stop) = try await StallingDelegate.dialed(stalling, configuration)
         // 32 MiB: far beyond both kernel buffers, so most of it waits in the channel.
         let big = (1...512).map { seq in
             AppMessage.message(
@@ -243,9 +247,7 @@ struct SessionCloseTests {
         await session.close(.shutdown)
         let end = await dial.value
         stalling.release()
-        serving.cancel()
-        await listener.close()
-        await serving.value
+        await stop()
         guard case .sessionEnded(_, _, .closedLocally(.shutdown)) = end else {
             Issue.record("the dial did not end with our own close: \(end)")
             return
