@@ -1,4 +1,5 @@
 import ArgumentParser
+import LanChatClient
 import LanChatControl
 
 /// `lanchat group create|add|remove|rename|leave` → `group.*` (PRODUCT.md §4). Each prints
@@ -33,11 +34,10 @@ struct GroupCommand: AsyncParsableCommand {
         @Argument(help: "The peers to add.", completion: .peers) var peers: [String] = []
 
         func run() async throws {
-            try CLIEnvironment.current.undecodableArguments.check([group] + peers, as: "argument")
-            let context = global.makeContext()
-            let result = try await context.client.groupAdd(
-                GroupMembersParams(group: group, peers: peers))
-            try context.show(result) { GroupsView.render([$0.group]) }
+            try await GroupCommand.changeMembers(global, group, peers) {
+                client, params throws(ControlError) in
+                try await client.groupAdd(params)
+            }
         }
     }
 
@@ -49,11 +49,10 @@ struct GroupCommand: AsyncParsableCommand {
         @Argument(help: "The peers to remove.", completion: .peers) var peers: [String] = []
 
         func run() async throws {
-            try CLIEnvironment.current.undecodableArguments.check([group] + peers, as: "argument")
-            let context = global.makeContext()
-            let result = try await context.client.groupRemove(
-                GroupMembersParams(group: group, peers: peers))
-            try context.show(result) { GroupsView.render([$0.group]) }
+            try await GroupCommand.changeMembers(global, group, peers) {
+                client, params throws(ControlError) in
+                try await client.groupRemove(params)
+            }
         }
     }
 
@@ -112,11 +111,25 @@ enum GroupsView {
             if group.request == true { out += "  request: lanchat accept \(group.id)" }
             out += "\n"
             for member in group.members {
-                let name = terminalSafe(member.alias ?? member.name)
+                let name = terminalSafe(member.displayName)
                 out +=
                     "  \(member.presence.rawValue)  \(name.isEmpty ? member.keyTag : name)  \(member.keyTag)\n"
             }
         }
         return out
+    }
+}
+
+extension GroupCommand {
+    /// `group add` and `group remove`: the same checks and output around one method.
+    static func changeMembers(
+        _ global: GlobalOptions, _ group: String, _ peers: [String],
+        _ call: (ControlClient, GroupMembersParams) async throws(ControlError) -> GroupResult
+    ) async throws {
+        try CLIEnvironment.current.undecodableArguments.check([group] + peers, as: "argument")
+        let context = global.makeContext()
+        let result = try await call(
+            context.client, GroupMembersParams(group: group, peers: peers))
+        try context.show(result) { GroupsView.render([$0.group]) }
     }
 }

@@ -100,7 +100,7 @@ package enum HistoryView {
     static func senderLabels(_ group: GroupInfo, width: Int) -> [String: String] {
         var senders: [String: String] = [:]
         for member in group.members {
-            let name = member.alias ?? member.name
+            let name = member.displayName
             senders[member.id] = truncated(name.isEmpty ? member.keyTag : name, to: width)
         }
         return senders

@@ -69,9 +69,10 @@ package enum InboxView {
         guard let group = conversation.group, let message = conversation.lastMessage,
             message.direction == .incoming
         else { return text }
-        let sender = group.members.first { $0.id == (message.sender ?? message.peer) }
-        let name = sender.map { $0.alias ?? $0.name } ?? String(message.peer.prefix(8))
-        return style.dim(truncated(name, to: 20) + ":") + " " + text
+        let name =
+            HistoryView.senderLabels(group, width: 20)[message.sender ?? message.peer]
+            ?? String(message.peer.prefix(8))
+        return style.dim(name + ":") + " " + text
     }
 
     /// The last message on one line: at most `previewLength` characters of its text (cut
