@@ -190,4 +190,20 @@ import Testing
         ])
         #expect(words == ["Bob", "carol@desk", "DAVE-2222", "EVEE-3333", "TWIN-4444", "TWIN-5555"])
     }
+
+    /// GROUP arguments complete too: a group's name, or its id where the name would be
+    /// ambiguous (a peer's name, another group's) or unsafe for the shell.
+    @Test func groupWordsAreNamesElseIds() {
+        let bob = PeerInfo(id: "B", keyTag: "BOBB-2345", name: "bob", presence: .online)
+        let group = { (name: String, id: String) in
+            GroupInfo(id: id, name: name, members: [bob], version: 1)
+        }
+        let words = PeerCompletion.words(
+            [bob],
+            groups: [
+                group("ops", "0a"), group("Bob", "0b"), group("lunch time", "0c"),
+                group("dup", "0d"), group("DUP", "0e"),
+            ])
+        #expect(words == ["bob", "ops", "0b", "0c", "0d", "0e"])
+    }
 }

@@ -59,7 +59,11 @@ struct CompletePeersCommand: AsyncParsableCommand {
             let result = try? await context.client.call(
                 Methods.Who.self, WhoParams(all: true), timeout: Self.timeout)
         else { return }
-        let words = PeerCompletion.words(result.peers)
+        // GROUP arguments complete here too (PRODUCT.md §4); a daemon that cannot answer
+        // `groups` still completes peers.
+        let groups = try? await context.client.call(
+            Methods.Groups.self, NoParams(), timeout: Self.timeout)
+        let words = PeerCompletion.words(result.peers, groups: groups?.groups ?? [])
         if !words.isEmpty { context.out(words.joined(separator: "\n") + "\n") }
     }
 }
@@ -74,6 +78,24 @@ extension CompletionKind {
 /// zsh takes for a description, other shell syntax), or one that two peers share, is replaced
 /// by the peer's key tag, which always resolves to exactly that peer.
 enum PeerCompletion {
+    /// Peers' words, then each group's: its name where that is shell-safe and names no peer
+    /// or other group (a name shared with a peer would be ambiguous, exit 67), else its id.
+    static func words(_ peers: [PeerInfo], groups: [GroupInfo]) -> [String] {
+        var words = words(peers)
+        let peerWords = Set(peers.flatMap { [$0.name, $0.alias ?? ""] }.map { $0.lowercased() })
+        var counts: [String: Int] = [:]
+        for group in groups { counts[group.name.lowercased(), default: 0] += 1 }
+        for group in groups {
+            let name = group.name
+            let usable =
+                isShellSafe(name) && counts[name.lowercased()] == 1
+                && !peerWords.contains(name.lowercased())
+            let chosen = usable ? name : group.id
+            if !words.contains(chosen) { words.append(chosen) }
+        }
+        return words
+    }
+
     static func words(_ peers: [PeerInfo]) -> [String] {
         let preferred = peers.map { peer in (peer, peer.alias ?? peer.name) }
         var counts: [String: Int] = [:]
