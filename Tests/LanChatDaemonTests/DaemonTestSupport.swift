@@ -190,11 +190,12 @@ extension TestNode {
 /// Runs `body` with alice and bob online to each other, each in its own directory of a fresh
 /// test root; stops both daemons (whatever `body` did) before the directories are removed.
 func withConnectedPair(
+    bob configureBob: @escaping @Sendable (inout DaemonConfiguration) -> Void = { _ in },
     _ body: (_ alice: TestNode, _ bob: TestNode) async throws -> Void
 ) async throws {
     let root = try TestRoot()
     defer { root.remove() }
-    let (alice, bob) = try await connectedPair(in: root)
+    let (alice, bob) = try await connectedPair(in: root, bob: configureBob)
     do {
         try await body(alice, bob)
     } catch {
@@ -206,9 +207,12 @@ func withConnectedPair(
     await bob.stop()
 }
 
-func connectedPair(in root: TestRoot) async throws -> (alice: TestNode, bob: TestNode) {
+func connectedPair(
+    in root: TestRoot,
+    bob configureBob: @escaping @Sendable (inout DaemonConfiguration) -> Void = { _ in }
+) async throws -> (alice: TestNode, bob: TestNode) {
     let alice = try await TestNode.start("alice", in: root)
-    let bob = try await TestNode.start("bob", peers: [alice], in: root)
+    let bob = try await TestNode.start("bob", peers: [alice], in: root, configure: configureBob)
     try await eventually("alice and bob online") {
         let aliceSees = await alice.isOnline(bob)
         let bobSees = await bob.isOnline(alice)

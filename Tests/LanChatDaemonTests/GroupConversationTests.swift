@@ -116,18 +116,7 @@ struct GroupConversationTests {
     /// count, and no peer request for its sender; `accept GROUP` brings the conversation in.
     /// A group from a contact is taken at once.
     @Test func underAcceptContactsAGroupFromANonContactIsARequest() async throws {
-        let root = try TestRoot()
-        defer { root.remove() }
-        let alice = try await TestNode.start("alice", in: root)
-        let bob = try await TestNode.start("bob", peers: [alice], in: root) {
-            $0.accept = .contacts
-        }
-        do {
-            try await eventually("alice and bob online") {
-                let aliceSees = await alice.isOnline(bob)
-                let bobSees = await bob.isOnline(alice)
-                return aliceSees && bobSees
-            }
+        try await withConnectedPair(bob: { $0.accept = .contacts }) { alice, bob in
             let group = try await alice.client.groupCreate(
                 GroupCreateParams(name: "ops", peers: ["bob"])
             ).group
@@ -164,12 +153,6 @@ struct GroupConversationTests {
             }
             #expect(
                 try await bob.client.groups().groups.first { $0.id == second.id }?.request == nil)
-        } catch {
-            await alice.stop()
-            await bob.stop()
-            throw error
         }
-        await alice.stop()
-        await bob.stop()
     }
 }
