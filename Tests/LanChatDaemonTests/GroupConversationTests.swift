@@ -116,7 +116,8 @@ struct GroupConversationTests {
     /// count, and no peer request for its sender; `accept GROUP` brings the conversation in.
     /// A group from a contact is taken at once.
     @Test func underAcceptContactsAGroupFromANonContactIsARequest() async throws {
-        try await withConnectedPair(bob: { $0.accept = .contacts }) { alice, bob in
+        let contactsOnly: @Sendable (inout DaemonConfiguration) -> Void = { $0.accept = .contacts }
+        try await withConnectedPair(bob: contactsOnly) { alice, bob in
             let group = try await alice.client.groupCreate(
                 GroupCreateParams(name: "ops", peers: ["bob"])
             ).group
