@@ -32,9 +32,8 @@ enum MessageInsert {
                     + " \(suffix) RETURNING rowid, uuid")
             var values: [(any DatabaseValueConvertible)?] = []
             for index in start..<(start + size) { values += arguments(index) }
-            let rows = try Row.fetchCursor(statement, arguments: StatementArguments(values))
-            while let returned = try rows.next() {
-                inserted[returned[1]] = returned[0]
+            try ColumnReader.forEachRow(statement, arguments: StatementArguments(values)) { row in
+                inserted[Data(row.bytes(1))] = row.int64(0)
             }
             start += size
         }

@@ -15,7 +15,8 @@ extension MessageStore {
         return try await write("storing the message") { db in
             guard
                 try Bool.fetchOne(
-                    db, sql: "SELECT 1 FROM peers WHERE pk = ?", arguments: [peer.blob]) != nil
+                    db.cachedStatement(sql: "SELECT 1 FROM peers WHERE pk = ?"),
+                    arguments: [peer.blob]) != nil
             else { throw StoreError(.notFound, "unknown peer \(peer.id)") }
             var (stream, nextSeq) = try Self.outgoingStream(db, peer: peer) ?? (newStreamID(), 1)
             var random = BatchRandom()
@@ -55,21 +56,22 @@ extension MessageStore {
     static func saveOutgoingStream(
         _ db: Database, peer: PeerKey, stream: UInt64, nextSeq: UInt64
     ) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO out_streams (pk, stream, next_seq) VALUES (?, ?, ?)
                 ON CONFLICT (pk) DO UPDATE SET stream = excluded.stream, next_seq = excluded.next_seq
-                """,
-            arguments: [peer.blob, stream.storedValue, nextSeq.storedValue])
+                """
+        ).execute(arguments: [peer.blob, stream.storedValue, nextSeq.storedValue])
     }
 
     static func outgoingStream(_ db: Database, peer: PeerKey) throws -> (UInt64, UInt64)? {
-        guard
-            let row = try Row.fetchOne(
-                db, sql: "SELECT stream, next_seq FROM out_streams WHERE pk = ?",
-                arguments: [peer.blob])
-        else { return nil }
-        return (UInt64(stored: row["stream"]), UInt64(stored: row["next_seq"]))
+        let statement = try db.cachedStatement(
+            sql: "SELECT stream, next_seq FROM out_streams WHERE pk = ?")
+        var found: (UInt64, UInt64)?
+        try ColumnReader.forEachRow(statement, arguments: [peer.blob]) { row in
+            found = (UInt64(stored: row.int64(0)), UInt64(stored: row.int64(1)))
+        }
+        return found
     }
 
     /// Our stream to `peer` and where its undelivered part starts; nil before the first
@@ -125,8 +127,7 @@ extension MessageStore {
         async throws(StoreError) -> Int
     {
         try await writeBookkeeping("recording delivery") { db in
-            try db.execute(
-                sql: Self.deliveredUpdate,
+            try db.cachedStatement(sql: Self.deliveredUpdate).execute(
                 arguments: [now, peer.blob, stream.storedValue, seq.storedValue])
             return db.changesCount
         }

@@ -229,8 +229,10 @@ public final class MessageStore: Sendable {
     ) async throws(StoreError) -> T {
         do {
             return try await pool.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-                defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
+                // Cached: a mark is written for nearly every acknowledged batch, and parsing
+                // the two pragmas each time cost as much as the update.
+                try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute()
+                defer { try? db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute() }
                 var result: T?
                 try db.inTransaction {
                     result = try body(db)

@@ -45,6 +45,8 @@ actor PeerLink {
     let pumpWakeup = Wakeup()
     let marksWakeup = Wakeup()
     let inboundWakeup = Wakeup()
+    /// Signalled by `requestStop()` only: cuts the delivery-mark writer's coalescing wait.
+    let stopWakeup = Wakeup()
     /// Set once by `requestStop()` (from any thread); the loops finish their work and return.
     private let stopRequested = Atomic<Bool>(false)
 
@@ -78,6 +80,7 @@ actor PeerLink {
         inboundWakeup.signal()
         pumpWakeup.signal()
         marksWakeup.signal()
+        stopWakeup.signal()
     }
 
     nonisolated var isStopping: Bool { stopRequested.load(ordering: .sequentiallyConsistent) }
