@@ -1,3 +1,5 @@
+import Glibc
+
 /// The checks of each method's params that do not need the daemon's state, in one place so
 /// that the daemon makes all of them *before* it changes anything (an error answer means
 /// nothing changed), and the fuzz target (`Fuzz/ControlRequest`) runs the very same code.
@@ -24,7 +26,14 @@ public enum ParamsLimits {
 extension String {
     /// U+0000 is refused in every text lanchat stores or sends: SQLite and C strings end at
     /// it, so an accepted NUL would silently cut the text after it was acknowledged.
-    public var containsNUL: Bool { utf8.contains(0) }
+    /// Searched with `memchr` over the contiguous UTF-8 (every text of a `send` is checked;
+    /// iterating the `UTF8View` byte by byte cost ~1 % of a throughput run).
+    public var containsNUL: Bool {
+        utf8.withContiguousStorageIfAvailable { bytes in
+            guard let base = bytes.baseAddress else { return false }
+            return memchr(base, 0, bytes.count) != nil
+        } ?? utf8.contains(0)
+    }
 }
 
 extension SendParams {

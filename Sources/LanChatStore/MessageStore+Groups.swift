@@ -162,7 +162,7 @@ extension MessageStore {
     ) async throws(StoreError) -> [PeerKey: [StoredMessage]] {
         try Self.refuseNUL(in: texts)
         return try await write("storing the group message") { db in
-            var random = BatchRandom()
+            var random = BatchRandom(expectedDraws: 2 * texts.count)
             let ids = texts.map { _ in
                 MessageID.timeOrdered(millisecondsSince1970: now, using: &random)
             }

@@ -85,7 +85,12 @@ extension MessageStore {
     /// at the NUL while the caller believes all of it was kept. The daemon refuses such texts
     /// earlier (API: bad input; wire: REJECT); this is the store's own guarantee.
     static func refuseNUL(in texts: [String]) throws(StoreError) {
-        guard texts.contains(where: { $0.utf8.contains(0) }) else { return }
+        let hasNUL = texts.contains { text in
+            text.utf8.withContiguousStorageIfAvailable { bytes in
+                bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false
+            } ?? text.utf8.contains(0)
+        }
+        guard hasNUL else { return }
         throw StoreError(.invalidText, "a message text contains U+0000 (NUL); nothing was stored")
     }
 }

@@ -19,7 +19,7 @@ extension MessageStore {
                     arguments: [peer.blob]) != nil
             else { throw StoreError(.notFound, "unknown peer \(peer.id)") }
             var (stream, nextSeq) = try Self.outgoingStream(db, peer: peer) ?? (newStreamID(), 1)
-            var random = BatchRandom()
+            var random = BatchRandom(expectedDraws: 2 * texts.count)
             let ids = texts.map { _ in
                 MessageID.timeOrdered(millisecondsSince1970: now, using: &random)
             }

@@ -8,8 +8,14 @@ import Glibc
 public struct BatchRandom: RandomNumberGenerator {
     private var draws: [UInt64] = []
     private var nextIndex = 0
+    /// How many numbers each refill draws.
+    private let refillCount: Int
 
-    public init() {}
+    /// `expectedDraws`: about how many numbers the work will take (two per message id), so
+    /// that storing one message does not make the kernel generate 4 KiB for 16 bytes.
+    public init(expectedDraws: Int = 512) {
+        refillCount = min(512, max(2, expectedDraws))
+    }
 
     public mutating func next() -> UInt64 {
         if nextIndex == draws.count { refill() }
@@ -18,7 +24,7 @@ public struct BatchRandom: RandomNumberGenerator {
     }
 
     private mutating func refill() {
-        draws = [UInt64](repeating: 0, count: 512)
+        draws = [UInt64](repeating: 0, count: refillCount)
         // arc4random_buf cannot fail: it retries getrandom until it has every byte.
         draws.withUnsafeMutableBytes { bytes in
             if let base = bytes.baseAddress { arc4random_buf(base, bytes.count) }

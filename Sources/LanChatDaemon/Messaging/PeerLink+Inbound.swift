@@ -313,7 +313,7 @@ extension PeerLink {
                 })
         else { return false }
         guard let upTo = step else { return true }
-        for seq in outboxCache.keys where seq <= upTo { outboxCache[seq] = nil }
+        outboxCache.forget(through: upTo)
         pumpWakeup.signal()
         let now = services.now()
         services.events.publish(.acknowledged(peer: key, stream: stream, upTo: upTo, at: now))

@@ -32,7 +32,7 @@ actor PeerLink {
     var ledger: IncomingLedger?
     /// Recently committed outgoing messages by seq, so the pump rarely reads the store.
     /// Dropped with each session.
-    var outboxCache: [UInt64: StoredMessage] = [:]
+    var outboxCache = OutboxCache(capacity: maxCachedMessages)
     /// ACKs not yet known to be written as `delivered`, per stream (`PeerLink+DeliveryMarks`).
     var deliveryMarks: [UInt64: DeliveryMark] = [:]
     /// Batches from the transport waiting for the inbound loop (`PeerLink+Inbound`).
@@ -188,9 +188,7 @@ actor PeerLink {
     /// New messages to this peer are on disk: remember them and get them moving.
     func committed(_ messages: [StoredMessage]) {
         guard let last = messages.last else { return }
-        if outboxCache.count + messages.count <= Self.maxCachedMessages {
-            for message in messages { outboxCache[message.seq] = message }
-        }
+        outboxCache.keep(messages)
         phase.committed(stream: last.stream, upTo: last.seq)
         pumpWakeup.signal()
     }
