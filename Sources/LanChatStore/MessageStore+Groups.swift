@@ -221,37 +221,6 @@ extension MessageStore {
                 arguments: [peer.blob]) ?? 1)
     }
 
-    /// A page of a group conversation, oldest first: every member's copy of own messages (the
-    /// caller folds them by id) and the incoming ones. `limit` counts rows.
-    public func groupHistory(_ group: GroupID, limit: Int, before: MessageID? = nil)
-        async throws(StoreError) -> HistoryPage
-    {
-        try await read("reading group history") { db in
-            var bound = Int64.max
-            if let before {
-                guard
-                    let rowID = try Int64.fetchOne(
-                        db,
-                        sql: "SELECT min(rowid) FROM messages WHERE group_id = ? AND uuid = ?",
-                        arguments: [group.blob, before.blob])
-                else { throw StoreError(.notFound, "no message \(before) in this group") }
-                bound = rowID
-            }
-            var rows = try StoredMessage.fetchAll(
-                db,
-                sql: """
-                    SELECT \(StoredMessage.columnsWithGroup) FROM messages
-                    WHERE group_id = ? AND rowid < ? ORDER BY rowid DESC LIMIT ?
-                    """,
-                arguments: [group.blob, bound, limit + 1])
-            let hasOlder = rows.count > limit
-            if hasOlder { rows.removeLast() }
-            return HistoryPage(
-                messages: rows.reversed(),
-                hasOlder: hasOlder)
-        }
-    }
-
     /// The current rows of these outgoing messages, each named by its peer and id (a group
     /// message has a copy per member under one id), for `send --wait` at its deadline.
     public func outgoing(_ copies: [(peer: PeerKey, id: MessageID)]) async throws(StoreError)

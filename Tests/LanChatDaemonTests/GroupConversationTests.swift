@@ -66,6 +66,93 @@ struct GroupConversationTests {
         }
     }
 
+    /// `history GROUP` pages like a peer's, in whole messages: a group of alice, bob and two
+    /// members away (dave, erin), own messages sent one and several at a time between bob's;
+    /// walking back with `before` and forward with `after`, every message shows once, and
+    /// each own one with its 3 recipients. An unknown id is refused as for a peer.
+    @Test func groupHistoryPagesBackAndForthInWholeMessages() async throws {
+        try await withConnectedPair { alice, bob in
+            let away = [UInt8(0x44), 0x55].compactMap {
+                PeerKey(bytes: [UInt8](repeating: $0, count: 32))?.id
+            }
+            _ = try await alice.client.add(AddParams(name: "dave", id: away[0]))
+            _ = try await alice.client.add(AddParams(name: "erin", id: away[1]))
+            let group = try await alice.client.groupCreate(
+                GroupCreateParams(name: "ops", peers: ["bob", "dave", "erin"])
+            ).group
+            try await eventually("bob has the group") {
+                try await bob.client.groups().groups.first?.id == group.id
+            }
+            var expected: [String] = []
+            func own(_ texts: [String]) async throws {
+                _ = try await alice.client.send(SendParams(peer: group.id, texts: texts))
+                expected += texts
+            }
+            func bobs(_ texts: [String]) async throws {
+                _ = try await bob.client.send(SendParams(peer: group.id, texts: texts))
+                expected += texts
+                try await eventually("alice has \(texts)") {
+                    try await alice.client.history(HistoryParams(peer: group.id, limit: 1))
+                        .messages.first?.text == texts.last
+                }
+            }
+            try await own(["o1", "o2"])
+            try await bobs(["b1"])
+            try await own(["o3"])
+            try await bobs(["b2", "b3"])
+            try await own(["o4", "o5", "o6"])
+            try await bobs(["b4"])
+            try await own(["o7"])
+
+            let recipients = Set([bob.id] + away)
+            func page(before: String? = nil, after: String? = nil) async throws -> HistoryResult {
+                let result = try await alice.client.history(
+                    HistoryParams(peer: group.id, limit: 4, before: before, after: after))
+                for message in result.messages where message.direction == .outgoing {
+                    #expect(
+                        Set(message.recipients?.map(\.peer) ?? []) == recipients,
+                        "\(message.text)")
+                    #expect(message.recipients?.count == 3, "\(message.text)")
+                }
+                #expect(result.group?.id == group.id)
+                return result
+            }
+
+            var back: [[String]] = []
+            var result = try await page()
+            back.append(result.messages.map(\.text))
+            while result.hasOlder, let first = result.messages.first {
+                result = try await page(before: first.id)
+                back.append(result.messages.map(\.text))
+            }
+            #expect(back.count == 3)
+            #expect(back.reversed().flatMap { $0 } == expected)
+
+            let first = try #require(
+                try await alice.client.history(HistoryParams(peer: group.id, limit: 1000))
+                    .messages.first)
+            var forward = [first.text]
+            var last = first.id
+            while true {
+                let next = try await page(after: last)
+                #expect(next.hasOlder)
+                guard let newest = next.messages.last else { break }
+                forward += next.messages.map(\.text)
+                last = newest.id
+            }
+            #expect(forward == expected)
+
+            let unknown = "00000000-0000-4000-8000-000000000000"
+            do throws(ControlError) {
+                _ = try await alice.client.history(HistoryParams(peer: group.id, after: unknown))
+                Issue.record("an unknown id was taken")
+            } catch {
+                #expect(error.exitCode == 64)
+                #expect(error.message == "no message \(unknown) in this conversation with ops")
+            }
+        }
+    }
+
     /// `group.changed` is logged on both sides (own change and applied change), with the
     /// group and who changed it; `watch GROUP` replays only the group's events;
     /// `search --peer GROUP` finds only the group's messages, an own one once.

@@ -77,6 +77,27 @@ struct GroupMembershipTests {
         await harness.stop()
     }
 
+    /// A member blocked while its session is still up (`block` closes it; a batch may come
+    /// first): its GROUP changes nothing and its group MSG is not stored, like its 1:1 ones.
+    @Test func aGroupOrGroupMessageFromABlockedMemberIsNotStored() async throws {
+        let harness = try await PeerLinkTests.Harness.start()
+        let (own, carol) = (try #require(LinkPhaseTests.own), try #require(Self.carol))
+        let held = try await Self.hold(
+            harness, version: 1, members: [own, harness.peer, carol], name: "ops")
+        let (session, _) = try await harness.established("s1")
+        _ = try await harness.link.services.directory.block(harness.peer)
+
+        let renamed = GroupUpdate(id: held.id, version: 2, name: "theirs", members: held.members)
+        await harness.link.received([.group(renamed)], on: session)
+        #expect(try await harness.store.group(held.id)?.state == held)
+        let message = WireMessage(
+            stream: 77, seq: 1, id: .random(), sentAt: 1_000, group: held.id.bytes, text: "hi")
+        await harness.link.received([.message(message)], on: session)
+        #expect(try await harness.store.groupHistory(held.id, limit: 10).messages.isEmpty)
+        #expect(session.closeReason != nil)
+        await harness.stop()
+    }
+
     /// alice creates a group with bob and carol, then goes away; bob and carol (who have no
     /// session with each other) each change the group at the same version: bob adds dave,
     /// carol adds erin. When alice is back she gets both, keeps the winner of the

@@ -203,31 +203,29 @@ extension Messenger {
             messageIDs: ids.map(\.description))
     }
 
-    /// `history GROUP`: own messages once, with each member's copy as a recipient.
+    /// `history GROUP`: own messages once, with each member's copy as a recipient. Pages
+    /// like a peer's (`before`/`after`), in whole messages: the store never cuts one's copies.
     func groupHistory(_ group: StoredGroup, params: HistoryParams) async throws(ControlError)
         -> HistoryResult
     {
         let limit = try params.validatedLimit()
-        guard params.after == nil else {
-            throw .invalidParams("\"after\" is not supported for a group yet")
-        }
-        let before = try params.before.map { text throws(ControlError) in
-            try Self.messageID(text)
+        let anchor: MessageStore.PageAnchor
+        switch (params.before, params.after) {
+        case (let before?, _): anchor = .before(try Self.messageID(before))
+        case (nil, let after?): anchor = .after(try Self.messageID(after))
+        case (nil, nil): anchor = .latest
         }
         let page: MessageStore.HistoryPage
         do {
-            // Own messages take a row per member: read enough rows for `limit` messages.
-            page = try await store.groupHistory(
-                group.state.id, limit: limit * max(1, group.state.members.count), before: before)
+            page = try await store.groupHistory(group.state.id, limit: limit, anchor: anchor)
         } catch  where error.kind == .notFound {
-            throw .invalidParams(error.description)
+            throw .invalidParams("\(error.description) with \(group.state.name)")
         } catch {
             throw .storeUnavailable("cannot read history: \(error)")
         }
-        var messages = await groupInfos(page.messages, group: group.state.id)
-        let hasOlder = page.hasOlder || messages.count > limit
-        if messages.count > limit { messages.removeFirst(messages.count - limit) }
-        var result = HistoryResult(peer: ownInfo, messages: messages, hasOlder: hasOlder)
+        var result = HistoryResult(
+            peer: ownInfo, messages: await groupInfos(page.messages, group: group.state.id),
+            hasOlder: page.hasOlder)
         result.group = groupInfo(group.state)
         return result
     }

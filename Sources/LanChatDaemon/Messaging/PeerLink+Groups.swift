@@ -40,7 +40,13 @@ extension PeerLink {
 
     /// A GROUP from this peer: applied only from a current member and only when it is newer
     /// (or wins the equal-version rule), then passed on to the members (`GroupPublisher`).
+    /// Nothing from a blocked key is stored: one blocked while its session was still up (the
+    /// session is closing) is ignored, like its MSGs.
     func groupReceived(_ update: GroupUpdate) async {
+        guard !services.directory.isBlocked(key) else {
+            logger.debug("GROUP \(update.id) from a blocked key ignored")
+            return
+        }
         for _ in 0..<3 {
             let local: StoredGroup?
             do {
