@@ -97,6 +97,21 @@ extension MessageStore {
         }
     }
 
+    /// Queued messages of one of our streams up to `seq` (served by `messages_queued`).
+    public func queuedCount(peer: PeerKey, stream: UInt64, upTo seq: UInt64)
+        async throws(StoreError) -> Int
+    {
+        try await read("counting queued messages") { db in
+            try Int.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT count(*) FROM messages
+                        WHERE pk = ? AND direction = 1 AND status = 0 AND stream = ? AND seq <= ?
+                        """),
+                arguments: [peer.blob, stream.storedValue, seq.storedValue]) ?? 0
+        }
+    }
+
     /// Peers with queued messages: the ones worth dialling even without discovery.
     public func peersWithQueuedMessages() async throws(StoreError) -> [PeerKey] {
         try await read("finding queued messages") { db in

@@ -28,6 +28,21 @@ struct DeliveryTests {
         }
     }
 
+    /// `delivered` reaches the store up to `PeerLink.markCoalescing` after the ACK; the answers
+    /// that count or show messages must not wait for it.
+    @Test func statusAndHistoryShowAnAcknowledgedMessageDeliveredAtOnce() async throws {
+        try await withConnectedPair { alice, bob in
+            for round in 1...5 {
+                let sent = try await alice.client.send(
+                    SendParams(peer: bob.id, texts: ["one \(round)", "two \(round)"], wait: true))
+                #expect(sent.messages.allSatisfy { $0.status == .delivered })
+                #expect(try await alice.client.status().queued == 0)
+                let shown = try await alice.client.history(HistoryParams(peer: bob.id, limit: 2))
+                #expect(shown.messages.allSatisfy { $0.status == .delivered })
+            }
+        }
+    }
+
     @Test func queuedMessagesGoOutInOrderExactlyOnceWhenThePeerIsBack() async throws {
         try await withConnectedPair { alice, bob in
             try await bob.stopAndWaitOffline(seenBy: alice)

@@ -5,9 +5,10 @@ import LanChatStore
 
 extension Messenger {
     func status() async throws(ControlError) -> StatusResult {
-        let counts: MessageStore.Counts
+        var counts: MessageStore.Counts
         do {
             counts = try await store.counts()
+            counts.queued -= try await acknowledgedButUnrecorded()
         } catch {
             throw .storeUnavailable("cannot read the store: \(error)")
         }
@@ -24,6 +25,21 @@ extension Messenger {
             listening: runtime.listening, avahi: avahi, peersOnline: directory.onlineCount,
             queued: counts.queued, unread: counts.unread, dataDir: runtime.dataDirectory,
             socket: runtime.socketPath, keyChanges: keyChangeInfos)
+    }
+
+    /// Messages still `queued` in the store that their peer has acknowledged: the links write
+    /// `delivered` a little later (`PeerLink+DeliveryMarks`). Counted after the store's
+    /// total, from the store: a mark written in between is counted 0 here, so the answer can
+    /// only lag (show one as queued), never count a message twice.
+    private func acknowledgedButUnrecorded() async throws(StoreError) -> Int {
+        var total = 0
+        for link in registry.allLinks {
+            for (stream, mark) in await link.liveOutgoingState().unrecordedDeliveries {
+                total += try await store.queuedCount(
+                    peer: link.key, stream: stream, upTo: mark.upTo)
+            }
+        }
+        return total
     }
 
     func who(_ params: WhoParams) -> WhoResult {
