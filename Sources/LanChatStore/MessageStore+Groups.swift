@@ -167,6 +167,14 @@ extension MessageStore {
                 MessageID.timeOrdered(millisecondsSince1970: now, using: &random)
             }
             var copies: [PeerKey: [StoredMessage]] = [:]
+            // Prepared once, not once per copy: an insert into `messages` compiles its
+            // triggers too, which cost more than the insert (figure 9 profile).
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO messages (uuid, pk, direction, stream, seq, text,
+                        created_at, status, fail_reason, group_id)
+                    VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid
+                    """)
             for member in members {
                 let reason = refused[member]
                 var (stream, nextSeq): (UInt64, UInt64) =
@@ -176,12 +184,7 @@ extension MessageStore {
                 var stored: [StoredMessage] = []
                 for (index, text) in texts.enumerated() {
                     let rowID = try Int64.fetchOne(
-                        db,
-                        sql: """
-                            INSERT INTO messages (uuid, pk, direction, stream, seq, text,
-                                created_at, status, fail_reason, group_id)
-                            VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid
-                            """,
+                        insert,
                         arguments: [
                             ids[index].blob, member.blob, stream.storedValue,
                             nextSeq.storedValue, text, now,
