@@ -127,7 +127,7 @@ extension Messenger {
                     if self.directory.isBlocked(member) {
                         return (member, "blocked; unblock to send")
                     }
-                    if let link = await self.registry.existingLink(for: member),
+                    if let link = self.registry.existingLink(for: member),
                         await link.knownToLackGroups
                     {
                         return (member, "this peer's lanchat does not support groups")
