@@ -37,6 +37,10 @@ enum LanChatBench {
         var figures: [Figure] = []
         func step(_ number: Int, _ name: String, _ body: () async throws -> [Figure]) async throws {
             guard options.runs(number) else { return }
+            // Each figure starts on a quiet disk: figure 8 leaves about a gigabyte of dirty
+            // pages (its million-message stores), whose writeback made figure 9's fsyncs
+            // wait (p50 6.2 ms in a full run against 3.5 – 5.0 ms alone).
+            sync()
             printError("[\(number)] \(name)…")
             let start = ContinuousClock.now
             let measured = try await body()

@@ -57,7 +57,8 @@ actor ConnectionManager {
                 for await change in sessionChanges {
                     switch change {
                     case .started(let key): await self.sessionStarted(with: key)
-                    case .ended(let key, let end): await self.sessionEnded(with: key, end: end)
+                    case .ended(let key, let end, let lifetime):
+                        await self.sessionEnded(with: key, end: end, lifetime: lifetime)
                     }
                 }
             }
@@ -150,14 +151,24 @@ actor ConnectionManager {
 
     /// A session with `key` ended: targets skipped while it was online may dial now, unless
     /// the peer said it is shutting down: then wait (mDNS tells us when it is back).
-    private func sessionEnded(with key: PeerKey, end: SessionEnd) {
-        if case .closedByPeer(.shutdown) = end {
-            let now = clock.monotonic()
-            for instance in targets.keys where targets[instance]?.key == key {
-                guard var target = targets[instance] else { continue }
+    ///
+    /// A session that lived `RedialBackoff.stableSession` resets the backoff of every target
+    /// of its key, whichever side dialled it (§4.6), and the key is dialled again in about a
+    /// second. Without this, a session accepted from the peer left our own targets with the
+    /// backoff of the failed dials before it: at 50 hosts, sessions that died after minutes
+    /// were redialled only 28 – 43 s later (2^5 s, from the handshake storm at start).
+    func sessionEnded(with key: PeerKey, end: SessionEnd, lifetime: Duration) {
+        let now = clock.monotonic()
+        let shutDown = if case .closedByPeer(.shutdown) = end { true } else { false }
+        for instance in targets.keys where targets[instance]?.key == key {
+            guard var target = targets[instance], !target.dialling else { continue }
+            if shutDown {
                 target.nextAttempt = now + target.backoff.nextDelay()
-                targets[instance] = target
+            } else if lifetime >= RedialBackoff.stableSession {
+                target.backoff.sessionEnded(after: lifetime)
+                target.nextAttempt = min(target.nextAttempt, now + target.backoff.nextDelay())
             }
+            targets[instance] = target
         }
         wakeup.signal()
     }

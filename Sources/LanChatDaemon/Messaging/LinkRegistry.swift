@@ -43,7 +43,8 @@ final class LinkRegistry: SessionDelegate, Service {
 
     enum SessionChange: Sendable {
         case started(PeerKey)
-        case ended(PeerKey, SessionEnd)
+        /// `lifetime`: how long the session was up (§4.6: a long one resets the redial backoff).
+        case ended(PeerKey, SessionEnd, lifetime: Duration)
     }
 
     init(services: LinkServices) {
@@ -213,7 +214,8 @@ final class LinkRegistry: SessionDelegate, Service {
             metadata: [
                 "peer": "\(Fingerprint.keyTag(key))", "session": "\(session.info.sessionTag)",
             ])
-        sessionChangesContinuation.yield(.ended(key, end))
+        sessionChangesContinuation.yield(
+            .ended(key, end, lifetime: session.establishedAt.duration(to: .now)))
         let waiters = state.withLock { state in
             state.open.remove(session)
             guard state.open.isEmpty else { return [CheckedContinuation<Void, Never>]() }
