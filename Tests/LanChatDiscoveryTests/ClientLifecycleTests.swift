@@ -11,6 +11,7 @@ import Testing
         #expect(
             lifecycle.clientChanged(to: .connecting) == [
                 .report(.connecting), .warnPaused(.daemonAbsent),
+                .replaceIfStillConnecting(afterMilliseconds: 10_000),
             ])
         #expect(lifecycle.isPaused)
     }
@@ -39,13 +40,19 @@ import Testing
             lifecycle.clientChanged(to: .disconnected)
                 == [.discardClient, .report(.connecting), .reconnect(afterMilliseconds: 0)])
         // The new client waits for the daemon: the outage's one warning.
-        #expect(lifecycle.clientChanged(to: .connecting) == [.warnPaused(.daemonAbsent)])
+        #expect(
+            lifecycle.clientChanged(to: .connecting) == [
+                .warnPaused(.daemonAbsent), .replaceIfStillConnecting(afterMilliseconds: 10_000),
+            ])
         #expect(
             lifecycle.clientChanged(to: .running)
                 == [.noteResumed, .startBrowsing, .publish, .report(.running)])
         // A second outage warns again.
         _ = lifecycle.clientChanged(to: .disconnected)
-        #expect(lifecycle.clientChanged(to: .connecting) == [.warnPaused(.daemonAbsent)])
+        #expect(
+            lifecycle.clientChanged(to: .connecting) == [
+                .warnPaused(.daemonAbsent), .replaceIfStillConnecting(afterMilliseconds: 10_000),
+            ])
     }
 
     @Test func repeatedDisconnectsBackOff() {
@@ -94,7 +101,10 @@ import Testing
             lifecycle.clientCreationFailed("Daemon not running")
                 == [.reconnect(afterMilliseconds: 2_000)])
         // The bus is back but the daemon is not: same outage, no second warning.
-        #expect(lifecycle.clientChanged(to: .connecting) == [.report(.connecting)])
+        #expect(
+            lifecycle.clientChanged(to: .connecting) == [
+                .report(.connecting), .replaceIfStillConnecting(afterMilliseconds: 10_000),
+            ])
     }
 
     @Test func browsingFailureIsAClientFailure() {
@@ -133,11 +143,27 @@ import Testing
                     paused = false
                 case .reconnect(let delay):
                     #expect((0...ClientLifecycle.maxRetryMilliseconds).contains(delay))
+                case .replaceIfStillConnecting(let delay):
+                    #expect(delay == ClientLifecycle.connectingRecheckMilliseconds)
                 default:
                     break
                 }
             }
             #expect(lifecycle.reportedState == lastReport)
         }
+    }
+
+    /// avahi-client leaves CONNECTING only when the daemon's bus name appears: a daemon too
+    /// slow to answer, which never went away, must not leave the client waiting for good.
+    @Test func aClientStillConnectingIsReplacedAfterTenSeconds() {
+        var lifecycle = ClientLifecycle()
+        _ = lifecycle.clientChanged(to: .running)
+        #expect(
+            lifecycle.clientChanged(to: .connecting).last
+                == .replaceIfStillConnecting(afterMilliseconds: 10_000))
+        // The replacement waits in CONNECTING again: checked again, no second warning.
+        #expect(
+            lifecycle.clientChanged(to: .connecting)
+                == [.replaceIfStillConnecting(afterMilliseconds: 10_000)])
     }
 }

@@ -54,7 +54,7 @@ enum AvahiCallbacks {
     }
 
     static let reconnectTimer: AvahiTimeoutCallback = { _, context in
-        engine(context)?.connect()
+        engine(context)?.reconnectTimerFired()
     }
 
     static let mailbox: AvahiWatchCallback = { _, _, _, context in

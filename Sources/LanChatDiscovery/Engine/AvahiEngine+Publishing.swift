@@ -27,6 +27,7 @@ extension AvahiEngine {
                 } catch {
                     logger.error("cannot publish \"\(name)\": \(error)")
                     withdraw()
+                    retryPublishingLater()
                     return
                 }
             case .updateTXT(let name, let advertisement):
@@ -119,6 +120,7 @@ extension AvahiEngine {
         let name = publication.serviceName ?? ""
         switch state {
         case AVAHI_ENTRY_GROUP_ESTABLISHED:
+            publishRetryMilliseconds = Self.firstPublishRetryMilliseconds
             logger.info("published \"\(name)\" (\(configuration.serviceType))")
         case AVAHI_ENTRY_GROUP_COLLISION:
             pendingCollision = changed
@@ -127,6 +129,7 @@ extension AvahiEngine {
             let code = avahi_client_errno(avahi_entry_group_get_client(changed))
             logger.error("publishing \"\(name)\" failed: \(AvahiErrorText.describe(code))")
             publication.withdrawn()
+            retryPublishingLater()
         default:
             break
         }

@@ -46,6 +46,11 @@ final class AvahiEngine: @unchecked Sendable {
     var pendingBrowserFailure: (client: ObjectIdentifier, reason: String)?
     var pendingCollision: OpaquePointer?
     var publishRequested = false
+    /// The delay before publishing is tried again after a failure; doubles per failure up to
+    /// `maxPublishRetryMilliseconds`, back to the start once the entry group is established.
+    var publishRetryMilliseconds = AvahiEngine.firstPublishRetryMilliseconds
+    static let firstPublishRetryMilliseconds = 1_000
+    static let maxPublishRetryMilliseconds = 30_000
     /// A new `--interface` list from the mailbox, applied on the next reconcile pass.
     var pendingFilter: InterfaceFilter?
 
@@ -113,6 +118,17 @@ final class AvahiEngine: @unchecked Sendable {
 
     // MARK: Client lifecycle
 
+    /// Reconnect timer: a client that still waits in CONNECTING is replaced (see
+    /// `LifecycleAction.replaceIfStillConnecting`); then a client is created if there is none.
+    func reconnectTimerFired() {
+        if client != nil, condition == .connecting, pendingCondition == nil {
+            logger.debug("avahi client still connecting; asking avahi-daemon again")
+            freeAvahiObjects()
+            emit(table.removeAll())
+        }
+        connect()
+    }
+
     /// Creates a client (reconnect timer, or start). The client reports its state through
     /// `clientDidChange`, possibly before `avahi_client_new` returns.
     func connect() {
@@ -146,6 +162,17 @@ final class AvahiEngine: @unchecked Sendable {
 
     func scheduleReconcile() {
         reconcileTimer?.schedule(afterMilliseconds: 0)
+    }
+
+    /// Publishing failed for a reason that may pass (avahi-daemon or D-Bus too busy to
+    /// answer: seen with 50 daemons on 2 cores). Without a retry the node stayed unpublished,
+    /// invisible to every other node, until something else changed.
+    func retryPublishingLater() {
+        publishRequested = true
+        reconcileTimer?.schedule(afterMilliseconds: publishRetryMilliseconds)
+        logger.info("publishing again in \(publishRetryMilliseconds) ms")
+        publishRetryMilliseconds = min(
+            2 * publishRetryMilliseconds, Self.maxPublishRetryMilliseconds)
     }
 
     /// Reconcile timer: acts on what callbacks recorded, in a context where freeing and
@@ -202,6 +229,8 @@ final class AvahiEngine: @unchecked Sendable {
                 emit(table.removeAll())
             case .reconnect(let delay):
                 logger.debug("reconnecting to avahi-daemon in \(delay) ms")
+                reconnectTimer?.schedule(afterMilliseconds: delay)
+            case .replaceIfStillConnecting(let delay):
                 reconnectTimer?.schedule(afterMilliseconds: delay)
             case .logFailure(let reason):
                 logger.error("avahi client failed: \(reason); reconnecting")

@@ -43,6 +43,11 @@ package enum LifecycleAction: Hashable, Sendable {
     case discardClient
     /// Create a new client after this many milliseconds.
     case reconnect(afterMilliseconds: Int)
+    /// If the client is still in CONNECTING after this many milliseconds, replace it.
+    /// avahi-client leaves CONNECTING only when avahi-daemon's bus name appears; a daemon
+    /// that never went away but was too slow to answer the client's first calls (50 daemons
+    /// on 2 cores) would leave it there, and the node unpublished, for good.
+    case replaceIfStillConnecting(afterMilliseconds: Int)
     /// Log a hard failure (the text of `avahi_strerror`).
     case logFailure(String)
 }
@@ -61,6 +66,8 @@ package struct ClientLifecycle: Sendable {
 
     /// The longest wait between two attempts to create a client.
     package static let maxRetryMilliseconds = 10_000
+    /// How long a client may wait in CONNECTING before it is replaced.
+    package static let connectingRecheckMilliseconds = 10_000
 
     package init() {}
 
@@ -83,6 +90,7 @@ package struct ClientLifecycle: Sendable {
         case .connecting:
             consecutiveFailures = 0
             return report(.connecting) + pause(.daemonAbsent)
+                + [.replaceIfStillConnecting(afterMilliseconds: Self.connectingRecheckMilliseconds)]
         case .registering, .hostNameCollision:
             consecutiveFailures = 0
             return resume() + [.startBrowsing, .withdraw] + report(.connecting)
