@@ -74,9 +74,10 @@ public struct FrameReader: Sendable {
         guard let target else { return false }
         let take = min(target - filled, input.count - offset)
         if take > 0 {
-            // Within the reserved capacity: appending never reallocates.
-            buffer.append(
-                contentsOf: UnsafeRawBufferPointer(rebasing: input[offset..<offset + take]))
+            // Within the reserved capacity: appending never reallocates. Typed as bytes, so
+            // Array copies the run in one piece.
+            let bytes = UnsafeRawBufferPointer(rebasing: input[offset..<offset + take])
+            buffer.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
             offset += take
         }
         complete = filled == target
