@@ -102,11 +102,13 @@ let package = Package(
             // relocation record and every exported symbol of the binary at start. lld packs
             // the 100 000 relative relocations of the position-independent binary (DT_RELR,
             // glibc ≥ 2.36), and nothing needs the 22 000 symbols the static runtime exports.
+            // libstdc++ is linked from its archive (scripts/static-libstdc++/libstdc++.so).
             linkerSettings: [
                 .unsafeFlags(
                     [
                         "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                         "-Xlinker", "--no-export-dynamic",
+                        "-L\(Context.packageDirectory)/scripts/static-libstdc++",
                     ], .when(configuration: .release))
             ]
         ),

@@ -58,6 +58,11 @@ public final class MessageStore: Sendable {
         var configuration = Configuration()
         configuration.label = "lanchat.store"
         configuration.busyMode = .timeout(5)
+        // Each reader connection keeps its own page cache, schema and allocations for the
+        // daemon's lifetime (about 150 KB each when idle); GRDB's default of five readers
+        // is opened by a burst of sessions starting at once. Two keep reads concurrent with
+        // each other and with the writer (docs/benchmarks.md, figure 7).
+        configuration.maximumReaderCount = 2
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: configuration)

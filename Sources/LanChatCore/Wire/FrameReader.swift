@@ -2,9 +2,12 @@
 /// (the preamble) or a `u16 BE length ‖ body` frame whose length is checked against the
 /// caller's bounds *before* a single body byte is taken (PROTOCOL.md §4.5).
 ///
-/// The body buffer is allocated once, at 65 535 bytes, when the reader is made; it never grows
-/// and nothing is allocated from a length the peer chose. Owned by one connection and used from
-/// one task at a time (a value type: the owner's `mutating` calls serialise access).
+/// The body buffer is allocated once, at 65 535 bytes, on the first read; it never grows and
+/// nothing is allocated from a length the peer chose. It is reserved, not filled: only the
+/// pages that frames have been written to become resident, so an idle connection, whose
+/// frames are keepalives of a few dozen bytes, costs a page or two of it instead of 64 KB
+/// (docs/benchmarks.md, figure 7). Owned by one connection and used from one task at a time
+/// (a value type: the owner's `mutating` calls serialise access).
 public struct FrameReader: Sendable {
     /// What the next item is.
     public enum Expectation: Equatable, Sendable {
@@ -21,8 +24,10 @@ public struct FrameReader: Sendable {
         public init(length: Int) { self.length = length }
     }
 
+    /// The current item's body bytes (`count` is what has been taken so far), in a capacity
+    /// of at least 65 535 reserved on the first read.
     private var buffer: [UInt8] = []
-    private var filled = 0
+    private var filled: Int { buffer.count }
     /// Bytes of the length prefix collected so far (0, 1 or 2) and their value.
     private var prefixCount = 0
     private var prefixValue = 0
@@ -43,11 +48,13 @@ public struct FrameReader: Sendable {
         _ input: UnsafeRawBufferPointer, offset: inout Int, expecting expectation: Expectation
     ) throws(LengthError) -> Bool {
         if complete { reset() }
-        if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: WireLimits.maximumFrameLength) }
+        if buffer.capacity < WireLimits.maximumFrameLength {
+            buffer.reserveCapacity(WireLimits.maximumFrameLength)
+        }
         if target == nil {
             switch expectation {
             case .fixed(let count):
-                target = min(max(count, 0), buffer.count)
+                target = min(max(count, 0), WireLimits.maximumFrameLength)
             case .prefixed(let bounds):
                 while prefixCount < 2, offset < input.count {
                     prefixValue = prefixValue << 8 | Int(input[offset])
@@ -67,13 +74,10 @@ public struct FrameReader: Sendable {
         guard let target else { return false }
         let take = min(target - filled, input.count - offset)
         if take > 0 {
-            buffer.withUnsafeMutableBytes { destination in
-                guard let base = destination.baseAddress, let source = input.baseAddress else {
-                    return
-                }
-                (base + filled).copyMemory(from: source + offset, byteCount: take)
-            }
-            filled += take
+            // Within the reserved capacity: appending never reallocates. Typed as bytes, so
+            // Array copies the run in one piece.
+            let bytes = UnsafeRawBufferPointer(rebasing: input[offset..<offset + take])
+            buffer.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
             offset += take
         }
         complete = filled == target
@@ -81,7 +85,7 @@ public struct FrameReader: Sendable {
     }
 
     /// The completed item (a copy-on-write view of the buffer; do not hold it across `read`).
-    public var item: ArraySlice<UInt8> { buffer[0..<(complete ? filled : 0)] }
+    public var item: ArraySlice<UInt8> { complete ? buffer[...] : [] }
 
     /// The 2 length bytes of the completed frame: the associated data of a transport frame.
     public var lengthPrefix: [UInt8] { ByteCoding.lengthPrefix(complete ? filled : 0) }
@@ -106,7 +110,7 @@ public struct FrameReader: Sendable {
 
     /// Forgets any partial item.
     public mutating func reset() {
-        filled = 0
+        buffer.removeAll(keepingCapacity: true)
         prefixCount = 0
         prefixValue = 0
         target = nil
@@ -115,6 +119,7 @@ public struct FrameReader: Sendable {
 
     /// Test hook: body bytes taken into the buffer for the current item.
     package var bufferedBodyBytes: Int { filled }
-    /// Test hook: the buffer's size (0 before the first read, then 65 535; it never grows).
-    package var bufferCapacity: Int { buffer.count }
+    /// Test hook: the buffer's capacity (0 before the first read, then at least 65 535, as the
+    /// allocator rounded it; it never grows).
+    package var bufferCapacity: Int { buffer.capacity }
 }

@@ -38,11 +38,13 @@ final class Wakeup: Sendable {
             return true
         }
         guard !alreadySignalled else { return }
+        // Without a deadline the caller's own task waits: a child task and its group, kept
+        // for as long as the wait lasts, cost memory in every idle loop (three per peer
+        // link), docs/benchmarks.md figure 7.
+        guard let deadline else { return await waitForSignal() }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitForSignal() }
-            if let deadline {
-                group.addTask { try? await clock.sleepUntil(deadline) }
-            }
+            group.addTask { try? await clock.sleepUntil(deadline) }
             await group.next()
             group.cancelAll()
         }
