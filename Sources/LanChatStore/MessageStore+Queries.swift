@@ -87,28 +87,48 @@ extension MessageStore {
         public var unread: Int
     }
 
-    public func counts() async throws(StoreError) -> Counts {
-        try await read("counting messages") { db in
-            Counts(
-                queued: try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM messages WHERE direction = 1 AND status = 0")
-                    ?? 0,
-                unread: try Int.fetchOne(db, sql: Self.unreadCountAllSQL) ?? 0)
+    /// Outgoing messages of one stream up to a seq that the peer has acknowledged, whether
+    /// or not `delivered` is written yet.
+    public struct AcknowledgedRange: Sendable {
+        public var peer: PeerKey
+        public var stream: UInt64
+        public var upTo: UInt64
+
+        public init(peer: PeerKey, stream: UInt64, upTo: UInt64) {
+            self.peer = peer
+            self.stream = stream
+            self.upTo = upTo
         }
     }
 
-    /// Queued messages of one of our streams up to `seq` (served by `messages_queued`).
-    public func queuedCount(peer: PeerKey, stream: UInt64, upTo seq: UInt64)
-        async throws(StoreError) -> Int
+    /// `queued` leaves out the rows still queued in `acknowledged`, counted in the same
+    /// snapshot as the total: a range whose `delivered` was written before the snapshot
+    /// counts 0 there, one written after is subtracted, so no message counts twice or not
+    /// at all.
+    public func counts(acknowledged: [AcknowledgedRange] = []) async throws(StoreError)
+        -> Counts
     {
-        try await read("counting queued messages") { db in
-            try Int.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT count(*) FROM messages
-                        WHERE pk = ? AND direction = 1 AND status = 0 AND stream = ? AND seq <= ?
-                        """),
-                arguments: [peer.blob, stream.storedValue, seq.storedValue]) ?? 0
+        try await read("counting messages") { db in
+            var queued =
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM messages WHERE direction = 1 AND status = 0")
+                ?? 0
+            let inRange = try db.cachedStatement(
+                sql: """
+                    SELECT count(*) FROM messages
+                    WHERE pk = ? AND direction = 1 AND status = 0 AND stream = ? AND seq <= ?
+                    """)
+            for range in acknowledged {
+                queued -=
+                    try Int.fetchOne(
+                        inRange,
+                        arguments: [
+                            range.peer.blob, range.stream.storedValue,
+                            range.upTo.storedValue,
+                        ]) ?? 0
+            }
+            return Counts(
+                queued: queued, unread: try Int.fetchOne(db, sql: Self.unreadCountAllSQL) ?? 0)
         }
     }
 

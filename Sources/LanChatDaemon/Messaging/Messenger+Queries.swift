@@ -5,10 +5,10 @@ import LanChatStore
 
 extension Messenger {
     func status() async throws(ControlError) -> StatusResult {
-        var counts: MessageStore.Counts
+        // The links' unwritten marks first, then one store snapshot (`counts(acknowledged:)`).
+        let counts: MessageStore.Counts
         do {
-            counts = try await store.counts()
-            counts.queued -= try await acknowledgedButUnrecorded()
+            counts = try await store.counts(acknowledged: await acknowledgedRanges())
         } catch {
             throw .storeUnavailable("cannot read the store: \(error)")
         }
@@ -27,19 +27,16 @@ extension Messenger {
             socket: runtime.socketPath, keyChanges: keyChangeInfos)
     }
 
-    /// Messages still `queued` in the store that their peer has acknowledged: the links write
-    /// `delivered` a little later (`PeerLink+DeliveryMarks`). Counted after the store's
-    /// total, from the store: a mark written in between is counted 0 here, so the answer can
-    /// only lag (show one as queued), never count a message twice.
-    private func acknowledgedButUnrecorded() async throws(StoreError) -> Int {
-        var total = 0
+    /// What the links know the peers acknowledged and the store may not show yet
+    /// (`PeerLink+DeliveryMarks` writes `delivered` a little later).
+    private func acknowledgedRanges() async -> [MessageStore.AcknowledgedRange] {
+        var ranges: [MessageStore.AcknowledgedRange] = []
         for link in registry.allLinks {
             for (stream, mark) in await link.liveOutgoingState().unrecordedDeliveries {
-                total += try await store.queuedCount(
-                    peer: link.key, stream: stream, upTo: mark.upTo)
+                ranges.append(.init(peer: link.key, stream: stream, upTo: mark.upTo))
             }
         }
-        return total
+        return ranges
     }
 
     func who(_ params: WhoParams) -> WhoResult {
