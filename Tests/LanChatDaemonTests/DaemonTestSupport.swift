@@ -179,6 +179,20 @@ func eventually(
 }
 
 extension TestNode {
+    /// Creates group `name` with `members` (by name) and waits until each of `nodes` holds it.
+    func createGroup(_ name: String, members: [String], seenBy nodes: [TestNode])
+        async throws -> GroupInfo
+    {
+        let group = try await client.groupCreate(GroupCreateParams(name: name, peers: members))
+            .group
+        for node in nodes {
+            try await eventually("\(node.name) has the group") {
+                try await node.client.groups().groups.contains { $0.id == group.id }
+            }
+        }
+        return group
+    }
+
     /// Stops this node and waits until `observer` lists it offline.
     func stopAndWaitOffline(seenBy observer: TestNode) async throws {
         await stop()

@@ -25,6 +25,21 @@ import Testing
         try #require(PeerKey(bytes: [UInt8](repeating: fill, count: 31) + [0x01]))
     }
 
+    /// A connection manager over `records`, on `clock`, with nothing dialled yet.
+    static func manager(records: [PeerRecord], store: MessageStore, clock: ManualClock) throws
+        -> ConnectionManager
+    {
+        let directory = PeerDirectory(
+            ownKey: try key(0x11), records: records, persistence: InMemoryPeerPersistence(records))
+        let services = LinkServices(
+            store: store, directory: directory, events: EventBus(), profile: OwnProfile(name: "me"),
+            logger: quietLogger, readReceipts: true, clock: clock.daemonClock)
+        return ConnectionManager(
+            transport: Transport(identity: try IdentityKeyPair.generate(), logger: quietLogger),
+            registry: LinkRegistry(services: services), directory: directory,
+            clock: clock.daemonClock, logger: quietLogger, discoveryState: .disabled)
+    }
+
     @Test func aKnownPeerRefusedDuringAFloodIsDialledBackOnceASecond() async throws {
         let root = try TestRoot()
         defer { root.remove() }
@@ -45,17 +60,7 @@ import Testing
                 key: blocked, keyTag: "BLOC-KEDP", name: "blocked", trust: .blocked, firstSeen: 1,
                 addresses: [flooded]),
         ]
-        let directory = PeerDirectory(
-            ownKey: try Self.key(0x11), records: records,
-            persistence: InMemoryPeerPersistence(records))
-        let services = LinkServices(
-            store: store, directory: directory, events: EventBus(), profile: OwnProfile(name: "me"),
-            logger: quietLogger, readReceipts: true, clock: clock.daemonClock)
-        let identity = try IdentityKeyPair.generate()
-        let manager = ConnectionManager(
-            transport: Transport(identity: identity, logger: quietLogger),
-            registry: LinkRegistry(services: services), directory: directory,
-            clock: clock.daemonClock, logger: quietLogger, discoveryState: .disabled)
+        let manager = try Self.manager(records: records, store: store, clock: clock)
 
         let first = clock.now.withLock { $0 }
         await manager.inboundRefused(from: "10.9.9.9")

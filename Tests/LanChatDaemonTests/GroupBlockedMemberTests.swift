@@ -28,14 +28,8 @@ struct GroupBlockedMemberTests {
                 ]
                 return online.allSatisfy { $0 }
             }
-            let group = try await alice.client.groupCreate(
-                GroupCreateParams(name: "ops", peers: ["bob", "carol"])
-            ).group
-            for node in [bob, carol] {
-                try await eventually("\(node.name) has the group") {
-                    try await node.client.groups().groups.first?.id == group.id
-                }
-            }
+            let group = try await alice.createGroup(
+                "ops", members: ["bob", "carol"], seenBy: [bob, carol])
 
             _ = try await alice.client.block(PeerParams(peer: "carol"))
             try await eventually("carol sees alice offline") { await !carol.isOnline(alice) }

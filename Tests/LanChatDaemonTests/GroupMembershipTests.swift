@@ -115,14 +115,8 @@ struct GroupMembershipTests {
                 let carolOnline = await alice.isOnline(carol)
                 return bobOnline && carolOnline
             }
-            let group = try await alice.client.groupCreate(
-                GroupCreateParams(name: "ops", peers: ["bob", "carol"])
-            ).group
-            for node in [bob, carol] {
-                try await eventually("\(node.name) has the group") {
-                    try await node.client.groups().groups.first?.id == group.id
-                }
-            }
+            let group = try await alice.createGroup(
+                "ops", members: ["bob", "carol"], seenBy: [bob, carol])
             try await alice.stopAndWaitOffline(seenBy: bob)
             try await eventually("carol sees alice offline") { await !carol.isOnline(alice) }
 

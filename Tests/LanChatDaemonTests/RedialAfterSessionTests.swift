@@ -21,16 +21,7 @@ import Testing
                 key: peer, keyTag: "PEER-THIR", name: "peer", firstSeen: 1,
                 addresses: [Endpoint(host: "10.7.7.7", port: 7000)])
         ]
-        let directory = PeerDirectory(
-            ownKey: try DialBackTests.key(0x11), records: records,
-            persistence: InMemoryPeerPersistence(records))
-        let services = LinkServices(
-            store: store, directory: directory, events: EventBus(), profile: OwnProfile(name: "me"),
-            logger: quietLogger, readReceipts: true, clock: clock.daemonClock)
-        let manager = ConnectionManager(
-            transport: Transport(identity: try IdentityKeyPair.generate(), logger: quietLogger),
-            registry: LinkRegistry(services: services), directory: directory,
-            clock: clock.daemonClock, logger: quietLogger, discoveryState: .disabled)
+        let manager = try DialBackTests.manager(records: records, store: store, clock: clock)
         await manager.wantSession(with: peer)
         func delay() async throws -> Duration {
             let next = try #require(await manager.nextAttempt(for: peer))
