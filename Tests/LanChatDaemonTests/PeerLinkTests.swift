@@ -222,4 +222,21 @@ import Testing
         #expect(hello.inDelivered == 2 && hello.inRead == 0)
         await harness.stop()
     }
+
+    /// A presence change between our HELLO and the peer's is sent at once: our HELLO already
+    /// carried the old presence, and waiting for the peer's HELLO used to lose the change.
+    @Test(.timeLimit(.minutes(1)))
+    func presenceChangedBeforeThePeersHelloIsSentAfterOurs() async throws {
+        let harness = try await Harness.start()
+        let session = harness.session("a")
+        var writes = session.writes.makeAsyncIterator()
+        #expect(await harness.link.attach(session))
+        guard case .control(let first) = await writes.next(), case .hello = first.first else {
+            Issue.record("HELLO must be the first thing written")
+            return
+        }
+        await harness.link.announce(.presence(.away, statusText: "lunch"))
+        #expect(await writes.next() == .control([.presence(.away, statusText: "lunch")]))
+        await harness.stop()
+    }
 }

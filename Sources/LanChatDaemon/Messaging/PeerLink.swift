@@ -193,8 +193,13 @@ actor PeerLink {
         pumpWakeup.signal()
     }
 
-    /// Sends a control message (PRESENCE, TYPING) on the established session, if any.
+    /// Sends a control message (PRESENCE, TYPING) on the current session once our HELLO is
+    /// out. Before that, the HELLO itself carries the presence (it is built from the profile
+    /// when it is sent, on this actor). Waiting for the peer's HELLO too, as this once did,
+    /// lost a change made in between: our HELLO had the old presence and the change was
+    /// sent nowhere, until the next session.
     func announce(_ message: AppMessage) {
-        phase.established?.session.sendControl([message])
+        guard phase.flow != nil else { return }
+        phase.session?.sendControl([message])
     }
 }
