@@ -118,7 +118,8 @@ struct TransportSessionTests {
         let session = try #require(
             await delegate.next { event in if case .opened(let s) = event { s } else { nil } })
         // Three dead timeouts of silence from the application: PING/PONG keep it alive.
-        try await Task.sleep(for: .milliseconds(1_200))
+        try await Task.sleep(
+            for: .nanoseconds(keepaliveConfiguration().deadTimeout.nanoseconds * 3))
         #expect(!server.delegate.events.contains { if case .closed = $0 { true } else { false } })
         await session.close(.normal)
         _ = await dial.value
@@ -145,8 +146,9 @@ struct BackpressureDeadTimeoutTests {
                 ])
             }
         }
-        // Three dead timeouts (400 ms) of held-back reads; then the consumer goes on.
-        try await Task.sleep(for: .milliseconds(1_200))
+        // Three dead timeouts of held-back reads; then the consumer goes on.
+        try await Task.sleep(
+            for: .nanoseconds(keepaliveConfiguration().deadTimeout.nanoseconds * 3))
         stalling.release()
         // Declared dead, the server would have closed the connection: the sends would fail
         // and our session would end by the server's CLOSE, not by ours.

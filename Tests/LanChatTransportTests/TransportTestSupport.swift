@@ -23,12 +23,14 @@ func fastConfiguration() -> TransportConfiguration {
     return configuration
 }
 
-/// Keepalive and dead timers short enough to wait for: PING every 100 ms, dead after 400 ms.
+/// Keepalive and dead timers short enough to wait for: PING every 250 ms, dead after 1 s.
+/// (100 / 400 ms made the keepalive tests fail on a machine at load 30 – 40: a stall of
+/// 300 ms between two PINGs is not rare there.)
 /// Both sides are transports, whose timers run on their event loops.
 func keepaliveConfiguration() -> TransportConfiguration {
     var configuration = fastConfiguration()
-    configuration.keepaliveInterval = .milliseconds(100)
-    configuration.deadTimeout = .milliseconds(400)
+    configuration.keepaliveInterval = .milliseconds(250)
+    configuration.deadTimeout = .seconds(1)
     return configuration
 }
 
