@@ -64,16 +64,22 @@ private struct GroupPager {
         step = max(64, 4 * (limit + 1))
     }
 
+    /// The rows of one message id in this group (arguments: the id, the group), found through
+    /// `messages_by_uuid`: one probe per known peer, as every row's peer is in `peers`.
+    static func rowsOfOneID(directions: String) -> String {
+        """
+        FROM messages INDEXED BY messages_by_uuid
+        WHERE pk IN (SELECT pk FROM peers) AND direction IN (\(directions)) AND uuid = ?
+            AND group_id = ?
+        """
+    }
+
     /// The place of message `id` in this group, or `notFound` (the peer's words).
     func place(of id: MessageID) throws -> Int64 {
         guard
             let place = try Int64.fetchOne(
                 db,
-                sql: """
-                    SELECT min(rowid) FROM messages INDEXED BY messages_by_uuid
-                    WHERE pk IN (SELECT pk FROM peers) AND direction IN (0, 1) AND uuid = ?
-                        AND group_id = ?
-                    """,
+                sql: "SELECT min(rowid) " + Self.rowsOfOneID(directions: "0, 1"),
                 arguments: [id.blob, group.blob])
         else { throw StoreError(.notFound, "no message \(id) in this conversation") }
         return place
@@ -158,11 +164,8 @@ private struct GroupPager {
         guard met[.own(row.id)] == nil else { return nil }
         let copies = try StoredMessage.fetchAll(
             db,
-            sql: """
-                SELECT \(StoredMessage.columnsWithGroup) FROM messages INDEXED BY messages_by_uuid
-                WHERE pk IN (SELECT pk FROM peers) AND direction = 1 AND uuid = ? AND group_id = ?
-                ORDER BY rowid
-                """,
+            sql: "SELECT \(StoredMessage.columnsWithGroup) " + Self.rowsOfOneID(directions: "1")
+                + " ORDER BY rowid",
             arguments: [row.id.blob, group.blob])
         // Every copy's peer is in `peers` (a foreign key); the row itself stands in if not.
         let whole = copies.isEmpty ? [row] : copies

@@ -19,9 +19,9 @@ extension Messenger {
             followed = group.state.id
         }
         let peer =
-            try params.peer.map { text throws(ControlError) -> PeerKey? in
-                followed == nil ? try directory.resolve(text).key : nil
-            } ?? nil
+            followed != nil
+            ? nil
+            : try params.peer.map { text throws(ControlError) in try directory.resolve(text).key }
         let since = try params.since.map { text throws(ControlError) in
             try Self.cursor(parsing: text)
         }
