@@ -37,14 +37,16 @@ extension MessageStore {
                     + (hasGroup ? ", group_id" : ""),
                 row: hasGroup ? "(?, ?, 0, ?, ?, ?, ?, ?, ?)" : "(?, ?, 0, ?, ?, ?, ?, ?)",
                 suffix: "ON CONFLICT (pk, direction, uuid) DO NOTHING"
-            ) { index in
+            ) { index, binder in
                 let message = records[index].message
-                var values: [(any DatabaseValueConvertible)?] = [
-                    message.id.blob, peer.blob, message.stream.storedValue,
-                    message.seq.storedValue, records[index].text, message.sentAt, now,
-                ]
-                if hasGroup { values.append(message.group.map { Data($0) }) }
-                return values
+                binder.blob(message.id.bytes)
+                binder.blob(peer.bytes)
+                binder.int64(message.stream.storedValue)
+                binder.int64(message.seq.storedValue)
+                binder.text(records[index].text)
+                binder.int64(message.sentAt)
+                binder.int64(now)
+                if hasGroup { binder.optionalBlob(message.group) }
             }
             var stored: [StoredMessage] = []
             stored.reserveCapacity(inserted.count)
@@ -52,7 +54,7 @@ extension MessageStore {
             for record in records {
                 let message = record.message
                 // A batch that repeats an id stores it once (the unique index skips the rest).
-                guard let rowID = inserted[message.id.blob], seen.insert(message.id).inserted
+                guard let rowID = inserted[message.id], seen.insert(message.id).inserted
                 else { continue }
                 stored.append(
                     StoredMessage(

@@ -28,16 +28,18 @@ extension MessageStore {
                 db, count: texts.count,
                 columns: "uuid, pk, direction, stream, seq, text, created_at, status",
                 row: "(?, ?, 1, ?, ?, ?, ?, 0)"
-            ) { index in
-                [
-                    ids[index].blob, peer.blob, stream.storedValue,
-                    (firstSeq + UInt64(index)).storedValue, texts[index], now,
-                ]
+            ) { index, binder in
+                binder.blob(ids[index].bytes)
+                binder.blob(peer.bytes)
+                binder.int64(stream.storedValue)
+                binder.int64((firstSeq + UInt64(index)).storedValue)
+                binder.text(texts[index])
+                binder.int64(now)
             }
             var stored: [StoredMessage] = []
             stored.reserveCapacity(texts.count)
             for (index, text) in texts.enumerated() {
-                guard let rowID = inserted[ids[index].blob] else {
+                guard let rowID = inserted[ids[index]] else {
                     throw StoreError(.unavailable, "a queued message was not stored")
                 }
                 stored.append(

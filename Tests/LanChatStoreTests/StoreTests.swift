@@ -189,6 +189,14 @@ struct StoreTests {
         }
         #expect(try await store.history(with: bob, limit: 10).messages.map(\.text) == ["before"])
         #expect(try await store.outgoingState(for: bob)?.nextSeq == 2)
+        // Room again: the same batch, through the same cached statements the failure left
+        // behind, is stored whole.
+        try await store.executeForTesting("PRAGMA max_page_count = 1000000")
+        let stored = try await store.enqueue(to: bob, texts: ["a", big, big], at: 3)
+        #expect(stored.map(\.seq) == [2, 3, 4])
+        #expect(
+            try await store.history(with: bob, limit: 10).messages.map(\.text.count)
+                == [6, 1, 60_000, 60_000])
     }
 
     @Test func aReadOnlyStoreFailsWithAClearError() async throws {
