@@ -47,9 +47,12 @@ enum LanChatBench {
             figures += measured
             printError("[\(number)] done in \(Figure.format(start.duration(to: .now).seconds)) s")
         }
-        figures.append(try DiskSyncProbe(directory: root, count: 200).run())
+        let syncProbe = try DiskSyncProbe(directory: root, count: 200).run()
+        figures.append(syncProbe)
         try await step(1, "send → delivered, one at a time") {
-            try await DeliveryLatencyBench(scale: scale, directory: root + "/latency").run()
+            try await DeliveryLatencyBench(
+                scale: scale, directory: root + "/latency", fdatasync: syncProbe.value
+            ).run()
         }
         try await step(2, "throughput, alternating with the bare pipe (3)") {
             try await ThroughputBench(scale: scale, directory: root + "/throughput").run()
