@@ -63,6 +63,13 @@ public final class MessageStore: Sendable {
         // is opened by a burst of sessions starting at once. Two keep reads concurrent with
         // each other and with the writer (docs/benchmarks.md, figure 7).
         configuration.maximumReaderCount = 2
+        // Temporary files in memory. A batch insert's statement journal (the pages a
+        // 256-row statement changes, kept so the statement alone can be undone) spills to a
+        // temporary file past 64 KiB; created, written page by page and unlinked for every
+        // statement, those files took more write calls than the WAL itself.
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+        }
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
