@@ -42,7 +42,10 @@ final class SearchIndexer: Sendable {
 
     private func indexPending() async {
         do {
-            while !Task.isCancelled, try await store.indexPendingMessages() > 0 {}
+            // A short batch means it caught up: no empty write transaction to learn that.
+            while !Task.isCancelled,
+                try await store.indexPendingMessages() == MessageStore.searchIndexBatch
+            {}
         } catch  where Task.isCancelled {
             return  // stopping: the transaction rolled back; the next start indexes the rest
         } catch {
