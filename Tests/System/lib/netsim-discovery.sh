@@ -70,7 +70,7 @@ mdns_unescape() {
 # with `id=ID` (and, if given, on HOSTNAME, e.g. h2.local).
 mdns_instance_of() {
   local row
-  row=$(mdns_rows_for_id "$1" "$2" | grep -F ";${3:-.local};" | head -n 1)
+  row=$(mdns_rows_for_id "$1" "$2" | grep -F ";${3:-.local};" | sed -n 1p)
   [[ -n $row ]] || return 1
   mdns_unescape "$(cut -d ';' -f 4 <<<"$row")"
 }
@@ -93,13 +93,13 @@ mdns_watch_mark() {
 # mdns_watch_resolved_since H MARK ID — true when the browser of H printed, after line MARK, a
 # resolved row whose TXT is `id=ID`.
 mdns_watch_resolved_since() {
-  tail -n "+$(($2 + 1))" "$(host_log "$1" mdns-watch)" | grep '^=;eth0;' | grep -qF "\"id=$3\""
+  tail -n "+$(($2 + 1))" "$(host_log "$1" mdns-watch)" | grep '^=;eth0;' | grep -F "\"id=$3\"" >/dev/null
 }
 
 # mdns_watch_removed_since H MARK NAME — true when the browser of H reported, after line MARK,
 # the removal of the instance NAME (escaped as avahi-browse -p prints it).
 mdns_watch_removed_since() {
-  tail -n "+$(($2 + 1))" "$(host_log "$1" mdns-watch)" | grep -qF -- "-;eth0;IPv4;$3;"
+  tail -n "+$(($2 + 1))" "$(host_log "$1" mdns-watch)" | grep -F -- "-;eth0;IPv4;$3;" >/dev/null
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -128,7 +128,7 @@ log_count_since() {
 
 # log_has_since H NAME MARK PATTERN — true when a line after MARK contains PATTERN.
 log_has_since() {
-  log_since "$1" "$2" "$3" | grep -qF -- "$4"
+  log_since "$1" "$2" "$3" | grep -F -- "$4" >/dev/null
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -191,7 +191,7 @@ conversation_part() {
 
 # conversation_has_id H PEER ID — true when H's conversation with PEER has the message ID.
 conversation_has_id() {
-  json_history_field "$1" "$2" id | grep -qFx -- "$3"
+  json_history_field "$1" "$2" id | grep -Fx -- "$3" >/dev/null
 }
 
 # conversation_sent_all_delivered H PEER — true when every message H sent to PEER is

@@ -179,7 +179,7 @@ _netsim_bg_ended() {
 # contains the fixed string PATTERN.
 _netsim_bg_log_has() {
   local state=$NETSIM_DIR/$1/state/$2
-  tail -c "+$(($(<"$state.offset") + 1))" "$NETSIM_DIR/$1/log/$2.log" | grep -qF -- "$3"
+  tail -c "+$(($(<"$state.offset") + 1))" "$NETSIM_DIR/$1/log/$2.log" | grep -F -- "$3" >/dev/null
 }
 
 # _netsim_bg_wait_log H NAME PATTERN TIMEOUT_MS — wait until the program NAME (started with

@@ -304,7 +304,7 @@ netsim_leftovers() {
     echo "leftover cgroup: $line"
     found=1
   done < <(_netsim_find_cgroups "$prefix")
-  if nft list tables 2>/dev/null | grep -qF -- "$table"; then
+  if nft list tables 2>/dev/null | grep -F -- "$table" >/dev/null; then
     echo "leftover nft table: $table…"
     found=1
   fi

@@ -18,6 +18,9 @@
 # Conventions: every function returns non-zero on failure and prints why on stderr, so scenarios
 # run with `set -euo pipefail`. Values meant to be captured (timestamps, JSON) go to stdout;
 # progress lines go to stderr. Times are milliseconds since the epoch (`now_ms`).
+# Under pipefail a reader that stops early (`grep -q`, `grep -m`, `head`) fails its pipeline
+# whenever the writer's next write dies of SIGPIPE (exit 141), found line or not; readers
+# read to the end instead (`grep … >/dev/null`, `sed -n 1p`).
 #
 # Configuration (environment):
 #   LANCHAT_BIN_DIR   where `lanchatd` and `lanchat` are (default: <repo>/.build/debug)

@@ -126,7 +126,7 @@ host_capture_start h2 "$capture"
 marker="capture-marker-$RANDOM$RANDOM"
 [[ $(tcp_echo h1 "$h2_v4" "$marker") == "$marker" ]] || fail "echo during the capture failed"
 host_capture_stop h2
-tcpdump -r "$capture" -A 2>/dev/null | grep -qF "$marker" || fail "the capture misses the text"
+tcpdump -r "$capture" -A 2>/dev/null | grep -F "$marker" >/dev/null || fail "the capture misses the text"
 [[ -z $(tcpdump -r "$capture" -n 'not tcp' 2>/dev/null) ]] || fail "the capture holds non-TCP"
 
 # ---- packet loss -----------------------------------------------------------------------------

@@ -46,7 +46,7 @@ h1_pid=$(host_daemon_pid h1)
 h1_id=$(json_status h1 | jq -r .id)
 h2_id=$(json_status h2 | jq -r .id)
 wait_until 5000 "h2 resolves h1's record" mdns_has_id h2 "$h1_id" >/dev/null
-h1_escaped=$(mdns_rows_for_id h2 "$h1_id" | head -n 1 | cut -d ';' -f 4)
+h1_escaped=$(mdns_rows_for_id h2 "$h1_id" | sed -n 1p | cut -d ';' -f 4)
 netsim_log "h1 is published as '$(mdns_unescape "$h1_escaped")'"
 mdns_watch_start h2
 wait_until 5000 "h2's browser resolves h1" mdns_watch_resolved_since h2 0 "$h1_id" >/dev/null
@@ -129,7 +129,7 @@ status_field_is h4 avahi connecting || fail "h4 no longer reports avahi connecti
 warnings=$(avahi_warnings h4 "$h4_log_start")
 netsim_log "h4 ran $(($(now_ms) - $(host_daemon_ready_ms h4))) ms without avahi-daemon and" \
   "logged $warnings warning(s) about it:" \
-  "$(log_since h4 lanchatd "$h4_log_start" | grep -m 1 'avahi' || true)"
+  "$(log_since h4 lanchatd "$h4_log_start" | grep 'avahi' | sed -n 1p || true)"
 ((warnings == 1)) || fail "h4 logged $warnings warnings about the missing avahi-daemon, not 1"
 h4_id=$(json_status h4 | jq -r .id)
 started=$(now_ms)

@@ -47,7 +47,7 @@ h3_addr6=$(host_addr6 h3)
 
 # impostor_resolved_on_h1 ID — h1's avahi-daemon resolves a record with `id=ID` on h3.
 impostor_resolved_on_h1() {
-  mdns_rows_for_id h1 "$1" | grep -qF ";h3.local;"
+  mdns_rows_for_id h1 "$1" | grep -F ";h3.local;" >/dev/null
 }
 
 # send_lines H PEER TEXT… — send each TEXT as its own message (`lanchat send --lines`); prints
@@ -84,7 +84,7 @@ mismatch_reported() {
 }
 wait_until 15000 "h1 reports that the device at h3 is not h2" mismatch_reported >/dev/null
 first_report=$(now_ms)
-line=$(log_since h1 lanchatd "$h1_log" | grep -m 1 -F "Could not confirm")
+line=$(log_since h1 lanchatd "$h1_log" | grep -F "Could not confirm" | sed -n 1p)
 netsim_log "h1 logged: $line"
 [[ $line == *" critical "* || $line == *" error "* ]] || fail "the mismatch is not logged as HIGH"
 [[ $line == *"(key tag $h3_tag)"* ]] || fail "the mismatch line does not show h3's key tag $h3_tag"

@@ -156,7 +156,7 @@ all_dropped() {
 }
 wait_until 10000 "h1's lanchatd dropped every hostile record" all_dropped >/dev/null
 for name in "${published[@]}"; do
-  reason=$(log_since h1 lanchatd "$h1_log" | grep -m 1 -F "ignoring \"$name\" on eth0" |
+  reason=$(log_since h1 lanchatd "$h1_log" | grep -F "ignoring \"$name\" on eth0" | sed -n 1p |
     sed 's/.* on eth0: //')
   netsim_log "h1 dropped '$name': $reason"
 done

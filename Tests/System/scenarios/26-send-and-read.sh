@@ -27,7 +27,7 @@ wait_until 5000 "h2 counts 1 unread" unread_is 1 >/dev/null
 [[ $(host_run h2 lanchat inbox --json | jq -r '.conversations[0].unread') == 1 ]] ||
   fail "h2's inbox does not count the message unread"
 read_at=$(now_ms)
-host_run h2 lanchat read h1 | grep -q "read me please" || fail "lanchat read did not print it"
+host_run h2 lanchat read h1 | grep "read me please" >/dev/null || fail "lanchat read did not print it"
 [[ $(host_bg_wait h1 send-wait-read 10000) == 0 ]] ||
   fail "send --wait-read did not succeed after h2 read: $(cat "$(host_log h1 send-wait-read)")"
 netsim_log "send --wait-read returned $(($(now_ms) - read_at)) ms after h2 read"
@@ -42,7 +42,7 @@ wait_until 2000 "h1's watch saw the read status" watch_saw_read >/dev/null
 # A read while the sender is away reaches it when it is back (HELLO's in_read).
 host_run h1 lanchat send h2 --wait "once more" >/dev/null || fail "send --wait failed"
 host_daemon_stop h1 >/dev/null
-host_run h2 lanchat read h1 | grep -q "once more" || fail "h2 could not read while h1 was away"
+host_run h2 lanchat read h1 | grep "once more" >/dev/null || fail "h2 could not read while h1 was away"
 host_daemon_start h1 --name h1 >/dev/null
 last_is_read() {
   [[ $(host_run h1 lanchat history h2 --json | jq -r '.messages[-1].status') == read ]]

@@ -69,7 +69,7 @@ check_senders_order() {
     got=$(jq -r --arg sender "${id[$from]}" '.[] | select(.sender == $sender) | .text' <<<"$all" |
       grep '^msg ' || true)
     [[ $got == "$expected" ]] ||
-      fail "$host does not hold $from's messages exactly once in order: $(diff <(echo "$expected") <(echo "$got") | head -5)"
+      fail "$host does not hold $from's messages exactly once in order: $(diff <(echo "$expected") <(echo "$got") | sed -n 1,5p)"
   done
 }
 # statuses H — "PEER:STATUS …" of each member copy of H's own messages, one message a line.
