@@ -40,7 +40,7 @@ extension AvahiEngine {
     }
 
     private func serviceAppeared(_ result: BrowseResult) {
-        guard let client, let name = result.name, let type = result.type,
+        guard client != nil, let name = result.name, let type = result.type,
             let domain = result.domain, let family = AddressFamily(avahiProtocol: result.protocol)
         else { return }
         guard let interface = SystemInterfaces.interface(index: result.interface) else {
