@@ -179,4 +179,26 @@ import Testing
         #expect(table.removeAll() == [.lost(reported.instance.serviceInstance)])
         #expect(table.count == 0)
     }
+
+    /// A failed resolver leaves its slot tracked (the engine resolves it again) and reports
+    /// the instance lost only when no other slot of it is resolved.
+    @Test func aFailedResolveUnresolvesTheSlotButKeepsItTracked() throws {
+        let v4 = Self.slot(.ipv4)
+        let v6 = Self.slot(.ipv6)
+        var table = Self.admitted(v4, v6)
+        _ = table.resolve(v4, Self.resolution("169.254.0.2"))
+        _ = table.resolve(v6, Self.resolution("fe80::1"))
+
+        let first = table.unresolve(v6)
+        let onlyV4 = try #require(first.first?.foundPeer)
+        #expect(onlyV4.endpoints == [Endpoint(host: "169.254.0.2", port: 4711)])
+        #expect(table.unresolve(v4) == [.lost(v4.instance.serviceInstance)])
+        #expect(table.count == 1)
+        #expect(table.admit(v4) == .alreadyTracked)
+
+        // The retry resolves it again: found once more.
+        let again = table.resolve(v4, Self.resolution("169.254.0.2"))
+        #expect(again.events.first?.foundPeer?.endpoints.count == 1)
+        #expect(table.unresolve(Self.slot("nobody", .ipv4)).isEmpty)
+    }
 }

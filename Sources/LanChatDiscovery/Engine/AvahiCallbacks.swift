@@ -57,6 +57,10 @@ enum AvahiCallbacks {
         engine(context)?.reconnectTimerFired()
     }
 
+    static let resolveRetryTimer: AvahiTimeoutCallback = { _, context in
+        engine(context)?.resolveRetryTimerFired()
+    }
+
     static let mailbox: AvahiWatchCallback = { _, _, _, context in
         engine(context)?.announcementArrived()
     }

@@ -1,5 +1,6 @@
 internal import CAvahi
 import LanChatCore
+import Logging
 
 /// Browsing and resolving `_lanchat._tcp`. Runs on Avahi's poll thread (browser and resolver
 /// callbacks, reconcile timer).
@@ -39,7 +40,7 @@ extension AvahiEngine {
     }
 
     private func serviceAppeared(_ result: BrowseResult) {
-        guard let client, let name = result.name, let type = result.type,
+        guard client != nil, let name = result.name, let type = result.type,
             let domain = result.domain, let family = AddressFamily(avahiProtocol: result.protocol)
         else { return }
         guard let interface = SystemInterfaces.interface(index: result.interface) else {
@@ -66,16 +67,27 @@ extension AvahiEngine {
         case .admitted:
             break
         }
+        startResolving(
+            slot,
+            ResolveRequest(
+                interface: result.interface, protocol: result.protocol, name: name, type: type,
+                domain: domain))
+    }
+
+    /// Creates the resolver of an admitted slot (first time, or a retry).
+    func startResolving(_ slot: SlotKey, _ request: ResolveRequest) {
+        guard let client else { return }
+        resolveRequests[slot] = request
         do {
             let resolver = try ServiceResolverHandle(
-                client: client, interface: result.interface, protocol: result.protocol,
-                name: name, type: type, domain: domain, context: context,
+                client: client, interface: request.interface, protocol: request.protocol,
+                name: request.name, type: request.type, domain: request.domain, context: context,
                 callback: AvahiCallbacks.resolver)
             resolvers[slot] = resolver
             slotsByResolver[resolver.pointer] = slot
         } catch {
-            logger.debug("cannot resolve \"\(name)\" on \(interface.name): \(error)")
-            emit(table.remove(slot))
+            // The D-Bus call to avahi-daemon can time out when it is busy: try again later.
+            resolveAgainLater(slot, reason: "\(error)")
         }
     }
 
@@ -91,6 +103,7 @@ extension AvahiEngine {
     /// Resolver callback, FOUND: the first answer or a change of address, port or TXT.
     func resolver(_ resolver: OpaquePointer, found resolution: Resolution) {
         guard let slot = slotsByResolver[resolver] else { return }
+        resolveRetries.resolved(slot)
         let outcome = table.resolve(slot, resolution)
         switch outcome.dropped {
         case .invalidTXT(let rejection):
@@ -107,21 +120,74 @@ extension AvahiEngine {
         emit(outcome.events)
     }
 
-    /// Resolver callback, FAILURE (usually a timeout): drop the slot; the browser reports the
-    /// service again if it comes back.
+    /// Resolver callback, FAILURE (usually avahi-daemon's 5 s timeout, or the records went):
+    /// the slot is unresolved (`.lost` if it was the instance's last resolved one) and is
+    /// resolved again later. The browser would not report the service again on its own.
     func resolverFailed(_ resolver: OpaquePointer) {
         guard let slot = slotsByResolver[resolver] else { return }
         let reason = client.map { AvahiErrorText.describe($0.lastError) } ?? "no client"
-        logger.debug(
-            "cannot resolve \"\(slot.instance.name)\" on \(slot.instance.interface): \(reason)")
-        forget(slot)  // Frees the resolver inside its own callback, as Avahi's examples do.
+        // Frees the resolver inside its own callback, as Avahi's examples do.
+        resolvers[slot] = nil
+        slotsByResolver[resolver] = nil
+        emit(table.unresolve(slot))
+        resolveAgainLater(slot, reason: reason)
+    }
+
+    /// Schedules another resolve of `slot` with backoff (`ResolveRetries`). The first
+    /// failure of a slot is logged at info level: it is what a busy or lossy LAN looks like.
+    func resolveAgainLater(_ slot: SlotKey, reason: String) {
+        guard let request = resolveRequests[slot] else { return }
+        let delay = resolveRetries.failed(slot, request: request, at: now())
+        let message: Logger.Message =
+            "cannot resolve \"\(slot.instance.name)\" on \(slot.instance.interface) (\(slot.family)): \(reason); trying again in \(delay.milliseconds) ms"
+        if resolveRetries.failures(of: slot) == 1 {
+            logger.info(message)
+        } else {
+            logger.debug(message)
+        }
+        armResolveRetryTimer()
+    }
+
+    /// Resolve-retry timer: resolves again every slot whose wait is over.
+    func resolveRetryTimerFired() {
+        for (slot, request) in resolveRetries.takeDue(at: now()) {
+            startResolving(slot, request)
+        }
+        armResolveRetryTimer()
+    }
+
+    func armResolveRetryTimer() {
+        guard let due = resolveRetries.nextDue else {
+            resolveRetryTimer?.cancel()
+            return
+        }
+        resolveRetryTimer?.schedule(afterMilliseconds: max((due - now()).milliseconds, 0))
     }
 
     func forget(_ slot: SlotKey) {
         if let resolver = resolvers.removeValue(forKey: slot) {
             slotsByResolver[resolver.pointer] = nil
         }
+        resolveRequests[slot] = nil
+        resolveRetries.cancel(slot)
         emit(table.remove(slot))
         if table.count < table.capacity { warnedTableFull = false }
+    }
+}
+
+/// What creating a service resolver needs, kept so a failed resolve can be tried again.
+struct ResolveRequest: Sendable {
+    var interface: Int32
+    var `protocol`: Int32
+    var name: String
+    var type: String
+    var domain: String
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded down.
+    var milliseconds: Int {
+        let (seconds, attoseconds) = components
+        return Int(seconds) * 1_000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 }

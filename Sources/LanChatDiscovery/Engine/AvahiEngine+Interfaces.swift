@@ -9,7 +9,8 @@ extension AvahiEngine {
         let widened = newFilter.widens(filter)
         filter = newFilter
         logger.info("mDNS interfaces: \(Self.describe(newFilter))")
-        for slot in resolvers.keys where !filter.allows(interfaceNamed: slot.instance.interface) {
+        for slot in resolveRequests.keys
+        where !filter.allows(interfaceNamed: slot.instance.interface) {
             forget(slot)
         }
         if widened, browser != nil {

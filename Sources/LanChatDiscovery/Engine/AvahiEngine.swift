@@ -34,6 +34,12 @@ final class AvahiEngine: @unchecked Sendable {
     var browser: ServiceBrowserHandle?
     var resolvers: [SlotKey: ServiceResolverHandle] = [:]
     var slotsByResolver: [OpaquePointer: SlotKey] = [:]
+    /// How each tracked slot is resolved, kept while it has a resolver or waits for a retry.
+    var resolveRequests: [SlotKey: ResolveRequest] = [:]
+    /// Slots whose resolve failed, waiting to be resolved again.
+    var resolveRetries = ResolveRetries<ResolveRequest>()
+    /// The time for `resolveRetries`; a parameter so the engine's clock is the caller's.
+    let now: @Sendable () -> ContinuousClock.Instant
     /// Interface names by index, remembered so a REMOVE can be matched after the interface
     /// itself is gone.
     var interfaceNames: [Int32: String] = [:]
@@ -57,12 +63,15 @@ final class AvahiEngine: @unchecked Sendable {
     private var announcementWatch: PollWatch?
     private var reconcileTimer: PollTimer?
     private var reconnectTimer: PollTimer?
+    var resolveRetryTimer: PollTimer?
     private var isShutDown = false
 
     init(
         configuration: AvahiDiscovery.Configuration, logger: Logger, api: UnsafePointer<AvahiPoll>,
-        mailbox: AnnouncementMailbox, continuation: AsyncStream<DiscoveryEvent>.Continuation
+        mailbox: AnnouncementMailbox, continuation: AsyncStream<DiscoveryEvent>.Continuation,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) {
+        self.now = now
         self.mailbox = mailbox
         self.configuration = configuration
         self.logger = logger
@@ -87,6 +96,8 @@ final class AvahiEngine: @unchecked Sendable {
             api: api, context: context, callback: AvahiCallbacks.reconcileTimer)
         reconnectTimer = try PollTimer(
             api: api, context: context, callback: AvahiCallbacks.reconnectTimer)
+        resolveRetryTimer = try PollTimer(
+            api: api, context: context, callback: AvahiCallbacks.resolveRetryTimer)
         connect()
     }
 
@@ -111,6 +122,7 @@ final class AvahiEngine: @unchecked Sendable {
         announcementWatch = nil
         reconcileTimer = nil
         reconnectTimer = nil
+        resolveRetryTimer = nil
         withdraw()
         freeAvahiObjects()
         logger.debug("mDNS discovery stopped")
@@ -242,6 +254,9 @@ final class AvahiEngine: @unchecked Sendable {
     private func freeAvahiObjects() {
         resolvers = [:]
         slotsByResolver = [:]
+        resolveRequests = [:]
+        resolveRetries.cancelAll()
+        resolveRetryTimer?.cancel()
         browser = nil
         group = nil
         publishedInterfaces = []

@@ -87,12 +87,25 @@ package struct InstanceTable: Sendable {
         return Outcome(events: events, dropped: dropped)
     }
 
-    /// Called when the browser removes a result or its resolver fails.
+    /// Called when the browser removes a result.
     package mutating func remove(_ slot: SlotKey) -> [DiscoveryEvent] {
         guard var tracked = instances[slot.instance] else { return [] }
         tracked.slots[slot.family] = nil
         let events = publish(&tracked, for: slot.instance)
         instances[slot.instance] = tracked.slots.isEmpty ? nil : tracked
+        return events
+    }
+
+    /// Called when a slot's resolver fails: the slot stays tracked (it is resolved again
+    /// later) but no longer counts as resolved, so the instance is `.lost` if it was its
+    /// last resolved slot.
+    package mutating func unresolve(_ slot: SlotKey) -> [DiscoveryEvent] {
+        guard var tracked = instances[slot.instance], tracked.slots[slot.family] != nil else {
+            return []
+        }
+        tracked.slots[slot.family] = .pending
+        let events = publish(&tracked, for: slot.instance)
+        instances[slot.instance] = tracked
         return events
     }
 
