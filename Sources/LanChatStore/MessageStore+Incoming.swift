@@ -22,11 +22,17 @@ extension MessageStore {
     /// an ACK carrying `cursor.delivered` be sent. A message whose id is already stored for this
     /// peer is skipped (the second line of defence against duplicates); the returned records
     /// are the ones actually stored.
+    ///
+    /// `onCommit` runs on the store's writer right after the commit (never after a rollback),
+    /// before this returns to its caller's task: the daemon sends the ACK from there, one
+    /// thread hop sooner. It must not block.
     public func commitIncoming(
-        from peer: PeerKey, records: [IncomingRecord], cursor: IncomingCursor, at now: Int64
+        from peer: PeerKey, records: [IncomingRecord], cursor: IncomingCursor, at now: Int64,
+        onCommit: (@Sendable () -> Void)? = nil
     ) async throws(StoreError) -> [StoredMessage] {
         try Self.refuseNUL(in: records.map(\.text))
         return try await write("storing received messages") { db in
+            if let onCommit { db.afterNextTransaction(onCommit: { _ in onCommit() }) }
             // Group messages (schema v6) name their group in the insert itself, so the
             // trigger keeps them out of the 1:1 conversation; a batch without any keeps the
             // statement every schema version has.

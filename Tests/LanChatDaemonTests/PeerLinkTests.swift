@@ -106,6 +106,23 @@ import Testing
         await harness.stop()
     }
 
+    /// The ACK leaves from the store's commit hook: only a commit sends it. A batch the
+    /// store refuses is neither stored nor acknowledged; the session closes, so the peer
+    /// sends it again on the next one.
+    @Test func aBatchTheStoreCannotCommitIsNotAcknowledged() async throws {
+        let harness = try await Harness.start()
+        var (session, writes) = try await harness.established("a")
+        await harness.link.received([Self.wire(1)], on: session)
+        #expect(await writes.next() == .control([.ack(stream: 77, delivered: 1)]))
+        try await harness.store.executeForTesting("PRAGMA query_only = 1")
+        await harness.link.received([Self.wire(2), Self.wire(3)], on: session)
+        #expect(await writes.next() == .closed(.normal))
+        #expect(await writes.next() == nil)
+        try await harness.store.executeForTesting("PRAGMA query_only = 0")
+        #expect(try await harness.incoming().map(\.seq) == [1])
+        await harness.stop()
+    }
+
     @Test func aSecondHelloIsAProtocolError() async throws {
         let harness = try await Harness.start()
         let (session, _) = try await harness.established("a")

@@ -231,6 +231,8 @@ extension PeerLink {
             if violation != nil { break }
         }
         let cursor = working.cursor
+        // REJECTs before the ACK that covers them; the ACK only once the commit is durable.
+        replies.append(.ack(stream: cursor.stream, delivered: cursor.delivered))
         if cursor != committed.cursor {
             do {
                 // Under `--accept contacts` a non-contact's messages open a request first, so
@@ -246,8 +248,12 @@ extension PeerLink {
                             .flatMap { groups[$0]?.requestFrom } != nil
                     }
                 }
+                // Sent from the store's writer as the transaction commits, not after the
+                // hop back to this actor: the peer's `send --wait` waits for this ACK.
+                let answer = replies
                 let stored = try await services.store.commitIncoming(
-                    from: key, records: records, cursor: cursor, at: now)
+                    from: key, records: records, cursor: cursor, at: now,
+                    onCommit: { source.sendControl(answer) })
                 // The user may have read meanwhile (`readLocally`): keep that, on this stream.
                 if let read = ledger?.cursor.read, ledger?.cursor.stream == working.cursor.stream {
                     _ = working.markRead(upTo: read)
@@ -263,11 +269,9 @@ extension PeerLink {
                 await closeAfterStoreFailure(source)
                 return false
             }
+        } else {
+            source.sendControl(replies)
         }
-        // REJECTs before the ACK that covers them; the ACK only after the commit.
-        let acknowledged = ledger?.cursor ?? cursor
-        replies.append(.ack(stream: acknowledged.stream, delivered: acknowledged.delivered))
-        source.sendControl(replies)
         if let violation {
             await protocolViolation(violation, on: source)
             return false
