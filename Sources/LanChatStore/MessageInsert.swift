@@ -14,17 +14,21 @@ import Synchronization
 enum MessageInsert {
     static let maxRowsPerStatement = 256
 
-    /// Inserts `count` rows: `INSERT INTO messages (columns) VALUES row, row… suffix
-    /// RETURNING rowid, uuid`, where `row` has a `?` per value `bind(index, &binder)` binds.
-    /// Returns the rowid of each id actually inserted (a conflict clause in `suffix` may skip
-    /// some). Values are bound with SQLite's own functions (`ParameterBinder`), not through
-    /// GRDB's arguments: a batch has thousands.
+    /// Inserts `count` rows: `INSERT INTO messages (columns) VALUES row, row… suffix`, where
+    /// `row` has a `?` per value `bind(index, &binder)` binds, and returns each row's rowid by
+    /// its index, nil for a row a conflict clause in `suffix` skipped. Values are bound with
+    /// SQLite's own functions (`ParameterBinder`), not through GRDB's arguments: a batch has
+    /// thousands.
+    ///
+    /// No `RETURNING`: SQLite inserts a statement's VALUES rows in order, each with a rowid
+    /// one above the table's largest (no trigger inserts into `messages`), so a statement that
+    /// inserted every row gave them the consecutive rowids ending at `lastInsertedRowID`.
+    /// Only when a conflict clause skipped some are the inserted rows read back, by `id`.
     static func insert(
         _ db: Database, count: Int, columns: String, row: String, suffix: String = "",
-        bind: (Int, inout ParameterBinder) -> Void
-    ) throws -> [MessageID: Int64] {
-        var inserted: [MessageID: Int64] = [:]
-        inserted.reserveCapacity(count)
+        id: (Int) -> MessageID, bind: (Int, inout ParameterBinder) -> Void
+    ) throws -> [Int64?] {
+        var rowIDs = [Int64?](repeating: nil, count: count)
         var start = 0
         while start < count {
             var size = maxRowsPerStatement
@@ -34,13 +38,37 @@ enum MessageInsert {
             try ParameterBinder.bindingParameters(of: statement) { binder in
                 for index in start..<(start + size) { bind(index, &binder) }
             }
-            try ColumnReader.forEachRow(statement) { row in
-                guard let id = MessageID(bytes: row.bytes(1)) else { return }
-                inserted[id] = row.int64(0)
+            try statement.execute()
+            let changes = db.changesCount
+            let last = db.lastInsertedRowID
+            if changes == size {
+                for offset in 0..<size {
+                    rowIDs[start + offset] = last - Int64(size - 1 - offset)
+                }
+            } else if changes > 0 {
+                try readBack(db, after: last - Int64(changes), into: &rowIDs, from: start, size, id)
             }
             start += size
         }
-        return inserted
+        return rowIDs
+    }
+
+    /// The rows of one statement that a conflict clause thinned: the inserted ones are the
+    /// rowids above `after`; each goes to the first row of the statement with its id (a
+    /// batch that repeats an id stored it once).
+    private static func readBack(
+        _ db: Database, after: Int64, into rowIDs: inout [Int64?], from start: Int, _ size: Int,
+        _ id: (Int) -> MessageID
+    ) throws {
+        var inserted: [MessageID: Int64] = [:]
+        let statement = try db.cachedStatement(
+            sql: "SELECT rowid, uuid FROM messages WHERE rowid > ? ORDER BY rowid")
+        try ColumnReader.forEachRow(statement, arguments: [after]) { row in
+            if let found = MessageID(bytes: row.bytes(1)) { inserted[found] = row.int64(0) }
+        }
+        for index in start..<(start + size) {
+            rowIDs[index] = inserted.removeValue(forKey: id(index))
+        }
     }
 
     /// The statement's text, built once per shape: the cache is looked up by it, and a
@@ -50,8 +78,7 @@ enum MessageInsert {
         if let known = texts.withLock({ $0[key] }) { return known }
         let text =
             "INSERT INTO messages (\(columns)) VALUES "
-            + repeatElement(row, count: rows).joined(separator: ", ")
-            + " \(suffix) RETURNING rowid, uuid"
+            + repeatElement(row, count: rows).joined(separator: ", ") + " \(suffix)"
         texts.withLock { $0[key] = text }
         return text
     }

@@ -37,12 +37,13 @@ extension MessageStore {
             // trigger keeps them out of the 1:1 conversation; a batch without any keeps the
             // statement every schema version has.
             let hasGroup = records.contains { $0.message.group != nil }
-            let inserted = try MessageInsert.insert(
+            let rowIDs = try MessageInsert.insert(
                 db, count: records.count,
                 columns: "uuid, pk, direction, stream, seq, text, created_at, received_at"
                     + (hasGroup ? ", group_id" : ""),
                 row: hasGroup ? "(?, ?, 0, ?, ?, ?, ?, ?, ?)" : "(?, ?, 0, ?, ?, ?, ?, ?)",
-                suffix: "ON CONFLICT (pk, direction, uuid) DO NOTHING"
+                suffix: "ON CONFLICT (pk, direction, uuid) DO NOTHING",
+                id: { records[$0].message.id }
             ) { index, binder in
                 let message = records[index].message
                 binder.blob(message.id.bytes)
@@ -55,13 +56,11 @@ extension MessageStore {
                 if hasGroup { binder.optionalBlob(message.group) }
             }
             var stored: [StoredMessage] = []
-            stored.reserveCapacity(inserted.count)
-            var seen = Set<MessageID>()
-            for record in records {
+            stored.reserveCapacity(records.count)
+            for (record, rowID) in zip(records, rowIDs) {
+                // Nil: already stored, or repeated in this batch (the unique index skipped it).
+                guard let rowID else { continue }
                 let message = record.message
-                // A batch that repeats an id stores it once (the unique index skips the rest).
-                guard let rowID = inserted[message.id], seen.insert(message.id).inserted
-                else { continue }
                 stored.append(
                     StoredMessage(
                         rowID: rowID, id: message.id, peer: peer, direction: .incoming,

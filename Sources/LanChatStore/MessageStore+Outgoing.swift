@@ -24,10 +24,10 @@ extension MessageStore {
                 MessageID.timeOrdered(millisecondsSince1970: now, using: &random)
             }
             let firstSeq = nextSeq
-            let inserted = try MessageInsert.insert(
+            let rowIDs = try MessageInsert.insert(
                 db, count: texts.count,
                 columns: "uuid, pk, direction, stream, seq, text, created_at, status",
-                row: "(?, ?, 1, ?, ?, ?, ?, 0)"
+                row: "(?, ?, 1, ?, ?, ?, ?, 0)", id: { ids[$0] }
             ) { index, binder in
                 binder.blob(ids[index].bytes)
                 binder.blob(peer.bytes)
@@ -39,7 +39,7 @@ extension MessageStore {
             var stored: [StoredMessage] = []
             stored.reserveCapacity(texts.count)
             for (index, text) in texts.enumerated() {
-                guard let rowID = inserted[ids[index]] else {
+                guard let rowID = rowIDs[index] else {
                     throw StoreError(.unavailable, "a queued message was not stored")
                 }
                 stored.append(

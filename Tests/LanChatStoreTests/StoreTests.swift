@@ -143,6 +143,38 @@ struct StoreTests {
         #expect(pending.map(\.text) == ["2", "3"])
     }
 
+    /// Batch inserts work out each row's rowid without reading it back (consecutive from the
+    /// last one) unless a conflict skipped rows; either way every returned rowid is that of
+    /// the row with the message's id. 600 rows span chunks of 256, 256, 64, 16 and 8.
+    @Test func everyStoredMessageCarriesItsRowsRowID() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        let sent = try await store.enqueue(
+            to: bob, texts: (0..<600).map { "out \($0)" }, at: 1)
+        var received = try await store.commitIncoming(
+            from: bob, records: incomingRecords(stream: 5, seqs: 1...300),
+            cursor: IncomingCursor(stream: 5, delivered: 300, read: 0), at: 2)
+        // A batch with ids already stored and one id twice: only the new rows, once each.
+        var again = incomingRecords(stream: 6, seqs: 1...300)
+        again[10] = .init(message: received[10].wire(stream: 6, seq: 11), text: received[10].text)
+        again[200] = .init(message: received[77].wire(stream: 6, seq: 201), text: received[77].text)
+        again[250] = again[249]
+        let thinned = try await store.commitIncoming(
+            from: bob, records: again, cursor: IncomingCursor(stream: 6, delivered: 300, read: 0),
+            at: 3)
+        #expect(thinned.count == 297)
+        #expect(!thinned.contains { [received[10].id, received[77].id].contains($0.id) })
+        received += thinned
+        for message in sent + received {
+            let row = try await store.messages(ids: [message.id]).first {
+                $0.direction == message.direction
+            }
+            #expect(row?.rowID == message.rowID, "\(message.id)")
+            #expect(row?.text == message.text)
+        }
+    }
+
     @Test func incomingMessagesAndTheirCursorCommitTogether() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -272,5 +304,12 @@ struct StoreTests {
 extension MessageStore {
     func pageCount() async throws -> Int {
         try await read("page count") { db in try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0 }
+    }
+}
+
+extension StoredMessage {
+    /// This message as a peer would send it again, at another place in its stream.
+    fileprivate func wire(stream: UInt64, seq: UInt64) -> WireMessage {
+        WireMessage(stream: stream, seq: seq, id: id, sentAt: createdAt, text: text)
     }
 }
