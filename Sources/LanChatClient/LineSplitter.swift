@@ -1,3 +1,5 @@
+import Glibc
+
 /// Splits a byte stream into newline-terminated lines, the framing of the control protocol
 /// (one JSON document per line). Owned by one reader at a time; not thread-safe.
 package struct LineSplitter {
@@ -23,19 +25,27 @@ package struct LineSplitter {
     package var hasPartialLine: Bool { !pending.isEmpty }
 
     /// Appends a chunk and returns the lines it completed, without their newlines.
+    ///
+    /// Newlines are found with `memchr`: a 1 000-message `send` answer is some 350 KB, and
+    /// looking at it byte by byte cost the client a third of a millisecond per call.
     package mutating func append(_ chunk: some Collection<UInt8>) throws(Failure) -> [[UInt8]] {
         pending.append(contentsOf: chunk)
         var lines: [[UInt8]] = []
         var lineStart = 0
-        var index = scanned
-        while index < pending.count {
-            if pending[index] == UInt8(ascii: "\n") {
-                let line = Array(pending[lineStart..<index])
-                guard line.count <= maxLineBytes else { throw .lineTooLong(limit: maxLineBytes) }
-                lines.append(line)
-                lineStart = index + 1
+        pending.withUnsafeBufferPointer { bytes in
+            guard let base = bytes.baseAddress else { return }
+            var index = scanned
+            while index < bytes.count,
+                let found = memchr(base + index, Int32(UInt8(ascii: "\n")), bytes.count - index)
+            {
+                let end = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+                lines.append(Array(bytes[lineStart..<end]))
+                lineStart = end + 1
+                index = lineStart
             }
-            index += 1
+        }
+        guard !lines.contains(where: { $0.count > maxLineBytes }) else {
+            throw .lineTooLong(limit: maxLineBytes)
         }
         if lineStart > 0 {
             pending.removeFirst(lineStart)
