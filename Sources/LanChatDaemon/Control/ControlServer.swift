@@ -111,6 +111,10 @@ final class ControlServer: Sendable {
             // `echo REQUEST | socat - UNIX-CONNECT:…` closes its side after writing: the
             // answer must still be written before the connection closes.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
+            // A 1 000-message `send` answer is some 350 KB, more than the default socket
+            // buffer (208 KiB): the rest waited for the client to read, a few wake-ups each
+            // way. The kernel takes the memory only while the client is behind.
+            .childChannelOption(.socketOption(.so_sndbuf), value: 1 << 20)
     }
 
     private static func accepted(_ channel: any Channel, open: OpenConnections)
