@@ -45,10 +45,9 @@ struct ColumnReader {
 
     func optionalText(_ index: Int) -> String? { isNull(index) ? nil : text(index) }
 
-    /// Runs `statement` and calls `body` on each result row. Without `arguments`, with the
-    /// ones already bound (`ParameterBinder`).
+    /// Runs `statement` and calls `body` on each result row.
     static func forEachRow(
-        _ statement: Statement, arguments: StatementArguments? = nil,
+        _ statement: Statement, arguments: StatementArguments,
         _ body: (ColumnReader) throws -> Void
     ) throws {
         let cursor = try Row.fetchCursor(statement, arguments: arguments)
