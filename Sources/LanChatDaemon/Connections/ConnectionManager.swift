@@ -275,6 +275,7 @@ actor ConnectionManager {
         guard var target = targets[instance] else { return }
         target.dialling = false
         let now = clock.monotonic()
+        var dialFailure: String?
         switch outcome {
         case .sessionEnded(let key, let lifetime, _):
             if target.announcedKey == nil { target.learnedKey = key }
@@ -292,11 +293,20 @@ actor ConnectionManager {
                 target.wanted = false
             }
         case .connectFailed(let error), .handshakeFailed(let error):
-            logger.debug(
-                "dial failed: \(error)",
-                metadata: ["target": "\(instance)", "endpoint": "\(endpoint)"])
+            dialFailure = "\(error)"
         }
-        target.nextAttempt = now + target.backoff.nextDelay()
+        let firstInARow = target.backoff.failures == 0
+        let delay = target.backoff.nextDelay()
+        if let dialFailure {
+            // The first failure of a run at info (why a discovered peer is not online is
+            // worth a line), its retries at debug: an address that stays dead costs the
+            // journal one line, not one per attempt.
+            logger.log(
+                level: firstInARow ? .info : .debug,
+                "cannot reach \(instance.name): \(dialFailure); trying again in \(delay.components.seconds) s",
+                metadata: ["attempt": "\(target.backoff.failures)"])
+        }
+        target.nextAttempt = now + delay
         targets[instance] = target.wanted ? target : nil
         wakeup.signal()
     }
