@@ -303,11 +303,18 @@ actor ConnectionManager {
             // journal one line, not one per attempt.
             logger.log(
                 level: firstInARow ? .info : .debug,
-                "cannot reach \(instance.name): \(dialFailure); trying again in \(delay.components.seconds) s",
+                "cannot reach \(instance.name): \(dialFailure); trying again in \(delay.wholeMilliseconds) ms",
                 metadata: ["attempt": "\(target.backoff.failures)"])
         }
         target.nextAttempt = now + delay
         targets[instance] = target.wanted ? target : nil
         wakeup.signal()
+    }
+}
+
+extension Duration {
+    /// For log lines: a backoff of 0.75 – 1.25 s reads as 750 – 1 250 ms, not "0 s".
+    fileprivate var wholeMilliseconds: Int64 {
+        components.seconds * 1_000 + components.attoseconds / 1_000_000_000_000_000
     }
 }
