@@ -37,6 +37,14 @@ import Testing
         return table
     }
 
+    /// Bob resolved on both families, at `ipv4` and `ipv6`.
+    static func resolvedOnBothFamilies(ipv4: String, ipv6: String) -> InstanceTable {
+        var table = admitted(slot(.ipv4), slot(.ipv6))
+        _ = table.resolve(slot(.ipv4), resolution(ipv4))
+        _ = table.resolve(slot(.ipv6), resolution(ipv6))
+        return table
+    }
+
     @Test func mergesBothFamiliesIntoOnePeerIPv4First() throws {
         let v4 = Self.slot(.ipv4)
         let v6 = Self.slot(.ipv6)
@@ -81,9 +89,7 @@ import Testing
     @Test func lostOnlyWhenTheLastFamilyGoes() {
         let v4 = Self.slot(.ipv4)
         let v6 = Self.slot(.ipv6)
-        var table = Self.admitted(v4, v6)
-        _ = table.resolve(v4, Self.resolution("10.0.0.2"))
-        _ = table.resolve(v6, Self.resolution("fe80::2"))
+        var table = Self.resolvedOnBothFamilies(ipv4: "10.0.0.2", ipv6: "fe80::2")
 
         let afterV6 = table.remove(v6)
         #expect(afterV6.first?.foundPeer?.endpoints == [Endpoint(host: "10.0.0.2", port: 4711)])
@@ -185,9 +191,7 @@ import Testing
     @Test func aFailedResolveUnresolvesTheSlotButKeepsItTracked() throws {
         let v4 = Self.slot(.ipv4)
         let v6 = Self.slot(.ipv6)
-        var table = Self.admitted(v4, v6)
-        _ = table.resolve(v4, Self.resolution("169.254.0.2"))
-        _ = table.resolve(v6, Self.resolution("fe80::1"))
+        var table = Self.resolvedOnBothFamilies(ipv4: "169.254.0.2", ipv6: "fe80::1")
 
         let first = table.unresolve(v6)
         let onlyV4 = try #require(first.first?.foundPeer)
