@@ -31,8 +31,9 @@ extension MessageStore {
         onCommit: (@Sendable () -> Void)? = nil
     ) async throws(StoreError) -> [StoredMessage] {
         try Self.refuseNUL(in: records.map(\.text))
-        return try await write("storing received messages") { db in
-            if let onCommit { db.afterNextTransaction(onCommit: { _ in onCommit() }) }
+        var afterCommit: (@Sendable ([StoredMessage]) -> Void)?
+        if let onCommit { afterCommit = { @Sendable _ in onCommit() } }
+        return try await write("storing received messages", afterCommit: afterCommit) { db in
             // Group messages (schema v6) name their group in the insert itself, so the
             // trigger keeps them out of the 1:1 conversation; a batch without any keeps the
             // statement every schema version has.

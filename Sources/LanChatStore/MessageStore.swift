@@ -206,6 +206,33 @@ public final class MessageStore: Sendable {
         }
     }
 
+    /// `write`, and then `afterCommit` with the result, on the writer, once the commit has
+    /// succeeded and before the caller's task resumes. Not through GRDB's
+    /// `afterNextTransaction`: a COMMIT that fails on a full disk (SQLite rolls the
+    /// transaction back itself) leaves such an observer registered, and it fired at the next
+    /// commit instead, which acknowledged a batch that was never stored (scenario
+    /// 25-store-failures caught it).
+    func write<T: Sendable>(
+        _ action: String, afterCommit: (@Sendable (T) -> Void)?,
+        _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws(StoreError) -> T {
+        guard let afterCommit else { return try await write(action, body) }
+        do {
+            return try await pool.writeWithoutTransaction { db in
+                var result: T?
+                try db.inTransaction {
+                    result = try body(db)
+                    return .commit
+                }
+                guard let result else { throw StoreError(.unavailable, "\(action): no result") }
+                afterCommit(result)
+                return result
+            }
+        } catch {
+            throw explained(StoreError.wrapping(error, while: action), while: action)
+        }
+    }
+
     /// SQLite reports a write refused by a read-only or full file system as a generic I/O
     /// error. Asking the file system directly (creating a file beside the store) tells which,
     /// also when the kernel made it read-only after an error without changing the mount

@@ -1,5 +1,6 @@
 import Foundation
 import LanChatCore
+import Synchronization
 import Testing
 
 @testable import LanChatStore
@@ -229,6 +230,39 @@ struct StoreTests {
         #expect(
             try await store.history(with: bob, limit: 10).messages.map(\.text.count)
                 == [6, 1, 60_000, 60_000])
+    }
+
+    /// `onCommit` runs for the commit of its own batch only. A full disk makes SQLite roll
+    /// the whole transaction back by itself; the closure must not then run at the next
+    /// commit (the daemon sends the ACK from it: that would acknowledge what was not stored).
+    @Test func onCommitNeverRunsForABatchTheDiskRefused() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        let commits = Mutex(0)
+        _ = try await store.commitIncoming(
+            from: bob, records: incomingRecords(stream: 5, seqs: 1...1),
+            cursor: IncomingCursor(stream: 5, delivered: 1, read: 0), at: 1,
+            onCommit: { commits.withLock { $0 += 1 } })
+        #expect(commits.withLock { $0 } == 1)
+        try await store.executeForTesting("PRAGMA max_page_count = \(try await store.pageCount())")
+        let big = (2...40).map { _ in String(repeating: "x", count: 60_000) }
+        do {
+            _ = try await store.commitIncoming(
+                from: bob, records: incomingRecords(stream: 5, seqs: 2...40, texts: big),
+                cursor: IncomingCursor(stream: 5, delivered: 40, read: 0), at: 2,
+                onCommit: { commits.withLock { $0 += 100 } })
+            Issue.record("a full store accepted the batch")
+        } catch {
+            #expect(error.kind == .unavailable)
+        }
+        try await store.executeForTesting("PRAGMA max_page_count = 1000000")
+        _ = try await store.enqueue(to: bob, texts: ["later"], at: 3)
+        _ = try await store.commitIncoming(
+            from: bob, records: incomingRecords(stream: 5, seqs: 2...2),
+            cursor: IncomingCursor(stream: 5, delivered: 2, read: 0), at: 4,
+            onCommit: { commits.withLock { $0 += 1 } })
+        #expect(commits.withLock { $0 } == 2)
     }
 
     @Test func aReadOnlyStoreFailsWithAClearError() async throws {
