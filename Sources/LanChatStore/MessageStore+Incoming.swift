@@ -18,10 +18,10 @@ extension MessageStore {
     }
 
     /// Stores a batch of in-order messages and the cursor that covers them **in one
-    /// transaction** (one fsync for the whole batch: group commit). Only after this returns may
-    /// an ACK carrying `cursor.delivered` be sent. A message whose id is already stored for this
-    /// peer is skipped (the second line of defence against duplicates); the returned records
-    /// are the ones actually stored.
+    /// transaction** (one fsync for the whole batch: group commit). Only once it has committed
+    /// (`onCommit` runs, or this returns) may an ACK carrying `cursor.delivered` be sent. A
+    /// message whose id is already stored for this peer is skipped (the second line of
+    /// defence against duplicates); the returned records are the ones actually stored.
     ///
     /// `onCommit` runs on the store's writer right after the commit (never after a rollback),
     /// before this returns to its caller's task: the daemon sends the ACK from there, one
