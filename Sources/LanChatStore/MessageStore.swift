@@ -219,18 +219,27 @@ public final class MessageStore: Sendable {
         guard let afterCommit else { return try await write(action, body) }
         do {
             return try await pool.writeWithoutTransaction { db in
-                var result: T?
-                try db.inTransaction {
-                    result = try body(db)
-                    return .commit
-                }
-                guard let result else { throw StoreError(.unavailable, "\(action): no result") }
+                let result = try Self.committed(db, action, body)
                 afterCommit(result)
                 return result
             }
         } catch {
             throw explained(StoreError.wrapping(error, while: action), while: action)
         }
+    }
+
+    /// Runs `body` in a transaction on the writer and returns its result once the COMMIT has
+    /// succeeded (GRDB's `inTransaction` throws otherwise).
+    private static func committed<T>(
+        _ db: Database, _ action: String, _ body: (Database) throws -> T
+    ) throws -> T {
+        var result: T?
+        try db.inTransaction {
+            result = try body(db)
+            return .commit
+        }
+        guard let result else { throw StoreError(.unavailable, "\(action): no result") }
+        return result
     }
 
     /// SQLite reports a write refused by a read-only or full file system as a generic I/O
@@ -272,13 +281,7 @@ public final class MessageStore: Sendable {
                 // the two pragmas each time cost as much as the update.
                 try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute()
                 defer { try? db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute() }
-                var result: T?
-                try db.inTransaction {
-                    result = try body(db)
-                    return .commit
-                }
-                guard let result else { throw StoreError(.unavailable, "\(action): no result") }
-                return result
+                return try Self.committed(db, action, body)
             }
         } catch {
             throw explained(StoreError.wrapping(error, while: action), while: action)

@@ -311,10 +311,3 @@ actor ConnectionManager {
         wakeup.signal()
     }
 }
-
-extension Duration {
-    /// For log lines: a backoff of 0.75 – 1.25 s reads as 750 – 1 250 ms, not "0 s".
-    fileprivate var wholeMilliseconds: Int64 {
-        components.seconds * 1_000 + components.attoseconds / 1_000_000_000_000_000
-    }
-}

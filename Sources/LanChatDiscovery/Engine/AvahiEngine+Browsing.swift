@@ -139,7 +139,7 @@ extension AvahiEngine {
         guard let request = resolveRequests[slot] else { return }
         let delay = resolveRetries.failed(slot, request: request, at: now())
         let message: Logger.Message =
-            "cannot resolve \"\(slot.instance.name)\" on \(slot.instance.interface) (\(slot.family)): \(reason); trying again in \(delay.milliseconds) ms"
+            "cannot resolve \"\(slot.instance.name)\" on \(slot.instance.interface) (\(slot.family)): \(reason); trying again in \(delay.wholeMilliseconds) ms"
         if resolveRetries.failures(of: slot) == 1 {
             logger.info(message)
         } else {
@@ -161,7 +161,7 @@ extension AvahiEngine {
             resolveRetryTimer?.cancel()
             return
         }
-        resolveRetryTimer?.schedule(afterMilliseconds: max((due - now()).milliseconds, 0))
+        resolveRetryTimer?.schedule(afterMilliseconds: max((due - now()).wholeMilliseconds, 0))
     }
 
     func forget(_ slot: SlotKey) {
@@ -182,12 +182,4 @@ struct ResolveRequest: Sendable {
     var name: String
     var type: String
     var domain: String
-}
-
-extension Duration {
-    /// Whole milliseconds, rounded down.
-    var milliseconds: Int {
-        let (seconds, attoseconds) = components
-        return Int(seconds) * 1_000 + Int(attoseconds / 1_000_000_000_000_000)
-    }
 }
