@@ -9,16 +9,25 @@ import Synchronization
 /// `databaseDidCommit` after the commit, when the writer's work for that transaction is done.
 /// The handler runs there, so it must not block (it should only wake a task).
 final class EventCommitObserver: TransactionObserver, Sendable {
-    private let handler = Mutex<(@Sendable () -> Void)?>(nil)
+    /// The closure sits in a struct, not directly in the generic `Mutex`: a function value
+    /// stored as a generic `Value` is re-wrapped in two reabstraction thunks on every
+    /// `withLock` that hands it out, permanently. Stored bare, the handler grew two stack
+    /// frames per commit, so the writer's stack overflowed (the daemon crashed) after some
+    /// 100 000 commits, each call costing more than the last on the way.
+    private let handler = Mutex<Handler?>(nil)
+
+    private struct Handler: Sendable {
+        let call: @Sendable () -> Void
+    }
     /// Whether the transaction in progress inserted an event; only touched on the writer queue,
     /// but kept in a mutex so the class is honestly Sendable.
     private let inserted = Mutex(false)
 
     func setHandler(_ handler: (@Sendable () -> Void)?) {
-        self.handler.withLock { $0 = handler }
+        self.handler.withLock { $0 = handler.map(Handler.init) }
     }
 
-    var currentHandler: (@Sendable () -> Void)? { handler.withLock { $0 } }
+    var currentHandler: (@Sendable () -> Void)? { handler.withLock { $0 }?.call }
 
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
         if case .insert(let table) = eventKind { return table == "events" }

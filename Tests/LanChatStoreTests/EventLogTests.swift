@@ -209,4 +209,31 @@ struct EventLogTests {
             upTo: 1, at: 7)
         #expect(commits.withLock { $0 } == 3)
     }
+
+    /// The hook must cost the same on the thousandth commit as on the first. Kept bare in a
+    /// generic `Mutex`, the closure gained two reabstraction thunks each time it was handed
+    /// out, so every call went two frames deeper than the last, and after some 120 000 commits
+    /// the writer's stack overflowed and the daemon crashed. The depth of the stack the hook
+    /// runs on is what shows it (Foundation reports at most 128 frames, far above the hook's
+    /// own depth, and a growing chain reaches that within 100 commits).
+    @Test func theCommitHookRunsAtTheSameStackDepthOnEveryCommit() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let depths = Mutex<[Int]>([])
+        let store = try MessageStore.open(
+            path: directory.storePath,
+            onEventsCommitted: {
+                let depth = Thread.callStackReturnAddresses.count
+                depths.withLock { $0.append(depth) }
+            })
+        try await store.addPeer(bob, keyTag: "T", name: "bob", at: 1)
+        for at in 2...301 { try await store.logPresence(bob, at: Int64(at)) }
+        let seen = depths.withLock { $0 }
+        #expect(seen.count == 301)
+        let presence = Array(seen.dropFirst())
+        #expect(try #require(presence.first) < 100)
+        #expect(
+            presence.max() == presence.min(),
+            "hook's stack depth went from \(presence.first ?? 0) to \(presence.last ?? 0)")
+    }
 }

@@ -7,15 +7,22 @@ import Synchronization
 /// and the messenger only know this, not the registry. Peers without a session get their
 /// frames first thing on their next session.
 final class GroupFanout: Sendable {
-    private let push = Mutex<(@Sendable ([PeerKey]) async -> Void)?>(nil)
+    /// In a struct, not bare in the generic `Mutex`: a bare function value gets two more
+    /// reabstraction thunks around it on every `withLock` that hands it out (see
+    /// `EventCommitObserver`), so each call would cost more than the last.
+    private struct Push: Sendable {
+        let call: @Sendable ([PeerKey]) async -> Void
+    }
+
+    private let push = Mutex<Push?>(nil)
 
     func connect(_ push: @escaping @Sendable ([PeerKey]) async -> Void) {
-        self.push.withLock { $0 = push }
+        self.push.withLock { $0 = Push(call: push) }
     }
 
     func framesQueued(for peers: [PeerKey]) async {
         guard let push = push.withLock({ $0 }) else { return }
-        await push(peers)
+        await push.call(peers)
     }
 }
 
