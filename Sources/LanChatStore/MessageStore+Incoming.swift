@@ -33,7 +33,10 @@ extension MessageStore {
         try Self.refuseNUL(in: records.map(\.text))
         var afterCommit: (@Sendable ([StoredMessage]) -> Void)?
         if let onCommit { afterCommit = { @Sendable _ in onCommit() } }
-        return try await write("storing received messages", afterCommit: afterCommit) { db in
+        return try await write(
+            "storing received messages",
+            onCallersThread: records.count <= Self.callersThreadWriteLimit, afterCommit: afterCommit
+        ) { db in
             // Group messages (schema v6) name their group in the insert itself, so the
             // trigger keeps them out of the 1:1 conversation; a batch without any keeps the
             // statement every schema version has.

@@ -12,7 +12,9 @@ extension MessageStore {
         newStreamID: @escaping @Sendable () -> UInt64 = randomStreamID
     ) async throws(StoreError) -> [StoredMessage] {
         try Self.refuseNUL(in: texts)
-        return try await write("storing the message") { db in
+        return try await write(
+            "storing the message", onCallersThread: texts.count <= Self.callersThreadWriteLimit
+        ) { db in
             guard
                 try Bool.fetchOne(
                     db.cachedStatement(sql: "SELECT 1 FROM peers WHERE pk = ?"),

@@ -206,26 +206,50 @@ public final class MessageStore: Sendable {
         }
     }
 
+    /// Writes of at most this many messages (`enqueue`, `commitIncoming`) run on the caller's
+    /// thread (`write(_:onCallersThread:afterCommit:_:)`).
+    static let callersThreadWriteLimit = 16
+
     /// `write`, and then `afterCommit` with the result, on the writer, once the commit has
     /// succeeded and before the caller's task resumes. Not through GRDB's
     /// `afterNextTransaction`: a COMMIT that fails on a full disk (SQLite rolls the
     /// transaction back itself) leaves such an observer registered, and it fired at the next
     /// commit instead, which acknowledged a batch that was never stored (scenario
     /// 25-store-failures caught it).
+    ///
+    /// With `onCallersThread`, the transaction runs through GRDB's synchronous API: the
+    /// writer's serial queue runs a `sync` block on the calling thread when it is free (and
+    /// the caller waits for it otherwise), so the write costs no hop to the writer's thread
+    /// and back, which was about a tenth of a `send --wait` (docs/benchmarks.md, round 7).
+    /// It holds a thread of the concurrency pool for the transaction, fsync included, so it
+    /// is for the latency path only: a few messages, a fraction of a millisecond. Batches
+    /// larger than `callersThreadWriteLimit` take the writer's queue.
     func write<T: Sendable>(
-        _ action: String, afterCommit: (@Sendable (T) -> Void)?,
+        _ action: String, onCallersThread: Bool,
+        afterCommit: (@Sendable (T) -> Void)? = nil,
         _ body: @escaping @Sendable (Database) throws -> T
     ) async throws(StoreError) -> T {
-        guard let afterCommit else { return try await write(action, body) }
+        let transaction: @Sendable (Database) throws -> T = { db in
+            let result = try Self.committed(db, action, body)
+            afterCommit?(result)
+            return result
+        }
         do {
-            return try await pool.writeWithoutTransaction { db in
-                let result = try Self.committed(db, action, body)
-                afterCommit(result)
-                return result
+            if onCallersThread {
+                return try Self.writeHere(pool, transaction)
             }
+            return try await pool.writeWithoutTransaction(transaction)
         } catch {
             throw explained(StoreError.wrapping(error, while: action), while: action)
         }
+    }
+
+    /// GRDB's synchronous `writeWithoutTransaction` (an `async` caller would get the
+    /// asynchronous overload).
+    private static func writeHere<T>(
+        _ pool: DatabasePool, _ transaction: (Database) throws -> T
+    ) throws -> T {
+        try pool.writeWithoutTransaction(transaction)
     }
 
     /// Runs `body` in a transaction on the writer and returns its result once the COMMIT has
