@@ -9,7 +9,9 @@ import LanChatCore
 ///
 /// Thread-safety: every method may be called from any task; writes are serialised by GRDB's
 /// single writer connection, reads run concurrently on WAL snapshots. Methods are `async` and
-/// never block a Swift-concurrency thread on I/O.
+/// run on GRDB's threads, except the latency path: `enqueue` and `commitIncoming` of a few
+/// messages run their transaction on the caller's thread (`callersThreadWriteLimit`), holding
+/// it for one small commit instead of paying two thread hand-offs.
 public final class MessageStore: Sendable {
     let pool: DatabasePool
     public let path: String
