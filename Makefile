@@ -67,8 +67,7 @@ system-test:
 # binaries: fifty debug daemons starting at once overload a small machine.
 scale: test-deps
 	$(SWIFT) build $(RELEASE)
-	LANCHAT_BIN_DIR=$$($(SWIFT) build $(RELEASE) --show-bin-path) LANCHAT_SCALE_HOSTS=50 \
-		Tests/System/run.sh --only 30-scale
+	scripts/scale.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
 
 lint:
 	@scripts/check-docs.sh
