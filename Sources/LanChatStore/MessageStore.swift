@@ -11,8 +11,9 @@ import Synchronization
 /// Thread-safety: every method may be called from any task; writes are serialised by GRDB's
 /// single writer connection, reads run concurrently on WAL snapshots. Methods are `async` and
 /// run on GRDB's threads, except the latency path: `enqueue` and `commitIncoming` of a few
-/// messages run their transaction on the caller's thread (`callersThreadWriteLimit`), holding
-/// it for one small commit instead of paying two thread hand-offs.
+/// messages run their transaction on the caller's thread (`callersThreadWriteLimit`, one such
+/// write at a time in the process), holding it for one small commit instead of paying two
+/// thread hand-offs.
 public final class MessageStore: Sendable {
     let pool: DatabasePool
     public let path: String
