@@ -64,7 +64,9 @@ system-test:
 
 # The 50-host LAN of PRODUCT.md §8 (the 12-host one runs in `make test`): all pairs online,
 # 2 450 messages each delivered once, the daemons' RSS and CPU. Root; a few minutes. Release
-# binaries: fifty debug daemons starting at once overload a small machine.
+# binaries: fifty debug daemons starting at once overload a small machine. scripts/scale.sh
+# raises two kernel limits made for one host, not fifty, for the run (neighbour tables, UDP
+# receive buffer) and restores them.
 scale: test-deps
 	$(SWIFT) build $(RELEASE)
 	scripts/scale.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
