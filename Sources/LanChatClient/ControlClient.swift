@@ -90,13 +90,19 @@ public final class ControlClient: Sendable {
         connection?.close()
     }
 
-    /// One request line, newline included. JSONEncoder escapes control characters, so the
-    /// line never contains a raw newline.
+    /// One request line, newline included. Both writers escape control characters, so the
+    /// line never contains a raw newline. `send` writes itself (`ControlJSONWritableParams`):
+    /// `JSONEncoder` cost a `send --wait` ~15 µs and `send --lines` more per batch than the
+    /// daemon's own decoding (docs/benchmarks.md, round 8).
     static func encodeRequest<Params: Encodable>(id: Int64, method: String, params: Params)
         throws(ControlError) -> [UInt8]
     {
+        let request = RPCRequest(id: .number(id), method: method, params: params)
+        if var bytes = request.writtenLine() {
+            bytes.append(UInt8(ascii: "\n"))
+            return bytes
+        }
         do {
-            let request = RPCRequest(id: .number(id), method: method, params: params)
             var bytes = [UInt8](try ControlJSON.encoder().encode(request))
             bytes.append(UInt8(ascii: "\n"))
             return bytes

@@ -64,6 +64,42 @@ import Testing
         #expect(Self.written(message) == (try Self.encoded(message)))
     }
 
+    /// The client writes `send` requests itself: the same bytes as `JSONEncoder`, for every
+    /// kind of text and id, both forms (`text`, `texts`), and timeouts of every shape.
+    @Test(arguments: 0..<20 as Range<UInt64>)
+    func sendRequestsWriteAsJSONEncoderDoes(seed: UInt64) throws {
+        var generator = SampleGenerator(seed: seed)
+        for _ in 0..<50 {
+            let many = generator.chance(50)
+            let params = SendParams(
+                peer: generator.text(), text: many ? nil : generator.text(),
+                texts: many ? (0..<generator.below(20)).map { _ in generator.text() } : nil,
+                wait: generator.maybe { $0.chance(50) },
+                waitRead: generator.maybe { $0.chance(50) },
+                timeout: generator.maybe { $0.timeout() })
+            let ids: [RPCID] = [
+                .number(.min), .number(.max), .number(0), .string(generator.text()),
+            ]
+            let request = RPCRequest(id: generator.pick(ids), method: "send", params: params)
+            let written = try #require(request.writtenLine())
+            #expect(written == Array(try ControlJSON.encoder().encode(request)), "seed \(seed)")
+        }
+    }
+
+    /// Infinity and NaN: `JSONEncoder` throws, so the writer gives the request back to it (and
+    /// the client reports the encoder's error); params that do not write themselves likewise.
+    @Test(arguments: [Double.infinity, -.infinity, .nan, .signalingNaN])
+    func requestsTheWriterCannotHoldGoToJSONEncoder(timeout: Double) {
+        let send = RPCRequest(
+            id: .number(1), method: "send",
+            params: SendParams(peer: "b", text: "x", timeout: timeout))
+        #expect(send.writtenLine() == nil)
+        #expect(throws: EncodingError.self) { try ControlJSON.encoder().encode(send) }
+        let history = RPCRequest(
+            id: .number(1), method: "history", params: HistoryParams(peer: "b"))
+        #expect(history.writtenLine() == nil)
+    }
+
     @Test(arguments: [
         RPCID?.none, .number(0), .number(-1), .number(.max), .number(.min), .string(""),
         .string("a\"b\\c\u{1}/é"),

@@ -45,6 +45,17 @@ struct SampleGenerator: RandomNumberGenerator {
         return Timestamp(millisecondsSince1970: range.lowerBound + Int64(next() % span))
     }
 
+    /// A finite Double: round numbers, edges of the range, and arbitrary bit patterns.
+    mutating func timeout() -> Double {
+        let edges: [Double] = [
+            0, -0.0, 1, 10, 30, 86_400, 0.5, 0.1, 1e-7, 1e16, 1e21, 1e22, 5e-324,
+            .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .leastNormalMagnitude,
+        ]
+        if chance(40) { return pick(edges) }
+        let random = Double(bitPattern: next())
+        return random.isFinite ? random : Double(below(100_000)) / 8
+    }
+
     mutating func seq() -> UInt64 {
         chance(40) ? pick([0, 1, 9, 10, UInt64(Int64.max), UInt64.max - 1, UInt64.max]) : next()
     }

@@ -38,8 +38,38 @@ import Testing
             peer: generator.text(), text: many ? nil : generator.text(),
             texts: many ? (0..<generator.below(20)).map { _ in generator.text() } : nil,
             wait: generator.chance(30) ? generator.chance(50) : nil,
-            waitRead: generator.chance(30) ? generator.chance(50) : nil)
+            waitRead: generator.chance(30) ? generator.chance(50) : nil,
+            timeout: generator.chance(30) ? generator.pick(timeouts) : nil)
         return try Samples.encode(RPCRequest(id: id, method: "send", params: params))
+    }
+
+    static let timeouts: [Double] = [
+        0, 0.5, 1, 10, 30, 86_400, 1e-7, 0.1, 1.0 / 3, 123.456, 2.5e-5, 1e22,
+        1.7976931348623157e308,
+    ]
+
+    /// `timeout` is the one floating-point field: every JSON number form reads as
+    /// `JSONDecoder` reads it, or is left to it.
+    @Test(arguments: [
+        "0", "-0", "10", "0.5", "1e2", "1E2", "2.5e-1", "2.5E+1", "30.000", "86400",
+        "0.1", "0.30000000000000004", "1.7976931348623157e308", "4.9e-324", "1e-400",
+        "123456789012345678901234567890", "-1.5", "1e400", "-1e400",
+        // Not JSON numbers (JSONDecoder refuses them; the reader must not accept them).
+        "01", "1.", ".5", "+1", "1e", "1e+", "-", "0x10", "1_000", "Infinity", "NaN",
+    ])
+    func timeoutsReadAsJSONDecoderReadsThem(number: String) {
+        let text =
+            #"{"jsonrpc":"2.0","id":1,"method":"send","params":{"peer":"b","text":"x","wait":true,"timeout":"#
+            + number + "}}"
+        let bytes = Array(text.utf8)
+        let slow = Self.slowParams(bytes)
+        if let fast = Self.fastParams(bytes) {
+            #expect(fast == slow, "\(number)")
+            #expect(fast.timeout?.bitPattern == slow?.timeout?.bitPattern, "\(number)")
+        } else {
+            // Declined: only ever a number JSONDecoder refuses too, or reads out of range.
+            #expect(slow == nil || slow?.timeout.map { !$0.isFinite } == true, "\(number)")
+        }
     }
 
     @Test func generatedSendRequestsReadAsJSONDecoderReadsThem() throws {
@@ -55,8 +85,9 @@ import Testing
     }
 
     @Test(arguments: [
-        // A timeout is a Double: the reader leaves it to JSONDecoder.
-        #"{"jsonrpc":"2.0","id":1,"method":"send","params":{"peer":"bob","text":"x","wait":true,"timeout":1.5}}"#,
+        // A timeout past the largest Double: JSONDecoder refuses it, the reader leaves it.
+        #"{"jsonrpc":"2.0","id":1,"method":"send","params":{"peer":"bob","text":"x","wait":true,"timeout":1e400}}"#,
+        #"{"jsonrpc":"2.0","id":1,"method":"send","params":{"peer":"bob","text":"x","timeout":"10"}}"#,
         // No params, null params: the dispatcher's slow path decides what that means.
         #"{"jsonrpc":"2.0","id":1,"method":"send"}"#,
         #"{"jsonrpc":"2.0","id":1,"method":"send","params":null}"#,

@@ -135,6 +135,28 @@ package struct JSONReader {
         }
     }
 
+    /// Any JSON number as a `Double`, rounded as `Double(String)` rounds it (correctly, like
+    /// `JSONDecoder`). Nil for what is not a JSON number, and for a number whose magnitude is
+    /// past the largest `Double` or so small that it rounds to zero: `JSONDecoder` refuses
+    /// both rather than read infinity or 0. (`send`'s `timeout` is the one such field on the
+    /// fast path.)
+    package mutating func readDouble() -> Double? {
+        skipWhitespace()
+        let start = index
+        guard skipNumber() else { return nil }
+        let number = UnsafeBufferPointer(rebasing: bytes[start..<index])
+        guard let value = Double(String(decoding: number, as: UTF8.self)), value.isFinite else {
+            return nil
+        }
+        if value == 0 {
+            // Zero only when every digit before the exponent is.
+            let mantissa = number.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
+            let nonZeroDigits = UInt8(ascii: "1")...UInt8(ascii: "9")
+            guard !mantissa.contains(where: nonZeroDigits.contains) else { return nil }
+        }
+        return value
+    }
+
     /// Validates any JSON number (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`).
     mutating func skipNumber() -> Bool {
         _ = consume(UInt8(ascii: "-"))

@@ -45,15 +45,14 @@ extension SendParams: FastJSONDecodable {
             case "texts": reader.optionalField(&texts) { $0.readArray { $0.readString() } }
             case "wait": reader.optionalField(&wait) { $0.readBool() }
             case "waitRead": reader.optionalField(&waitRead) { $0.readBool() }
-            // The reader has no floating point: a timeout (only with wait) goes the slow way.
-            case "timeout": reader.optionalField(&timeout) { _ in nil }
+            case "timeout": reader.optionalField(&timeout) { $0.readDouble() }
             default: reader.skipValue()
             }
         }
         guard complete, let peer else { return nil }
         self.init(
             peer: peer, text: text ?? nil, texts: texts ?? nil, wait: wait ?? nil,
-            waitRead: waitRead ?? nil, timeout: nil)
+            waitRead: waitRead ?? nil, timeout: timeout ?? nil)
     }
 }
 

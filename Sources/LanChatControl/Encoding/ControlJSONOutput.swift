@@ -72,6 +72,26 @@ public struct ControlJSONOutput: Sendable {
         bytes[start...].reverse()
     }
 
+    /// A finite `Double` as `JSONEncoder` writes it: Swift's shortest round-trip form, without
+    /// a trailing `.0` (`10`, `0.5`, `1e-07`). Writes nothing and returns false for infinity
+    /// and NaN, which `JSONEncoder` refuses to encode.
+    public mutating func double(_ value: Double) -> Bool {
+        guard value.isFinite else { return false }
+        var text = value.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        bytes.append(contentsOf: text.utf8)
+        return true
+    }
+
+    /// A JSON-RPC id: its number, its string, or `null`.
+    public mutating func rpcID(_ id: RPCID?) {
+        switch id {
+        case .number(let number): integer(number)
+        case .string(let string): self.string(string)
+        case nil: null()
+        }
+    }
+
     public mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
         var value = value

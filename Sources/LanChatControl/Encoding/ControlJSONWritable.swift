@@ -18,11 +18,7 @@ extension RPCResponse {
         output.key("apiVersion")
         output.integer(apiVersion)
         output.key("id")
-        switch id {
-        case .number(let number): output.integer(number)
-        case .string(let string): output.string(string)
-        case nil: output.null()
-        }
+        output.rpcID(id)
         output.key("jsonrpc")
         output.string(jsonrpc)
         output.key("result")
