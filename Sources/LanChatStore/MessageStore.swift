@@ -199,15 +199,13 @@ public final class MessageStore: Sendable {
         if let failure { throw failure }
     }
 
-    /// Runs a write transaction, mapping SQLite failures to `StoreError`.
+    /// Runs a write transaction on the writer's queue, mapping SQLite failures to
+    /// `StoreError`. One path for every durable write: this is the one below without its
+    /// latency-path options.
     func write<T: Sendable>(
         _ action: String, _ body: @escaping @Sendable (Database) throws -> T
     ) async throws(StoreError) -> T {
-        do {
-            return try await pool.write(body)
-        } catch {
-            throw explained(StoreError.wrapping(error, while: action), while: action)
-        }
+        try await write(action, onCallersThread: false, body)
     }
 
     /// Writes of at most this many messages (`enqueue`, `commitIncoming`) run on the caller's
