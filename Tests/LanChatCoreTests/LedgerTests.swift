@@ -130,7 +130,62 @@ struct LedgerTests {
         #expect(flow.sendable == nil)
         #expect(flow.inFlight == 1...1_024)
         #expect(try flow.ackReceived(stream: 1, delivered: 100) == 100)
-        #expect(flow.sendable == 1_025...1_124)
+        // Room for less than a batch while more waits: the window refills in whole batches.
+        #expect(flow.sendable == nil)
+        #expect(try flow.ackReceived(stream: 1, delivered: 256) == 256)
+        #expect(flow.sendable == 1_025...1_280)
+        flow.didSend(upTo: 1_280)
+        #expect(try flow.ackReceived(stream: 1, delivered: 600) == 600)
+        #expect(flow.sendable == 1_281...1_624)
+    }
+
+    /// A short batch after a read that split one of ours must not set the rhythm of the rest
+    /// of a burst: the batches written stay whole, and so do the peer's commits.
+    @Test func aSplitAckDoesNotSplitTheBatchesThatFollow() throws {
+        var flow = OutgoingFlow(stream: 1, highestAssigned: 10_000)
+        _ = flow.helloReceived(inStream: 1, inDelivered: 0, inRead: 0, firstUndelivered: 1)
+        var writes: [Int] = []
+        // The peer commits and acknowledges each write as it arrives, except the first,
+        // which arrives in two reads (98 messages, then the rest).
+        var acks: [UInt64] = []
+        var commits = 0
+        while true {
+            while let range = flow.sendable {
+                var start = range.lowerBound
+                while start <= range.upperBound {  // the pump writes at most 256 at once
+                    let end = min(range.upperBound, start + 255)
+                    writes.append(Int(end - start + 1))
+                    if start == 1 { acks.append(98) }
+                    acks.append(end)
+                    start = end + 1
+                }
+                flow.didSend(upTo: range.upperBound)
+            }
+            guard !acks.isEmpty else { break }
+            commits += 1
+            _ = try flow.ackReceived(stream: 1, delivered: acks.removeFirst())
+        }
+        #expect(flow.acknowledged == 10_000)
+        #expect(writes.dropLast().allSatisfy { $0 == 256 }, "\(writes)")
+        #expect(writes.last == 10_000 % 256)
+        // One commit more than whole batches need (40), for the split read; not one per round.
+        #expect(commits == 41)
+    }
+
+    @Test func theTailAndALoneMessageGoAtOnceWhateverTheRoom() throws {
+        var flow = OutgoingFlow(stream: 1, highestAssigned: 1_100)
+        _ = flow.helloReceived(inStream: 1, inDelivered: 0, inRead: 0, firstUndelivered: 1)
+        flow.didSend(upTo: 1_024)
+        // 76 are left, the ACK made room for 50 of them: not a whole batch, so it waits
+        #expect(try flow.ackReceived(stream: 1, delivered: 50) == 50)
+        #expect(flow.sendable == nil)
+        // Room for all 76 that are left: they go, though fewer than a batch.
+        #expect(try flow.ackReceived(stream: 1, delivered: 76) == 76)
+        #expect(flow.sendable == 1_025...1_100)
+        // Nothing in flight: any room is used at once (one message after an idle spell).
+        var idle = OutgoingFlow(stream: 1, highestAssigned: 1)
+        _ = idle.helloReceived(inStream: 1, inDelivered: 0, inRead: 0, firstUndelivered: 1)
+        #expect(idle.sendable == 1...1)
     }
 
     @Test func cumulativeAckDeliversAndAReAckAddsNothing() throws {
