@@ -94,20 +94,21 @@ extension MessageStore {
     ///
     /// Sorted here, not by SQL: SQLite would sort the whole joined rows (the last message's
     /// text included) in a temporary B-tree, most of the query's time, while an index on the
-    /// activity would be one more page written by every message's commit.
+    /// activity would be one more page written by every message's commit. Their keys are
+    /// sorted, not the rows: moving a conversation (a message inside, strings and all) at
+    /// every step of the sort took more time than the query (docs/benchmarks.md, round 8).
     public func conversations(archived: Bool) async throws(StoreError) -> [StoredConversation] {
         try await read("reading the inbox") { db in
-            try ColumnReader.fetchAll(
+            let rows = try ColumnReader.fetchAll(
                 db.cachedStatement(
                     sql: Self.conversationSelect + """
                          WHERE c.archived = ? AND c.\(Self.notARequest)
                         """),
-                arguments: [archived], Self.conversation
-            ).sorted { a, b in
-                let (left, right) = (a.updatedAt ?? .min, b.updatedAt ?? .min)
-                if left != right { return left > right }
-                return (a.lastMessage?.rowID ?? 0) > (b.lastMessage?.rowID ?? 0)
-            }
+                arguments: [archived], Self.conversation)
+            // Newest activity first, then the newest last message; ties keep the scan order
+            // (the sort is stable).
+            let keys = rows.map { ($0.updatedAt ?? .min, $0.lastMessage?.rowID ?? 0) }
+            return keys.indices.sorted { keys[$0] > keys[$1] }.map { rows[$0] }
         }
     }
 

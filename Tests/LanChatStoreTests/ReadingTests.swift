@@ -1,5 +1,6 @@
 import Foundation
 import LanChatCore
+import LanChatTestSupport
 import Testing
 
 @testable import LanChatStore
@@ -127,6 +128,31 @@ struct ReadingTests {
         _ = try await store.markRead(peer: bob, at: 330)
         #expect(try await store.conversation(with: bob)?.unread == 0)
         #expect(try await store.conversation(with: testKey(4)) == nil)
+    }
+
+    /// Many conversations, activity times that repeat: newest activity first, and among
+    /// equal times the one whose last message came last.
+    @Test func theInboxOrdersByActivityThenByLastMessage() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try MessageStore.open(path: directory.path + "/store.sqlite3")
+        defer { try? store.close() }
+        var peers: [PeerKey] = []
+        for index in 0..<60 {
+            let key = testKey(UInt8(10 + index))
+            try await store.addPeer(key, keyTag: "P\(index)", name: "p\(index)", at: 1)
+            peers.append(key)
+        }
+        // Received in a shuffled order, at six different times: rowids and times disagree.
+        var generator = SeededGenerator(seed: 7)
+        for (index, peer) in peers.shuffled(using: &generator).enumerated() {
+            try await receive(store, from: peer, texts: ["m"], at: Int64(1_000 + (index * 7) % 6))
+        }
+        let inbox = try await store.conversations(archived: false)
+        #expect(inbox.count == 60)
+        let keys = inbox.map { ($0.updatedAt ?? .min, $0.lastMessage?.rowID ?? 0) }
+        #expect(zip(keys, keys.dropFirst()).allSatisfy { $0 > $1 }, "\(keys)")
+        #expect(Set(keys.map(\.0)).count == 6)
     }
 
     @Test func archivingHidesAConversationUntilANewMessage() async throws {
