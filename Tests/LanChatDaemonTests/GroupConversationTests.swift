@@ -36,6 +36,8 @@ struct GroupConversationTests {
             #expect(direct.unread == 1)
             #expect(direct.lastMessage?.text == "just you")
             #expect(inbox.count == 2)
+            // Group and 1:1 conversations in one list, newest activity first.
+            #expect(zip(inbox, inbox.dropFirst()).allSatisfy { $0.updatedAt >= $1.updatedAt })
 
             // The sender's inbox shows its own message once, with its recipient.
             let mine = try await alice.client.inbox().conversations
