@@ -13,8 +13,10 @@ enum PeerResolver {
         let trimmed = query.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { throw .invalidParams("the peer is empty") }
         let folded = trimmed.lowercased()
+        // Parsed once, not per entry: every `send` resolves its peer.
+        let key = PeerKey(id: trimmed)
         let rules: [(PeerEntry) -> Bool] = [
-            { entry in PeerKey(id: trimmed).map { $0 == entry.key } ?? false },
+            { entry in key == entry.key },
             { entry in entry.record.keyTag.lowercased() == folded },
             { entry in entry.record.alias?.lowercased() == folded },
             { entry in entry.record.name.lowercased() == folded },
