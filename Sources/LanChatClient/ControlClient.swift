@@ -92,8 +92,8 @@ public final class ControlClient: Sendable {
 
     /// One request line, newline included. Both writers escape control characters, so the
     /// line never contains a raw newline. `send` writes itself (`ControlJSONWritableParams`):
-    /// `JSONEncoder` cost a `send --wait` ~15 µs and `send --lines` more per batch than the
-    /// daemon's own decoding (docs/benchmarks.md, round 8).
+    /// through `JSONEncoder` it was about 2 % of all the CPU of the benchmark's `send --wait`
+    /// and `send --lines` runs, client and daemons together (docs/benchmarks.md, round 8).
     static func encodeRequest<Params: Encodable>(id: Int64, method: String, params: Params)
         throws(ControlError) -> [UInt8]
     {
