@@ -11,7 +11,8 @@ import LanChatFuzzSupport
 /// is tried against every method's params (the fuzzer cannot know which method a line names).
 /// Properties: decoding never traps; whatever params decode encode again as one line (no raw
 /// newline) and decode back equal; the daemon's fast path (`JSONReader`) for `send` reads
-/// exactly what `JSONDecoder` reads; every method's params go through the same validation the
+/// exactly what `JSONDecoder` reads, and the client writes those params back byte for byte as
+/// `JSONEncoder` does (`ControlJSONWritableParams`); every method's params go through the same validation the
 /// daemon runs before it writes anything (`ParamsValidation.swift`: `send`, `presence`,
 /// `history`; `ContactsValidation.swift`: `add`, `alias`, `verify`; `Groups.swift`: the `group.*` methods; `status`, `who`, `retry`, `typing`,
 /// `contacts`, `block`, `unblock`, `remove` and `accept` have only types to check, and their handlers resolve
@@ -39,6 +40,7 @@ enum ControlRequestHarness {
         roundTrip(WhoParams.self, line)
         let send = roundTrip(SendParams.self, line) { $0.timeout.map { !$0.isFinite } ?? false }
         checkFastPath(line, slow: send)
+        send.map(checkClientWriter)
         send.map(checkValidation)
         roundTrip(HistoryParams.self, line).map(checkValidation)
         roundTrip(PresenceParams.self, line).map(checkValidation)
@@ -174,6 +176,18 @@ enum ControlRequestHarness {
         }
         guard let fast = fast?.params else { return }
         fuzzCheck(fast == slow, "fast path read \(fast), JSONDecoder \(String(describing: slow))")
+    }
+
+    /// `send` params as the client writes them: the bytes `JSONEncoder` writes, or nil where
+    /// it throws (a timeout that is not finite).
+    static func checkClientWriter(_ params: SendParams) {
+        let request = RPCRequest(id: .number(1), method: "send", params: params)
+        let written = request.writtenLine()
+        let encoded = (try? ControlJSON.encoder().encode(request)).map { [UInt8]($0) }
+        fuzzCheck(
+            written == encoded,
+            "the client wrote \(params) as \(written.map { String(decoding: $0, as: UTF8.self) } ?? "nil")"
+        )
     }
 
     /// A refusal is a params error (exit 64) or bad input (exit 65), never anything else.
