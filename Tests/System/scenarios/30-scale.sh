@@ -80,11 +80,13 @@ udp_drops() {
   done
   echo "$sum"
 }
+# Counted once (a process per host), for the log and for a failure's message alike.
+drops=$(udp_drops)
+netsim_log "$drops UDP packets dropped for full receive buffers on the $count hosts"
 for host in "${hosts[@]}"; do
   [[ -n ${complete[$host]:-} ]] ||
-    fail "$host lists $(online_count "$host") of $((count - 1)) peers online ($(udp_drops) UDP packets dropped for full receive buffers)"
+    fail "$host lists $(online_count "$host") of $((count - 1)) peers online ($drops UDP packets dropped for full receive buffers)"
 done
-netsim_log "$(udp_drops) UDP packets dropped for full receive buffers on the $count hosts"
 all_online=$(printf '%s\n' "${complete[@]}" | sort -n | tail -1)
 netsim_log "all $((count * (count - 1) / 2)) pairs online $((all_online - last_ready)) ms after the last daemon was ready ($((all_online - started)) ms after the first start)"
 
