@@ -39,14 +39,9 @@ import Testing
             texts: many ? (0..<generator.below(20)).map { _ in generator.text() } : nil,
             wait: generator.chance(30) ? generator.chance(50) : nil,
             waitRead: generator.chance(30) ? generator.chance(50) : nil,
-            timeout: generator.chance(30) ? generator.pick(timeouts) : nil)
+            timeout: generator.chance(30) ? generator.timeout() : nil)
         return try Samples.encode(RPCRequest(id: id, method: "send", params: params))
     }
-
-    static let timeouts: [Double] = [
-        0, 0.5, 1, 10, 30, 86_400, 1e-7, 0.1, 1.0 / 3, 123.456, 2.5e-5, 1e22,
-        1.7976931348623157e308,
-    ]
 
     /// `timeout` is the one floating-point field: every JSON number form reads as
     /// `JSONDecoder` reads it, or is left to it.
