@@ -46,15 +46,12 @@ struct DaemonThroughputRun {
             first = last
         }
         let stored = start.duration(to: .now)
-        try await waitUntil(
-            "alice's queue empty", timeout: .seconds(300), interval: .milliseconds(20)
-        ) {
-            try await client.status().queued == 0
+        let delivered = try await waitForLastDelivery(
+            client, to: peer, text: texts[texts.count - 1], timeout: .seconds(300))
+        let queuedAfter = try await client.status().queued
+        guard queuedAfter == 0 else {
+            throw BenchError.failed("alice still has \(queuedAfter) queued for bob")
         }
-        let page = try await client.history(HistoryParams(peer: peer, limit: 1))
-        guard let lastMessage = page.messages.last, let delivered = lastMessage.deliveredAt,
-            lastMessage.text == texts.last
-        else { throw BenchError.failed("the last message has no delivery stamp") }
         let unread = try await pair.bob.client.status().unread - unreadBefore
         guard unread == texts.count else {
             throw BenchError.failed("bob stored \(unread) messages, expected \(texts.count)")

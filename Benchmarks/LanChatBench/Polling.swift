@@ -1,7 +1,8 @@
 /// Polls `condition` every `interval` until it holds; throws when `timeout` passes first.
 ///
-/// The control API has no push notification the client library exposes (no `watch` yet),
-/// so "delivered", "online" and "queued = 0" are observed by asking. Where a figure depends
+/// "Delivered" and "online" are observed by asking: a `watch` subscriber would make the
+/// daemon encode an event for every one of thousands of messages, which costs the daemon
+/// more than a cheap question every few milliseconds. Where a figure depends
 /// on *when* something happened, it reads the daemon's own millisecond stamps
 /// (`deliveredAt`) instead of the moment the poll noticed, so the interval costs precision
 /// only in the notice, never in the figure.

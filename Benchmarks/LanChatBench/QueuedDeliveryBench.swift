@@ -49,13 +49,12 @@ struct QueuedDeliveryBench {
         try await bob.restart()
         let readyWall = wallClockMilliseconds()
         let startup = startCalled.duration(to: .now)
-        try await waitUntil("alice's queue for bob empty", timeout: .seconds(120)) {
-            try await alice.client.status().queued == 0
+        let delivered = try await waitForLastDelivery(
+            alice.client, to: bob.id, text: texts[count - 1], timeout: .seconds(120))
+        let queuedAfter = try await alice.client.status().queued
+        guard queuedAfter == 0 else {
+            throw BenchError.failed("alice still has \(queuedAfter) queued for bob")
         }
-        let page = try await alice.client.history(HistoryParams(peer: bob.id, limit: 1))
-        guard let lastMessage = page.messages.last, let delivered = lastMessage.deliveredAt,
-            lastMessage.text == texts.last
-        else { throw BenchError.failed("the last queued message has no delivery stamp") }
         let unread = try await bob.client.status().unread
         guard unread == count else {
             throw BenchError.failed("bob stored \(unread) messages, expected \(count)")
