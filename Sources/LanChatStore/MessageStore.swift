@@ -26,9 +26,15 @@ public final class MessageStore: Sendable {
     let eventObserver = EventCommitObserver()
     /// `groups()` as last read (`GroupsCache`).
     let groupsCache = GroupsCache()
+    /// Checkpoints the WAL after the commit that made it long, not inside it.
+    let checkpointer: WALCheckpointer
 
-    private init(pool: DatabasePool, path: String, markerPath: String?, warnings: [String]) {
+    private init(
+        pool: DatabasePool, checkpointer: WALCheckpointer, path: String, markerPath: String?,
+        warnings: [String]
+    ) {
         self.pool = pool
+        self.checkpointer = checkpointer
         self.path = path
         self.markerPath = markerPath
         self.warnings = warnings
@@ -121,7 +127,11 @@ public final class MessageStore: Sendable {
             // First start (or a store from before markers): from now on the marker names it.
             try contents(of: pool, path: path).marker?.write(to: markerPath)
         }
-        let store = MessageStore(pool: pool, path: path, markerPath: markerPath, warnings: warnings)
+        let checkpointer = WALCheckpointer(pool: pool)
+        pool.writeWithoutTransaction { db in checkpointer.install(on: db) }
+        let store = MessageStore(
+            pool: pool, checkpointer: checkpointer, path: path, markerPath: markerPath,
+            warnings: warnings)
         store.onEventsCommitted = onEventsCommitted
         return store
     }
@@ -173,6 +183,7 @@ public final class MessageStore: Sendable {
     /// close is a read-only one).
     public func close() throws(StoreError) {
         var failure: StoreError?
+        checkpointer.close()
         do {
             let busy = try pool.writeWithoutTransaction { db in
                 try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")?[0] as Int?
@@ -193,6 +204,7 @@ public final class MessageStore: Sendable {
         }
         do {
             try pool.close()
+            checkpointer.releaseHook()
         } catch {
             failure = failure ?? StoreError.wrapping(error, while: "closing \(path)")
         }
