@@ -1,8 +1,8 @@
 import LanChatClient
 import LanChatControl
 
-/// Waits until the newest message alice wrote to `peer` is `text` and delivered, and
-/// returns its `deliveredAt` stamp.
+/// Waits until the newest message alice wrote to `peer` is `text` and delivered, checks
+/// that alice's outbox is then empty, and returns the message's `deliveredAt` stamp.
 ///
 /// Why not `status().queued == 0`: `status` counts the outbox, a scan of every queued
 /// message. Polled every 10 ms while 10 000 are queued, those counts took about 5 % of the
@@ -24,5 +24,9 @@ func waitForLastDelivery(
         return delivered != nil
     }
     guard let delivered else { throw BenchError.failed("the last message has no delivery stamp") }
+    let queued = try await client.status().queued
+    guard queued == 0 else {
+        throw BenchError.failed("\(queued) still queued after the last message was delivered")
+    }
     return delivered
 }

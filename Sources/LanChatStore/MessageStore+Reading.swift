@@ -94,9 +94,7 @@ extension MessageStore {
     ///
     /// Sorted here, not by SQL: SQLite would sort the whole joined rows (the last message's
     /// text included) in a temporary B-tree, most of the query's time, while an index on the
-    /// activity would be one more page written by every message's commit. Their keys are
-    /// sorted, not the rows: moving a conversation (a message inside, strings and all) at
-    /// every step of the sort took more time than the query (docs/benchmarks.md, round 8).
+    /// activity would be one more page written by every message's commit.
     public func conversations(archived: Bool) async throws(StoreError) -> [StoredConversation] {
         try await read("reading the inbox") { db in
             let rows = try ColumnReader.fetchAll(
@@ -105,10 +103,8 @@ extension MessageStore {
                          WHERE c.archived = ? AND c.\(Self.notARequest)
                         """),
                 arguments: [archived], Self.conversation)
-            // Newest activity first, then the newest last message; ties keep the scan order
-            // (the sort is stable).
-            let keys = rows.map { ($0.updatedAt ?? .min, $0.lastMessage?.rowID ?? 0) }
-            return keys.indices.sorted { keys[$0] > keys[$1] }.map { rows[$0] }
+            // Newest activity first, then the newest last message; ties keep the scan order.
+            return rows.sorted(byKey: { ($0.updatedAt ?? .min, $0.lastMessage?.rowID ?? 0) }, by: >)
         }
     }
 

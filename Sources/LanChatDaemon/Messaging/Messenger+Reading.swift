@@ -24,11 +24,7 @@ extension Messenger {
             for row in groupRows {
                 if let info = try await groupConversationInfo(row) { conversations.append(info) }
             }
-            // By key, not by value: each conversation carries its last message, and moving
-            // them at every step of a sort costs more than the store's query (round 8).
-            let activity = conversations.map(\.updatedAt)
-            conversations = activity.indices.sorted { activity[$0] > activity[$1] }
-                .map { conversations[$0] }
+            conversations = conversations.sorted(byKey: \.updatedAt, by: >)
         }
         if let query = params.query?.lowercased(), !query.isEmpty {
             conversations = conversations.filter { conversation in
