@@ -24,8 +24,30 @@ enum MessageInsert {
     /// one above the table's largest (no trigger inserts into `messages`), so a statement that
     /// inserted every row gave them the consecutive rowids ending at `lastInsertedRowID`.
     /// Only when a conflict clause skipped some are the inserted rows read back, by `id`.
+    ///
+    /// With `setBased` and at least `BatchBookkeeping.minimumRows` rows, the event log and the
+    /// conversations are written once for the batch instead of by the trigger for each row.
     static func insert(
         _ db: Database, count: Int, columns: String, row: String, suffix: String = "",
+        setBased: Bool, id: (Int) -> MessageID, bind: (Int, inout ParameterBinder) -> Void
+    ) throws -> [Int64?] {
+        guard setBased, count >= BatchBookkeeping.minimumRows else {
+            return try insertRows(
+                db, count: count, columns: columns, row: row, suffix: suffix, id: id, bind: bind)
+        }
+        return try BatchBookkeeping.withoutTriggers(db) {
+            let rowIDs = try insertRows(
+                db, count: count, columns: columns, row: row, suffix: suffix, id: id, bind: bind)
+            // The inserted rowids ascend; every row above the first is this batch's.
+            if let first = rowIDs.first(where: { $0 != nil }) ?? nil {
+                try BatchBookkeeping.logInserted(db, from: first)
+            }
+            return rowIDs
+        }
+    }
+
+    private static func insertRows(
+        _ db: Database, count: Int, columns: String, row: String, suffix: String,
         id: (Int) -> MessageID, bind: (Int, inout ParameterBinder) -> Void
     ) throws -> [Int64?] {
         var rowIDs = [Int64?](repeating: nil, count: count)

@@ -31,6 +31,7 @@ extension MessageStore {
         onCommit: (@Sendable () -> Void)? = nil
     ) async throws(StoreError) -> [StoredMessage] {
         try Self.refuseNUL(in: records.map(\.text))
+        let setBased = batchBookkeeping
         var afterCommit: (@Sendable ([StoredMessage]) -> Void)?
         if let onCommit { afterCommit = { @Sendable _ in onCommit() } }
         return try await write(
@@ -47,6 +48,7 @@ extension MessageStore {
                     + (hasGroup ? ", group_id" : ""),
                 row: hasGroup ? "(?, ?, 0, ?, ?, ?, ?, ?, ?)" : "(?, ?, 0, ?, ?, ?, ?, ?)",
                 suffix: "ON CONFLICT (pk, direction, uuid) DO NOTHING",
+                setBased: setBased,
                 id: { records[$0].message.id }
             ) { index, binder in
                 let message = records[index].message

@@ -12,6 +12,7 @@ extension MessageStore {
         newStreamID: @escaping @Sendable () -> UInt64 = randomStreamID
     ) async throws(StoreError) -> [StoredMessage] {
         try Self.refuseNUL(in: texts)
+        let setBased = batchBookkeeping
         return try await write(
             "storing the message", onCallersThread: texts.count <= Self.callersThreadWriteLimit
         ) { db in
@@ -29,7 +30,8 @@ extension MessageStore {
             let rowIDs = try MessageInsert.insert(
                 db, count: texts.count,
                 columns: "uuid, pk, direction, stream, seq, text, created_at, status",
-                row: "(?, ?, 1, ?, ?, ?, ?, 0)", id: { ids[$0] }
+                row: "(?, ?, 1, ?, ?, ?, ?, 0)", setBased: setBased,
+                id: { ids[$0] }
             ) { index, binder in
                 binder.blob(ids[index].bytes)
                 binder.blob(peer.bytes)
@@ -119,8 +121,10 @@ extension MessageStore {
     public func markDelivered(peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64)
         async throws(StoreError) -> [StoredMessage]
     {
-        try await writeBookkeeping("recording delivery") { db in
-            try Self.setDelivered(db, peer: peer, stream: stream, upTo: seq, at: now)
+        let setBased = batchBookkeeping
+        return try await writeBookkeeping("recording delivery") { db in
+            try Self.setDelivered(
+                db, peer: peer, stream: stream, upTo: seq, at: now, setBased: setBased)
         }
     }
 
@@ -130,10 +134,17 @@ extension MessageStore {
     public func recordDelivered(peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64)
         async throws(StoreError) -> Int
     {
-        try await writeBookkeeping("recording delivery") { db in
-            try db.cachedStatement(sql: Self.deliveredUpdate).execute(
-                arguments: [now, peer.blob, stream.storedValue, seq.storedValue])
-            return db.changesCount
+        let setBased = batchBookkeeping
+        return try await writeBookkeeping("recording delivery") { db in
+            let rows: StatementArguments = [peer.blob, stream.storedValue, seq.storedValue]
+            return try BatchBookkeeping.changingStatus(
+                db, setBased: setBased, to: .delivered, at: now, rows: Self.deliverableRows,
+                arguments: rows
+            ) {
+                try db.cachedStatement(sql: Self.deliveredUpdate).execute(
+                    arguments: [now] + rows)
+                return db.changesCount
+            }
         }
     }
 
@@ -141,39 +152,56 @@ extension MessageStore {
     public func markReadByPeer(peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64)
         async throws(StoreError) -> [StoredMessage]
     {
-        try await writeBookkeeping("recording a read receipt") { db in
-            try Self.setReadByPeer(db, peer: peer, stream: stream, upTo: seq, at: now)
+        let setBased = batchBookkeeping
+        return try await writeBookkeeping("recording a read receipt") { db in
+            try Self.setReadByPeer(
+                db, peer: peer, stream: stream, upTo: seq, at: now, setBased: setBased)
         }
     }
 
-    /// Queued messages of a stream up to a seq become delivered. Arguments: the time, the
-    /// peer, the stream, the seq. `markDelivered` adds RETURNING; `recordDelivered` does not.
-    static let deliveredUpdate = """
-        UPDATE messages SET status = 2, delivered_at = ?
-        WHERE pk = ? AND direction = 1 AND stream = ? AND seq <= ? AND status = 0
-        """
+    /// Our queued messages of a stream up to a seq: what an ACK delivers (arguments: the
+    /// peer, the stream, the seq).
+    static let deliverableRows =
+        "pk = ? AND direction = 1 AND stream = ? AND seq <= ? AND status = 0"
+    /// They become delivered (arguments: the time, then `deliverableRows`'). `markDelivered`
+    /// adds RETURNING; `recordDelivered` does not.
+    static let deliveredUpdate =
+        "UPDATE messages SET status = 2, delivered_at = ? WHERE " + deliverableRows
+    /// Our queued or delivered messages of a stream up to a seq: what a READ marks read.
+    static let readableRows =
+        "pk = ? AND direction = 1 AND stream = ? AND seq <= ? AND status IN (0, 2)"
 
     static func setDelivered(
-        _ db: Database, peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64
+        _ db: Database, peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64,
+        setBased: Bool
     ) throws -> [StoredMessage] {
-        try StoredMessage.fetchAll(
-            db, sql: deliveredUpdate + " RETURNING \(StoredMessage.columns)",
-            arguments: [now, peer.blob, stream.storedValue, seq.storedValue]
-        )
+        let rows: StatementArguments = [peer.blob, stream.storedValue, seq.storedValue]
+        return try BatchBookkeeping.changingStatus(
+            db, setBased: setBased, to: .delivered, at: now, rows: deliverableRows,
+            arguments: rows
+        ) {
+            try StoredMessage.fetchAll(
+                db, sql: deliveredUpdate + " RETURNING \(StoredMessage.columns)",
+                arguments: [now] + rows)
+        }
     }
 
     static func setReadByPeer(
-        _ db: Database, peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64
+        _ db: Database, peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64,
+        setBased: Bool
     ) throws -> [StoredMessage] {
-        try StoredMessage.fetchAll(
-            db,
-            sql: """
-                UPDATE messages SET status = 3, read_at = ?, delivered_at = coalesce(delivered_at, ?)
-                WHERE pk = ? AND direction = 1 AND stream = ? AND seq <= ? AND status IN (0, 2)
-                RETURNING \(StoredMessage.columns)
-                """,
-            arguments: [now, now, peer.blob, stream.storedValue, seq.storedValue]
-        )
+        let rows: StatementArguments = [peer.blob, stream.storedValue, seq.storedValue]
+        return try BatchBookkeeping.changingStatus(
+            db, setBased: setBased, to: .read, at: now, rows: readableRows, arguments: rows
+        ) {
+            try StoredMessage.fetchAll(
+                db,
+                sql: """
+                    UPDATE messages SET status = 3, read_at = ?, delivered_at = coalesce(delivered_at, ?)
+                    WHERE \(readableRows) RETURNING \(StoredMessage.columns)
+                    """,
+                arguments: [now, now] + rows)
+        }
     }
 
     /// The peer REJECTed the message: `failed` with the reason (PROTOCOL.md §9.5).
@@ -272,15 +300,16 @@ extension MessageStore {
         peer: PeerKey, stream: UInt64, deliveredUpTo delivered: UInt64?, readUpTo read: UInt64?,
         at now: Int64
     ) async throws(StoreError) -> [StoredMessage] {
-        try await writeBookkeeping("applying the peer's resume point") { db in
+        let setBased = batchBookkeeping
+        return try await writeBookkeeping("applying the peer's resume point") { db in
             var changed: [StoredMessage] = []
             if let delivered {
                 changed += try Self.setDelivered(
-                    db, peer: peer, stream: stream, upTo: delivered, at: now)
+                    db, peer: peer, stream: stream, upTo: delivered, at: now, setBased: setBased)
             }
             if let read {
                 let readRows = try Self.setReadByPeer(
-                    db, peer: peer, stream: stream, upTo: read, at: now)
+                    db, peer: peer, stream: stream, upTo: read, at: now, setBased: setBased)
                 let readIDs = Set(readRows.map(\.id))
                 changed = changed.filter { !readIDs.contains($0.id) } + readRows
             }

@@ -28,13 +28,17 @@ public final class MessageStore: Sendable {
     let groupsCache = GroupsCache()
     /// Checkpoints the WAL after the commit that made it long, not inside it.
     let checkpointer: WALCheckpointer
+    /// Whether large batches write their event log and conversations set-based
+    /// (`BatchBookkeeping`): the schema has v8 (a test's store of an older version has not).
+    let batchBookkeeping: Bool
 
     private init(
-        pool: DatabasePool, checkpointer: WALCheckpointer, path: String, markerPath: String?,
-        warnings: [String]
+        pool: DatabasePool, checkpointer: WALCheckpointer, batchBookkeeping: Bool, path: String,
+        markerPath: String?, warnings: [String]
     ) {
         self.pool = pool
         self.checkpointer = checkpointer
+        self.batchBookkeeping = batchBookkeeping
         self.path = path
         self.markerPath = markerPath
         self.warnings = warnings
@@ -127,11 +131,17 @@ public final class MessageStore: Sendable {
             // First start (or a store from before markers): from now on the marker names it.
             try contents(of: pool, path: path).marker?.write(to: markerPath)
         }
+        let batchBookkeeping: Bool
+        do {
+            batchBookkeeping = try pool.read { db in try db.tableExists("message_batch") }
+        } catch {
+            throw StoreError.wrapping(error, while: "checking \(path)")
+        }
         let checkpointer = WALCheckpointer(pool: pool)
         pool.writeWithoutTransaction { db in checkpointer.install(on: db) }
         let store = MessageStore(
-            pool: pool, checkpointer: checkpointer, path: path, markerPath: markerPath,
-            warnings: warnings)
+            pool: pool, checkpointer: checkpointer, batchBookkeeping: batchBookkeeping,
+            path: path, markerPath: markerPath, warnings: warnings)
         store.onEventsCommitted = onEventsCommitted
         return store
     }

@@ -101,6 +101,9 @@ enum Schema {
         migrator.registerMigration("v7: group conversations, group events, group requests") { db in
             try db.execute(sql: v7)
         }
+        migrator.registerMigration("v8: set-based bookkeeping for batches") { db in
+            try db.execute(sql: v8)
+        }
         return migrator
     }
 
@@ -383,5 +386,48 @@ enum Schema {
                     AND u.direction = 0 AND u.read_at IS NULL)
             FROM messages m WHERE m.rowid IN (
                 SELECT max(rowid) FROM messages WHERE group_id IS NOT NULL GROUP BY group_id);
+        """
+
+    /// A batch's event log and conversation rows written once per statement, not once per
+    /// message (issue 15). The per-row triggers stay the rule, for every write path and every
+    /// tool that opens the file; they stand aside only while `message_batch` has its row,
+    /// which `BatchBookkeeping` inserts, then writes what the triggers would have written with
+    /// a few set-based statements, and deletes again, all inside one transaction. So no
+    /// commit ever holds the row, and a rolled back batch leaves neither rows nor bookkeeping.
+    /// The bodies are `v6`'s and `v3`'s, unchanged.
+    static let v8 = """
+        CREATE TABLE message_batch (one INTEGER PRIMARY KEY CHECK (one = 1));
+
+        DROP TRIGGER messages_inserted;
+        CREATE TRIGGER messages_inserted AFTER INSERT ON messages
+        WHEN NOT EXISTS (SELECT 1 FROM message_batch) BEGIN
+            INSERT INTO events (type, at, pk, message, status) SELECT
+                CASE new.direction WHEN 0 THEN 1 ELSE 2 END,
+                CASE new.direction WHEN 0 THEN coalesce(new.received_at, new.created_at)
+                    ELSE new.created_at END,
+                new.pk, new.rowid, new.status
+            WHERE new.direction = 1 OR NOT EXISTS (
+                SELECT 1 FROM peers WHERE pk = new.pk AND request_since IS NOT NULL);
+            INSERT INTO conversations (pk, last_message, updated_at, archived, unread)
+                SELECT new.pk, new.rowid,
+                    CASE new.direction WHEN 0 THEN coalesce(new.received_at, new.created_at)
+                        ELSE new.created_at END,
+                    0, new.direction = 0 AND new.read_at IS NULL
+                WHERE new.group_id IS NULL
+            ON CONFLICT (pk) DO UPDATE SET last_message = excluded.last_message,
+                updated_at = excluded.updated_at, archived = 0,
+                unread = conversations.unread + excluded.unread;
+        END;
+        DROP TRIGGER messages_status_changed;
+        CREATE TRIGGER messages_status_changed AFTER UPDATE OF status ON messages
+        WHEN new.direction = 1 AND new.status IS NOT old.status
+            AND NOT EXISTS (SELECT 1 FROM message_batch) BEGIN
+            INSERT INTO events (type, at, pk, message, status) VALUES (
+                2,
+                coalesce(
+                    CASE new.status WHEN 2 THEN new.delivered_at WHEN 3 THEN new.read_at END,
+                    CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)),
+                new.pk, new.rowid, new.status);
+        END;
         """
 }
