@@ -5,9 +5,10 @@ import LanChatStore
 
 /// Fills a data directory's store with one conversation of `count` messages before its
 /// daemon starts, through `LanChatStore`'s public API: the peer is added as `lanchat add`
-/// would, and the messages are committed as received messages are (`commitIncoming`, the
-/// daemon's own receive path), 10 000 per transaction. The result is the store a daemon
-/// would have after receiving that conversation.
+/// would, and the messages are committed as received messages end up (`commitIncoming`: the
+/// rows, indexes, events and conversation the daemon's receive path writes, at once rather
+/// than staged first), 10 000 per transaction. The result is the store a daemon would have
+/// after receiving that conversation.
 struct HistoryFill {
     let dataDirectory: String
     let count: Int

@@ -39,6 +39,9 @@ extension MessageStore {
                     : "cannot create \(path): \(reason)")
         }
         Glibc.close(descriptor)
+        // Staged batches would be in the copy too (its first open stores them), but the
+        // summary counts messages: store them first.
+        await settleStaged()
         let messages: Int
         do {
             let destination = try DatabaseQueue(path: path)

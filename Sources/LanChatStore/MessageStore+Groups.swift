@@ -67,7 +67,7 @@ extension MessageStore {
     public func groups() async throws(StoreError) -> [StoredGroup] {
         let (cached, generation) = groupsCache.snapshot()
         if let cached { return cached }
-        let groups = try await read("reading groups") { db in
+        let groups = try await read("reading groups", settling: false) { db in
             try Row.fetchAll(db, sql: "SELECT * FROM groups ORDER BY name, gid").map {
                 row throws in try Self.group(row)
             }
@@ -136,7 +136,7 @@ extension MessageStore {
 
     /// The GROUP frames `peer` must have, one per group: sent first on every session.
     public func groupFrames(for peer: PeerKey) async throws(StoreError) -> [GroupUpdate] {
-        try await read("reading group frames") { db in
+        try await read("reading group frames", settling: false) { db in
             try Data.fetchAll(
                 db, sql: "SELECT frame FROM group_outbox WHERE pk = ? ORDER BY gid",
                 arguments: [peer.blob]

@@ -83,7 +83,7 @@ extension MessageStore {
     /// Our stream to `peer` and where its undelivered part starts; nil before the first
     /// message.
     public func outgoingState(for peer: PeerKey) async throws(StoreError) -> OutgoingStreamState? {
-        try await read("reading the outgoing stream") { db in
+        try await read("reading the outgoing stream", settling: false) { db in
             guard let (stream, nextSeq) = try Self.outgoingStream(db, peer: peer) else {
                 return nil
             }
@@ -104,7 +104,7 @@ extension MessageStore {
     public func outgoing(to peer: PeerKey, stream: UInt64, from seq: UInt64, limit: Int)
         async throws(StoreError) -> [StoredMessage]
     {
-        try await read("reading the outbox") { db in
+        try await read("reading the outbox", settling: false) { db in
             try StoredMessage.fetchAll(
                 db,
                 sql: """

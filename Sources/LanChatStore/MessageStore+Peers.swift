@@ -6,7 +6,7 @@ import LanChatCore
 /// the addresses where it was reached.
 extension MessageStore {
     public func peers() async throws(StoreError) -> [PeerRecord] {
-        try await read("loading peers") { db in
+        try await read("loading peers", settling: false) { db in
             var addresses: [PeerKey: [Endpoint]] = [:]
             for row in try Row.fetchAll(
                 db, sql: "SELECT pk, endpoint FROM peer_addresses ORDER BY last_seen DESC")

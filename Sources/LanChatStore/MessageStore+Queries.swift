@@ -134,7 +134,7 @@ extension MessageStore {
 
     /// Peers with queued messages: the ones worth dialling even without discovery.
     public func peersWithQueuedMessages() async throws(StoreError) -> [PeerKey] {
-        try await read("finding queued messages") { db in
+        try await read("finding queued messages", settling: false) { db in
             try Data.fetchAll(
                 db, sql: "SELECT DISTINCT pk FROM messages WHERE direction = 1 AND status = 0"
             ).compactMap { PeerKey(bytes: $0) }

@@ -22,9 +22,11 @@ extension MessageStore {
         }
     }
 
-    /// Indexes everything stored so far; returns how many messages that was.
+    /// Indexes everything stored so far, staged batches included (they are stored first);
+    /// returns how many messages that was.
     @discardableResult
     public func completeSearchIndex() async throws(StoreError) -> Int {
+        await settleStaged()
         var total = 0
         while true {
             let added = try await indexPendingMessages()

@@ -31,6 +31,8 @@ public final class MessageStore: Sendable {
     /// Whether large batches write their event log and conversations set-based
     /// (`BatchBookkeeping`): the schema has v8 (a test's store of an older version has not).
     let batchBookkeeping: Bool
+    /// How many received messages are staged, not yet messages (`IncomingStaging`).
+    let staging = StagedCount()
 
     private init(
         pool: DatabasePool, checkpointer: WALCheckpointer, batchBookkeeping: Bool, path: String,
@@ -134,6 +136,10 @@ public final class MessageStore: Sendable {
         let batchBookkeeping: Bool
         do {
             batchBookkeeping = try pool.read { db in try db.tableExists("message_batch") }
+            // Batches a crash left staged become messages before anything reads the store.
+            if try pool.read({ db in try db.tableExists("incoming_staged") }) {
+                try materializeAllStaged(pool, setBased: batchBookkeeping)
+            }
         } catch {
             throw StoreError.wrapping(error, while: "checking \(path)")
         }
@@ -193,6 +199,15 @@ public final class MessageStore: Sendable {
     /// close is a read-only one).
     public func close() throws(StoreError) {
         var failure: StoreError?
+        do {
+            // Staged batches become messages now: the marker counts them, and the file left
+            // behind needs no recovery.
+            if staging.count > 0 {
+                staging.remove(try Self.materializeAllStaged(pool, setBased: batchBookkeeping))
+            }
+        } catch {
+            failure = StoreError.wrapping(error, while: "storing staged messages in \(path)")
+        }
         checkpointer.close()
         do {
             let busy = try pool.writeWithoutTransaction { db in
@@ -249,13 +264,26 @@ public final class MessageStore: Sendable {
     /// is for the latency path only: a few messages, a fraction of a millisecond. Batches
     /// larger than `callersThreadWriteLimit` take the writer's queue, and so does every write
     /// that finds another one already on a caller's thread (`callersThreadWriteBusy`).
+    ///
+    /// With `settling` (all but staging itself), staged batches become messages first, in
+    /// the same transaction: a message written now must come after every one received
+    /// before it (rowids are the conversation's order), and a write may read them.
     func write<T: Sendable>(
-        _ action: String, onCallersThread: Bool,
+        _ action: String, onCallersThread: Bool, settling: Bool = true,
         afterCommit: (@Sendable (T) -> Void)? = nil,
         _ body: @escaping @Sendable (Database) throws -> T
     ) async throws(StoreError) -> T {
+        let staging = staging
+        let setBased = batchBookkeeping
         let transaction: @Sendable (Database) throws -> T = { db in
-            let result = try Self.committed(db, action, body)
+            var settled = 0
+            let result = try Self.committed(db, action) { db in
+                if settling, staging.count > 0 {
+                    settled = try Self.materializeStaged(db, batches: .max, setBased: setBased)
+                }
+                return try body(db)
+            }
+            staging.remove(settled)
             afterCommit?(result)
             return result
         }
@@ -349,9 +377,14 @@ public final class MessageStore: Sendable {
         }
     }
 
+    /// A read on one of the reader connections. With `settling` (all but the reads of the
+    /// outbox, cursors, peers and groups, which staged batches do not change), staged
+    /// batches become messages first, so the read sees every message received so far.
     func read<T: Sendable>(
-        _ action: String, _ body: @escaping @Sendable (Database) throws -> T
+        _ action: String, settling: Bool = true,
+        _ body: @escaping @Sendable (Database) throws -> T
     ) async throws(StoreError) -> T {
+        if settling { await settleStaged() }
         do {
             return try await pool.read(body)
         } catch {

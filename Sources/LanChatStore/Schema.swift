@@ -104,6 +104,9 @@ enum Schema {
         migrator.registerMigration("v8: set-based bookkeeping for batches") { db in
             try db.execute(sql: v8)
         }
+        migrator.registerMigration("v9: received batches staged") { db in
+            try db.execute(sql: v9)
+        }
         return migrator
     }
 
@@ -429,5 +432,20 @@ enum Schema {
                     CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)),
                 new.pk, new.rowid, new.status);
         END;
+        """
+
+    /// Received batches, durable before they are messages (issue 15, `IncomingStaging`). A
+    /// batch the peer may be told is stored (ACK) is one row here, committed with its cursor;
+    /// its messages, their indexes, events and conversations are written later, in one
+    /// transaction that also deletes the row, so a batch is a staged row or messages, never
+    /// both and never neither. `records` is `StagedRecords`' encoding, `count` its messages.
+    static let v9 = """
+        CREATE TABLE incoming_staged (
+            batch INTEGER PRIMARY KEY,
+            pk BLOB NOT NULL REFERENCES peers(pk) ON DELETE CASCADE,
+            received_at INTEGER NOT NULL,
+            count INTEGER NOT NULL,
+            records BLOB NOT NULL
+        );
         """
 }

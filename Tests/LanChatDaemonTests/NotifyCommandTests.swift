@@ -1,6 +1,7 @@
 import Foundation
 import LanChatClient
 import LanChatControl
+import LanChatCore
 import LanChatStore
 import Testing
 
@@ -102,9 +103,9 @@ struct NotifyCommandTests {
         let running = Task { try await notifier.run() }
         while bus.subscriberCount == 0 { await Task.yield() }
         let key = try TypingTests.key(3)
-        let message = StoredMessage(
-            rowID: 1, id: .random(), peer: key, direction: .incoming, stream: 1, seq: 1,
-            text: "hello", createdAt: 0)
+        let message = IncomingRecord(
+            message: WireMessage(stream: 1, seq: 1, id: .random(), sentAt: 0, text: "hello"),
+            text: "hello")
         for _ in 0..<6 { bus.publish(.messagesReceived(peer: key, [message])) }
         // At most 4 at once: four start, the other two wait for one to end.
         try await eventually("four started") { Self.started(root.path).count == 4 }

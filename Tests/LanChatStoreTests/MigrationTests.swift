@@ -19,7 +19,7 @@ struct MigrationTests {
                 "v4: contacts, message requests, key changes",
                 "v5: search after the write, unread counts", "v6: groups",
                 "v7: group conversations, group events, group requests",
-                "v8: set-based bookkeeping for batches",
+                "v8: set-based bookkeeping for batches", "v9: received batches staged",
             ])
         _ = try MessageStore.open(path: directory.storePath)
         #expect(try appliedMigrations(directory.storePath) == first)
@@ -105,7 +105,7 @@ struct MigrationTests {
         #expect(try appliedMigrations(directory.storePath).count == 2)
 
         let store = try MessageStore.open(path: directory.storePath)
-        #expect(try appliedMigrations(directory.storePath).count == 8)
+        #expect(try appliedMigrations(directory.storePath).count == 9)
         for peer in [bob, carol, dave] {
             #expect(try await store.history(with: peer, limit: 100).messages == before[peer])
         }
@@ -165,7 +165,7 @@ struct MigrationTests {
         #expect(try appliedMigrations(directory.storePath).count == 3)
 
         let store = try MessageStore.open(path: directory.storePath)
-        #expect(try appliedMigrations(directory.storePath).count == 8)
+        #expect(try appliedMigrations(directory.storePath).count == 9)
         for peer in [bob, carol, dave] {
             #expect(try await store.history(with: peer, limit: 100).messages == before[peer])
         }

@@ -232,7 +232,7 @@ struct StoreTests {
                 == [6, 1, 60_000, 60_000])
     }
 
-    /// `onCommit` runs for the commit of its own batch only. A full disk makes SQLite roll
+    /// `storeReceived`'s `onCommit` runs for the commit of its own batch only. A full disk makes SQLite roll
     /// the whole transaction back by itself; the closure must not then run at the next
     /// commit (the daemon sends the ACK from it: that would acknowledge what was not stored).
     @Test func onCommitNeverRunsForABatchTheDiskRefused() async throws {
@@ -240,7 +240,7 @@ struct StoreTests {
         defer { directory.remove() }
         let store = try await openStoreWithPeer(directory, peer: bob)
         let commits = Mutex(0)
-        _ = try await store.commitIncoming(
+        try await store.storeReceived(
             from: bob, records: incomingRecords(stream: 5, seqs: 1...1),
             cursor: IncomingCursor(stream: 5, delivered: 1, read: 0), at: 1,
             onCommit: { commits.withLock { $0 += 1 } })
@@ -248,7 +248,7 @@ struct StoreTests {
         try await store.executeForTesting("PRAGMA max_page_count = \(try await store.pageCount())")
         let big = (2...40).map { _ in String(repeating: "x", count: 60_000) }
         do {
-            _ = try await store.commitIncoming(
+            try await store.storeReceived(
                 from: bob, records: incomingRecords(stream: 5, seqs: 2...40, texts: big),
                 cursor: IncomingCursor(stream: 5, delivered: 40, read: 0), at: 2,
                 onCommit: { commits.withLock { $0 += 100 } })
@@ -258,7 +258,7 @@ struct StoreTests {
         }
         try await store.executeForTesting("PRAGMA max_page_count = 1000000")
         _ = try await store.enqueue(to: bob, texts: ["later"], at: 3)
-        _ = try await store.commitIncoming(
+        try await store.storeReceived(
             from: bob, records: incomingRecords(stream: 5, seqs: 2...2),
             cursor: IncomingCursor(stream: 5, delivered: 2, read: 0), at: 4,
             onCommit: { commits.withLock { $0 += 1 } })

@@ -248,10 +248,12 @@ extension PeerLink {
                             .flatMap { groups[$0]?.requestFrom } != nil
                     }
                 }
-                // Sent from the store's writer as the transaction commits, not after the
-                // hop back to this actor: the peer's `send --wait` waits for this ACK.
+                // A burst is staged: durable with the cursor, stored as messages a moment
+                // later (`MessageStore.storeReceived`). The ACK is sent from the store's
+                // writer as the transaction commits, not after the hop back to this actor:
+                // the peer's `send --wait` waits for it.
                 let answer = replies
-                let stored = try await services.store.commitIncoming(
+                try await services.store.storeReceived(
                     from: key, records: records, cursor: cursor, at: now,
                     onCommit: { source.sendControl(answer) })
                 // The user may have read meanwhile (`readLocally`): keep that, on this stream.
@@ -259,8 +261,10 @@ extension PeerLink {
                     _ = working.markRead(upTo: read)
                 }
                 ledger = working
-                if !stored.isEmpty && !isRequest {
-                    services.events.publish(.messagesReceived(peer: key, stored))
+                // Duplicates by seq never get here; one by id alone (the second line of
+                // defence, a peer that lost its stream) is dropped when stored, after this.
+                if !records.isEmpty && !isRequest {
+                    services.events.publish(.messagesReceived(peer: key, records))
                 }
             } catch {
                 // Nothing of the chunk is stored and nothing is acknowledged: the peer sends

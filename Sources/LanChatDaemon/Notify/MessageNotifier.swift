@@ -6,7 +6,7 @@ import Synchronization
 
 /// `--notify-command` (PRODUCT.md §3): runs the command for each incoming message, with
 /// `LANCHAT_FROM` (display name), `LANCHAT_FROM_ID` (52-character id) and `LANCHAT_TEXT` in
-/// its environment (`LANCHAT_GROUP` joins them with group conversations).
+/// its environment.
 ///
 /// A `Service` fed by the event bus's `messagesReceived`, which the links publish after the
 /// messages are stored and acknowledged: delivery never waits for a command. At most 4 run
@@ -53,7 +53,7 @@ final class MessageNotifier: Service, Sendable {
                         let command = self.setting.command, self.wants(peer)
                     else { continue }
                     let from = self.displayName(peer)
-                    for message in messages where message.direction == .incoming {
+                    for message in messages {
                         if running == Self.maxRunning {
                             await group.next()
                             running -= 1

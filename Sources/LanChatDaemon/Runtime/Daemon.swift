@@ -150,6 +150,8 @@ public final class Daemon: Sendable {
             eventFeed.logGrew()
             searchIndexer.messagesStored()
         }
+        let stagedBatchWriter = StagedBatchWriter(store: store, clock: clock, logger: logger)
+        store.onStaged = { stagedBatchWriter.staged() }
         let messenger = Messenger(
             services: services, registry: registry, connections: connections, runtime: runtime,
             eventFeed: eventFeed)
@@ -168,6 +170,8 @@ public final class Daemon: Sendable {
             serviceList.append(TaskService(description: "discovery") { try await discovery.run() })
         }
         serviceList.append(TaskService(description: "search index") { await searchIndexer.run() })
+        serviceList.append(
+            TaskService(description: "staged batches") { await stagedBatchWriter.run() })
         let discoveryEvents = discoveries.map(\.events)
         serviceList.append(
             TaskService(description: "connections") {
