@@ -1,4 +1,5 @@
 import GRDB
+import Glibc
 import LanChatCore
 import Synchronization
 
@@ -30,7 +31,11 @@ extension MessageStore {
     /// transaction**: staged when it is large (`stagingMinimum`) or others wait staged (their
     /// order must hold), else as messages at once (a conversation's single messages: their
     /// commit is small either way, and storing them later would only take the writer from
-    /// the next one). Only once it has committed (`onCommit` runs, or this returns) may an
+    /// the next one). Never staged on a file system with less than `stagingRoom` free: rows
+    /// take several times a staged batch's room, and a batch that was acknowledged must not
+    /// then wait for space to be seen; there, what waits is stored first, in the same
+    /// transaction, and a full disk refuses the batch (no ACK) as it always did. Only once it
+    /// has committed (`onCommit` runs, or this returns) may an
     /// ACK carrying `cursor.delivered` be sent. A batch with no message (all of it REJECTed
     /// or duplicate) saves the cursor alone.
     ///
@@ -44,25 +49,51 @@ extension MessageStore {
         try Self.refuseNUL(in: records.map(\.text))
         let staging = staging
         let setBased = batchBookkeeping
-        let committed: @Sendable (Int) -> Void = { staged in
-            if staged > 0 { staging.add(staged) }
+        let path = path
+        let committed: @Sendable (StagingChange) -> Void = { change in
+            staging.remove(change.stored)
+            if change.staged > 0 { staging.add(change.staged) }
             onCommit?()
         }
         try await write(
             "storing received messages", onCallersThread: true, settling: false,
             afterCommit: committed
         ) { db in
-            var staged = 0
-            if staging.count > 0 || records.count >= Self.stagingMinimum {
+            var change = StagingChange()
+            let waiting = staging.count > 0
+            if (waiting || records.count >= Self.stagingMinimum)
+                && Self.hasRoomToStage(besides: path)
+            {
                 try Self.stage(db, from: peer, records: records, at: now)
-                staged = records.count
-            } else if !records.isEmpty {
-                _ = try Self.insertIncoming(
-                    db, from: peer, records: records, receivedAt: now, setBased: setBased)
+                change.staged = records.count
+            } else {
+                if waiting {
+                    change.stored = try Self.materializeStaged(
+                        db, batches: .max, setBased: setBased)
+                }
+                if !records.isEmpty {
+                    _ = try Self.insertIncoming(
+                        db, from: peer, records: records, receivedAt: now, setBased: setBased)
+                }
             }
             try Self.saveCursor(db, of: peer, cursor)
-            return staged
+            return change
         }
+    }
+
+    /// Free space below which nothing is staged (`storeReceived`).
+    public static let stagingRoom: UInt64 = 64 << 20
+
+    /// Whether the file system of `path` has `stagingRoom` free for unprivileged writers.
+    static func hasRoomToStage(besides path: String) -> Bool {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return false }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize) >= stagingRoom
+    }
+
+    private struct StagingChange: Sendable {
+        var staged = 0
+        var stored = 0
     }
 
     private static func stage(
