@@ -15,32 +15,29 @@ import Synchronization
 /// crash leaves every batch either staged or stored, exactly once; `open` stores what a crash
 /// left staged.
 ///
-/// When: a burst (a batch of `stagingMinimum` messages or more, and whatever follows while
-/// some are staged) waits staged until the daemon's `StagedBatchWriter` stores it, once the
-/// peer's stream pauses (or a backlog grows); a smaller batch is stored right after its own
-/// ACK went out, before the next batch is read. Until then every read that may concern
-/// messages (`read`, `settling`) and every write (`write`) stores the stage first, so nobody
-/// sees it: a reply written while its question is staged still comes after it.
+/// What: a burst (a batch of `stagingMinimum` messages or more, and whatever follows while
+/// some are staged); single messages are stored as before. When: the daemon's
+/// `StagedBatchWriter` stores them once the peer's stream pauses (or a backlog grows). Before then, every read that may concern messages (`read`, `settling`)
+/// and every write (`write`) stores them first, so nobody sees the stage: a reply written
+/// while its question is staged still comes after it.
 extension MessageStore {
     /// At most this many staged batches (each ≤ 256 messages) per transaction.
     public static let stagedBatchesPerTransaction = 8
 
-    /// A batch of at least this many messages waits staged (a burst); a smaller one is
-    /// stored as messages right after its ACK.
+    /// A batch of at least this many messages is staged, not stored as messages at once.
     public static let stagingMinimum = 32
 
     /// Stores a received batch of in-order messages and the cursor that covers them **in one
-    /// transaction**, staged. Only once it has committed (`onCommit` runs, or this returns)
-    /// may an ACK carrying `cursor.delivered` be sent. A burst (`stagingMinimum`, or any
-    /// batch while others wait: their order must hold) stays staged; a smaller batch is
-    /// stored as messages after `onCommit`, in a transaction of its own, before this returns
-    /// (a job left for later would hold the writer when the next message arrives). A batch
-    /// with no message (all of it REJECTed or duplicate) saves the cursor alone.
-    ///
-    /// Never staged on a file system with less than `stagingRoom` free: rows take several
-    /// times a staged batch's room, and a batch that was acknowledged must not then wait for
-    /// space to be seen. There, what waits is stored first and the batch as messages, in the
-    /// one transaction, and a full disk refuses it (no ACK) as it always did.
+    /// transaction**: staged when it is large (`stagingMinimum`) or others wait staged (their
+    /// order must hold), else as messages at once (a conversation's single messages: their
+    /// commit is small either way, and storing them later would only take the writer from
+    /// the next one). Never staged on a file system with less than `stagingRoom` free: rows
+    /// take several times a staged batch's room, and a batch that was acknowledged must not
+    /// then wait for space to be seen; there, what waits is stored first, in the same
+    /// transaction, and a full disk refuses the batch (no ACK) as it always did. Only once it
+    /// has committed (`onCommit` runs, or this returns) may an
+    /// ACK carrying `cursor.delivered` be sent. A batch with no message (all of it REJECTed
+    /// or duplicate) saves the cursor alone.
     ///
     /// `onCommit` runs on the writer right after the commit (never after a rollback), before
     /// this returns to its caller's task: the daemon sends the ACK from there, one thread hop
@@ -53,17 +50,10 @@ extension MessageStore {
         let staging = staging
         let setBased = batchBookkeeping
         let path = path
-        let committed: @Sendable (Database, StagingChange) -> Void = { db, change in
+        let committed: @Sendable (StagingChange) -> Void = { change in
             staging.remove(change.stored)
+            if change.staged > 0 { staging.add(change.staged) }
             onCommit?()
-            if change.storeNow {
-                // The ACK is out; the few messages become rows now, in a transaction of
-                // their own, before the next batch is read. Should it fail, they wait staged.
-                let stored = try? Self.storeStagedNow(db, setBased: setBased)
-                if change.staged > stored ?? 0 { staging.add(change.staged - (stored ?? 0)) }
-            } else if change.staged > 0 {
-                staging.add(change.staged)
-            }
         }
         try await write(
             "storing received messages", onCallersThread: true, settling: false,
@@ -71,19 +61,20 @@ extension MessageStore {
         ) { db in
             var change = StagingChange()
             let waiting = staging.count > 0
-            if records.isEmpty {
-                // All of it REJECTed or duplicate: only the cursor moves.
-            } else if Self.hasRoomToStage(besides: path) {
+            if (waiting || records.count >= Self.stagingMinimum)
+                && Self.hasRoomToStage(besides: path)
+            {
                 try Self.stage(db, from: peer, records: records, at: now)
                 change.staged = records.count
-                change.storeNow = !waiting && records.count < Self.stagingMinimum
             } else {
                 if waiting {
                     change.stored = try Self.materializeStaged(
                         db, batches: .max, setBased: setBased)
                 }
-                _ = try Self.insertIncoming(
-                    db, from: peer, records: records, receivedAt: now, setBased: setBased)
+                if !records.isEmpty {
+                    _ = try Self.insertIncoming(
+                        db, from: peer, records: records, receivedAt: now, setBased: setBased)
+                }
             }
             try Self.saveCursor(db, of: peer, cursor)
             return change
@@ -103,20 +94,6 @@ extension MessageStore {
     private struct StagingChange: Sendable {
         var staged = 0
         var stored = 0
-        var storeNow = false
-    }
-
-    /// On the writer, outside any transaction: stores what is staged in one
-    /// `synchronous=NORMAL` transaction (as `storeStaged`); returns how many messages.
-    private static func storeStagedNow(_ db: Database, setBased: Bool) throws -> Int {
-        try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute()
-        defer { try? db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute() }
-        var stored = 0
-        try db.inTransaction {
-            stored = try materializeStaged(db, batches: .max, setBased: setBased)
-            return .commit
-        }
-        return stored
     }
 
     private static func stage(

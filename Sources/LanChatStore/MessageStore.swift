@@ -270,7 +270,7 @@ public final class MessageStore: Sendable {
     /// before it (rowids are the conversation's order), and a write may read them.
     func write<T: Sendable>(
         _ action: String, onCallersThread: Bool, settling: Bool = true,
-        afterCommit: (@Sendable (Database, T) -> Void)? = nil,
+        afterCommit: (@Sendable (T) -> Void)? = nil,
         _ body: @escaping @Sendable (Database) throws -> T
     ) async throws(StoreError) -> T {
         let staging = staging
@@ -284,7 +284,7 @@ public final class MessageStore: Sendable {
                 return try body(db)
             }
             staging.remove(settled)
-            afterCommit?(db, result)
+            afterCommit?(result)
             return result
         }
         do {

@@ -82,9 +82,8 @@ import Testing
         #expect(texts == (1...40).map { "m\($0)" } + ["the answer", "m41", "m42"])
     }
 
-    /// A single message (a conversation) is stored as a message right after its ACK, before
-    /// `storeReceived` returns: nothing of it stays staged.
-    @Test func aSingleMessageIsStoredBeforeTheCallReturns() async throws {
+    /// A single message (a conversation) is stored as a message at once, not staged.
+    @Test func singleMessagesAreNotStaged() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try await openStoreWithPeer(directory, peer: bob)
