@@ -17,9 +17,10 @@ import Synchronization
 ///
 /// What: a burst (a batch of `stagingMinimum` messages or more, and whatever follows while
 /// some are staged); single messages are stored as before. When: the daemon's
-/// `StagedBatchWriter` stores them once the peer's stream pauses (or a backlog grows). Before then, every read that may concern messages (`read`, `settling`)
-/// and every write (`write`) stores them first, so nobody sees the stage: a reply written
-/// while its question is staged still comes after it.
+/// `StagedBatchWriter` stores them once the peer's stream pauses (or a backlog grows).
+/// Before then, every read that may concern messages (`read`, `settling`) and every write
+/// (`write`) stores them first, so nobody sees the stage: a reply written while its question
+/// is staged still comes after it.
 extension MessageStore {
     /// At most this many staged batches (each ≤ 256 messages) per transaction.
     public static let stagedBatchesPerTransaction = 8
