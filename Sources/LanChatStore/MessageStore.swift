@@ -31,7 +31,7 @@ public final class MessageStore: Sendable {
     /// Whether large batches write their event log and conversations set-based
     /// (`BatchBookkeeping`): the schema has v8 (a test's store of an older version has not).
     let batchBookkeeping: Bool
-    /// How many received messages are staged, not yet messages (`IncomingStaging`).
+    /// How many received messages are staged, not yet messages (`MessageStore+Staging`).
     let staging = StagedCount()
 
     private init(

@@ -5,8 +5,8 @@ import LanChatStore
 /// Something that happened, for whoever listens (`send --wait`, later `watch`). Status changes
 /// come in batches, one event per store update, so a burst of ACKs is a handful of events.
 enum DaemonEvent: Sendable {
-    /// Messages the peer sent, stored or staged and acknowledged (`MessageStore.storeReceived`); not
-    /// a message request's.
+    /// Messages the peer sent, stored or staged and acknowledged
+    /// (`MessageStore.storeReceived`); not a message request's.
     case messagesReceived(peer: PeerKey, [IncomingRecord])
     /// Outgoing messages whose status changed; `sent` marks them written to a session.
     case statusChanged(peer: PeerKey, [StoredMessage], sent: Bool)

@@ -9,13 +9,14 @@ import Synchronization
 /// Owns the time of the last staging and its wake-up: the store's staging hook signals it
 /// (`staged`, on the writer's queue, so it only signals). After a signal it waits until no
 /// batch was staged for `quiet`, at most `delay` after the signal, or until `maxBacklog`
-/// messages wait. The delay is short while few messages wait (a conversation, a trickle of
-/// single messages: a few are stored at a time, a short job for the writer that the next
-/// batch may have to wait for) and long for a burst (a backlog delivered after a
-/// reconnection is acknowledged at the speed of staging, then stored). Nobody sees that delay in what they read: every store read and write that
-/// concerns messages stores the stage first. What waits for it is the event log (a `watch`
-/// sees a received message when it is stored); the links announce arrivals
-/// (`messagesReceived`) at once.
+/// messages wait. The delay is short while few wait (one batch of a few dozen: a short job,
+/// soon done) and long for a burst (a backlog delivered after a reconnection is acknowledged
+/// at the speed of staging, then stored, rather than stalled in the middle by a long job).
+///
+/// Nobody sees the delay in what they read: every store read and write that concerns
+/// messages stores the stage first. What waits for it is the event log (a `watch` sees a
+/// received message when it is stored); the links announce arrivals (`messagesReceived`)
+/// at once.
 final class StagedBatchWriter: Sendable {
     static let quiet: Duration = .milliseconds(10)
     static let shortDelay: Duration = .milliseconds(50)

@@ -9,10 +9,11 @@ import Synchronization
 /// its environment.
 ///
 /// A `Service` fed by the event bus's `messagesReceived`, which the links publish after the
-/// messages are stored and acknowledged: delivery never waits for a command. At most 4 run
-/// at once (the next waits for one to end; the bus keeps a bounded backlog, dropping the
-/// oldest beyond it), each is ended (its whole process group) after 10 s by the injected
-/// clock, and a failing one is logged, never retried. Each run is a child task of `run()`.
+/// messages are stored (or staged) and acknowledged: delivery never waits for a command. At
+/// most 4 run at once (the next waits for one to end; the bus keeps a bounded backlog,
+/// dropping the oldest beyond it), each is ended (its whole process group) after 10 s by the
+/// injected clock, and a failing one is logged, never retried. Each run is a child task of
+/// `run()`.
 final class MessageNotifier: Service, Sendable {
     static let maxRunning = 4
     static let timeLimit: Duration = .seconds(10)
