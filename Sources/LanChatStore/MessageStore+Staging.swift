@@ -29,16 +29,17 @@ extension MessageStore {
     public static let stagingMinimum = 32
 
     /// Stores a received batch of in-order messages and the cursor that covers them **in one
-    /// transaction**: staged when it is large (`stagingMinimum`) or others wait staged (their
-    /// order must hold), else as messages at once (a conversation's single messages: their
-    /// commit is small either way, and storing them later would only take the writer from
-    /// the next one). Never staged on a file system with less than `stagingRoom` free: rows
-    /// take several times a staged batch's room, and a batch that was acknowledged must not
-    /// then wait for space to be seen; there, what waits is stored first, in the same
-    /// transaction, and a full disk refuses the batch (no ACK) as it always did. Only once it
-    /// has committed (`onCommit` runs, or this returns) may an
+    /// transaction**. Only once it has committed (`onCommit` runs, or this returns) may an
     /// ACK carrying `cursor.delivered` be sent. A batch with no message (all of it REJECTed
     /// or duplicate) saves the cursor alone.
+    ///
+    /// Staged when it is large (`stagingMinimum`) or others wait staged (their order must
+    /// hold), else stored as messages at once: a conversation's single messages commit little
+    /// either way, and storing them later would only take the writer from the next one.
+    /// Never staged on a file system with less than `stagingRoom` free: rows take several
+    /// times a staged batch's room, and a batch that was acknowledged must not then wait for
+    /// space to be seen. There, what waits is stored first, in the same transaction, and a
+    /// full disk refuses the batch (no ACK) as it always did.
     ///
     /// `onCommit` runs on the writer right after the commit (never after a rollback), before
     /// this returns to its caller's task: the daemon sends the ACK from there, one thread hop
