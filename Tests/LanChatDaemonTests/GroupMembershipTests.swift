@@ -98,6 +98,43 @@ struct GroupMembershipTests {
         await harness.stop()
     }
 
+    /// A group queued while the peer's HELLO is being applied still reaches the peer on that
+    /// session. The HELLO read the frames to send before it established the session, and a
+    /// frame queued in between was sent on neither (caught as a rare failure of
+    /// `concurrentChangesByTwoMembersConvergeOnEveryNode`). The two race in every round; no
+    /// order of them may lose the frame.
+    @Test func aGroupQueuedWhileTheHelloIsAppliedIsSentOnThatSession() async throws {
+        for round in 0..<200 {
+            let harness = try await PeerLinkTests.Harness.start()
+            let session = harness.session("s\(round)")
+            var writes = session.writes.makeAsyncIterator()
+            #expect(await harness.link.attach(session))
+            _ = await writes.next()  // our HELLO
+            async let hello: Void = harness.link.received(
+                [.hello(PeerLinkTests.Harness.hello())], on: session)
+            async let queued = Self.queueGroup(on: harness)
+            let state = try await queued
+            await hello
+            await session.close(.normal)
+            var sent: [GroupUpdate] = []
+            while let write = await writes.next() {
+                guard case .control(let messages) = write else { continue }
+                for case .group(let update) in messages { sent.append(update) }
+            }
+            #expect(sent.contains(state), "round \(round): the GROUP was never sent")
+            await harness.stop()
+        }
+    }
+
+    /// Stores a group with the link's peer and asks the link to send it, as
+    /// `GroupPublisher` does.
+    static func queueGroup(on harness: PeerLinkTests.Harness) async throws -> GroupUpdate {
+        let own = try #require(LinkPhaseTests.own)
+        let state = try await hold(harness, version: 1, members: [own, harness.peer], name: "ops")
+        await harness.link.sendGroupFrames()
+        return state
+    }
+
     /// alice creates a group with bob and carol, then goes away; bob and carol (who have no
     /// session with each other) each change the group at the same version: bob adds dave,
     /// carol adds erin. When alice is back she gets both, keeps the winner of the

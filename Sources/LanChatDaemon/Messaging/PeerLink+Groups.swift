@@ -13,8 +13,16 @@ extension PeerLink {
 
     /// Sends every GROUP frame queued for this peer on the established session. Versions make
     /// a repeat harmless, so every session gets them all.
+    ///
+    /// With a session up but its HELLO not yet applied, the frames are not sent here: that
+    /// HELLO sends them first thing (`groupFramesForNewSession`), and is told to read them
+    /// again, since it may have read them before this one was queued.
     func sendGroupFrames() async {
-        guard let (session, _) = phase.established, sessionSupportsGroups else { return }
+        guard let (session, _) = phase.established else {
+            groupFramesChanged = true
+            return
+        }
+        guard sessionSupportsGroups else { return }
         let frames: [GroupUpdate]
         do {
             frames = try await services.store.groupFrames(for: key)
@@ -27,15 +35,23 @@ extension PeerLink {
     }
 
     /// The frames to send right after the peer's HELLO is applied, read beforehand so they
-    /// leave before any MSG the pump writes.
+    /// leave before any MSG the pump writes. Read again while a frame was queued during the
+    /// read (`sendGroupFrames` could not send it: the session was not established yet); the
+    /// caller establishes the session with no suspension after this returns, so nothing
+    /// queued later can miss both.
     func groupFramesForNewSession(_ source: any LinkSession) async -> [AppMessage] {
         guard source.capabilities & Capabilities.groups != 0 else { return [] }
-        do {
-            return try await services.store.groupFrames(for: key).map(AppMessage.group)
-        } catch {
-            logger.error("cannot read the group frames: \(error)")
-            return []
-        }
+        var frames: [AppMessage] = []
+        repeat {
+            groupFramesChanged = false
+            do {
+                frames = try await services.store.groupFrames(for: key).map(AppMessage.group)
+            } catch {
+                logger.error("cannot read the group frames: \(error)")
+                return []
+            }
+        } while groupFramesChanged && phase.isCurrent(source)
+        return frames
     }
 
     /// A GROUP from this peer: applied only from a current member and only when it is newer
