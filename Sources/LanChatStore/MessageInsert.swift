@@ -39,7 +39,7 @@ enum MessageInsert {
             let rowIDs = try insertRows(
                 db, count: count, columns: columns, row: row, suffix: suffix, id: id, bind: bind)
             // The inserted rowids ascend; every row above the first is this batch's.
-            if let first = rowIDs.first(where: { $0 != nil }) ?? nil {
+            if let first = rowIDs.lazy.compactMap({ $0 }).first {
                 try BatchBookkeeping.logInserted(db, from: first)
             }
             return rowIDs

@@ -64,7 +64,7 @@ extension MessageStore {
             var change = StagingChange()
             let waiting = staging.count > 0
             if (waiting || records.count >= Self.stagingMinimum)
-                && Self.hasRoomToStage(besides: path)
+                && Self.hasRoomToStage(at: path)
             {
                 try Self.stage(db, from: peer, records: records, at: now)
                 change.staged = records.count
@@ -87,7 +87,7 @@ extension MessageStore {
     public static let stagingRoom: UInt64 = 64 << 20
 
     /// Whether the file system of `path` has `stagingRoom` free for unprivileged writers.
-    static func hasRoomToStage(besides path: String) -> Bool {
+    static func hasRoomToStage(at path: String) -> Bool {
         var info = statvfs()
         guard statvfs(path, &info) == 0 else { return false }
         return UInt64(info.f_bavail) * UInt64(info.f_frsize) >= stagingRoom
@@ -159,20 +159,24 @@ extension MessageStore {
                 SELECT batch, pk, received_at, count, records FROM incoming_staged
                 ORDER BY batch LIMIT ?
                 """)
-        var staged: [(peer: PeerKey, receivedAt: Int64, records: [UInt8])] = []
+        var staged: [(peer: PeerKey, receivedAt: Int64, count: Int, records: [UInt8])] = []
         var last: Int64?
-        var count = 0
         try ColumnReader.forEachRow(select, arguments: [min(batches, Int(Int32.max))]) { row in
             guard let peer = PeerKey(bytes: row.bytes(1)) else {
                 throw StoreError(.corrupt, "a staged batch names no valid peer")
             }
-            staged.append((peer, row.int64(2), Array(row.bytes(4))))
-            count += Int(row.int64(3))
+            staged.append((peer, row.int64(2), Int(row.int64(3)), Array(row.bytes(4))))
             last = row.int64(0)
         }
         guard let last else { return 0 }
+        var count = 0
         for batch in staged {
             let records = try StagedRecords.decode(batch.records)
+            // The row's count, written with it, checks the blob decoded whole.
+            guard records.count == batch.count else {
+                throw StoreError(.corrupt, "a staged batch holds fewer messages than it says")
+            }
+            count += records.count
             _ = try insertIncoming(
                 db, from: batch.peer, records: records, receivedAt: batch.receivedAt,
                 setBased: setBased)

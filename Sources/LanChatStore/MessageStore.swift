@@ -135,11 +135,12 @@ public final class MessageStore: Sendable {
         }
         let batchBookkeeping: Bool
         do {
-            batchBookkeeping = try pool.read { db in try db.tableExists("message_batch") }
-            // Batches a crash left staged become messages before anything reads the store.
-            if try pool.read({ db in try db.tableExists("incoming_staged") }) {
-                try materializeAllStaged(pool, setBased: batchBookkeeping)
+            let (hasBatchTable, hasStage) = try pool.read { db in
+                (try db.tableExists("message_batch"), try db.tableExists("incoming_staged"))
             }
+            batchBookkeeping = hasBatchTable
+            // Batches a crash left staged become messages before anything reads the store.
+            if hasStage { try materializeAllStaged(pool, setBased: batchBookkeeping) }
         } catch {
             throw StoreError.wrapping(error, while: "checking \(path)")
         }
