@@ -124,6 +124,31 @@ import Testing
         #expect(!beforeOurHello && ourHello && !onAnotherSession && onItsSession && !again)
     }
 
+    @Test func aGroupFrameQueuedAwaitingTheHelloIsTakenOnceAndOnlyByThatSession() throws {
+        let (own, _) = try Self.keys()
+        let a = try Self.session("a")
+        let other = try Self.session("other")
+        var phase = LinkPhase.offline
+        _ = phase.sessionUp(a, ownKey: own, now: .now)
+        // Opening: the HELLO's read of the frames comes later, so nothing is noted.
+        phase.groupFrameQueued()
+        _ = phase.ourHelloSent(on: a, flow: Self.emptyFlow)
+        let noneYet = phase.takeGroupFramesQueued(on: a)
+        phase.groupFrameQueued()
+        _ = phase.updateFlow(on: a) { $0.assigned(stream: 3, upTo: 1) }
+        let forAnother = phase.takeGroupFramesQueued(on: other)
+        let taken = phase.takeGroupFramesQueued(on: a)
+        let takenAgain = phase.takeGroupFramesQueued(on: a)
+        #expect(!noneYet && !forAnother && taken && !takenAgain)
+        // Established: a queued frame is sent at once, there is nothing to note.
+        phase.groupFrameQueued()
+        _ = phase.peerHelloApplied(on: a)
+        phase.groupFrameQueued()
+        let takenEstablished = phase.takeGroupFramesQueued(on: a)
+        #expect(!takenEstablished && phase.established?.session === a)
+        #expect(phase.flow?.highestAssigned == 1)
+    }
+
     @Test func aFlowStepForAnotherSessionChangesNothing() throws {
         let (own, _) = try Self.keys()
         let current = try Self.session("current")

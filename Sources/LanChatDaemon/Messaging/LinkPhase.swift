@@ -19,8 +19,11 @@ enum LinkPhase {
     /// A session was kept; the store is being read for our HELLO. Messages committed meanwhile
     /// are remembered in `assigned` so the flow built from that read cannot miss them.
     case opening(any LinkSession, assigned: Assigned?)
-    /// Our HELLO is out; the peer's HELLO must be the first thing it sends.
-    case awaitingHello(any LinkSession, OutgoingFlow)
+    /// Our HELLO is out; the peer's HELLO must be the first thing it sends. `groupFramesQueued`:
+    /// a GROUP frame was queued since the frames for this session were last read; no session
+    /// is established to take it, so applying the peer's HELLO reads them again
+    /// (`PeerLink+Groups`).
+    case awaitingHello(any LinkSession, OutgoingFlow, groupFramesQueued: Bool)
     /// HELLOs exchanged and the resume applied: MSGs flow both ways.
     case established(any LinkSession, OutgoingFlow)
 
@@ -33,7 +36,7 @@ enum LinkPhase {
     var session: (any LinkSession)? {
         switch self {
         case .offline: nil
-        case .opening(let session, _), .awaitingHello(let session, _),
+        case .opening(let session, _), .awaitingHello(let session, _, _),
             .established(let session, _):
             session
         }
@@ -45,7 +48,7 @@ enum LinkPhase {
     var flow: OutgoingFlow? {
         switch self {
         case .offline, .opening: nil
-        case .awaitingHello(_, let flow), .established(_, let flow): flow
+        case .awaitingHello(_, let flow, _), .established(_, let flow): flow
         }
     }
 
@@ -98,18 +101,36 @@ enum LinkPhase {
         }
         var flow = flow
         if let assigned { flow.assigned(stream: assigned.stream, upTo: assigned.upTo) }
-        self = .awaitingHello(session, flow)
+        self = .awaitingHello(session, flow, groupFramesQueued: false)
         return true
     }
 
     /// The peer's HELLO, applied: MSGs may flow. False when `candidate` is not the session
     /// waiting for it.
     mutating func peerHelloApplied(on candidate: any LinkSession) -> Bool {
-        guard case .awaitingHello(let session, let flow) = self, session === candidate else {
+        guard case .awaitingHello(let session, let flow, _) = self, session === candidate else {
             return false
         }
         self = .established(session, flow)
         return true
+    }
+
+    /// A GROUP frame was queued for this peer. Only a session awaiting the peer's HELLO needs
+    /// to know: an established one is sent the frame at once, and one still opening reads
+    /// the frames after this.
+    mutating func groupFrameQueued() {
+        guard case .awaitingHello(let session, let flow, _) = self else { return }
+        self = .awaitingHello(session, flow, groupFramesQueued: true)
+    }
+
+    /// Whether a GROUP frame was queued for `candidate` (awaiting the peer's HELLO) since the
+    /// last call, and forgets it. False for any other phase or session.
+    mutating func takeGroupFramesQueued(on candidate: any LinkSession) -> Bool {
+        guard case .awaitingHello(let session, let flow, let queued) = self,
+            session === candidate
+        else { return false }
+        self = .awaitingHello(session, flow, groupFramesQueued: false)
+        return queued
     }
 
     /// New messages on our stream were committed (seqs up to `upTo`).
@@ -132,10 +153,10 @@ enum LinkPhase {
         on candidate: (any LinkSession)?, _ change: (inout OutgoingFlow) throws -> Result
     ) rethrows -> Result? {
         switch self {
-        case .awaitingHello(let session, var flow):
+        case .awaitingHello(let session, var flow, let groupFramesQueued):
             guard candidate == nil || candidate === session else { return nil }
             let result = try change(&flow)
-            self = .awaitingHello(session, flow)
+            self = .awaitingHello(session, flow, groupFramesQueued: groupFramesQueued)
             return result
         case .established(let session, var flow):
             guard candidate == nil || candidate === session else { return nil }

@@ -15,11 +15,11 @@ extension PeerLink {
     /// a repeat harmless, so every session gets them all.
     ///
     /// With a session up but its HELLO not yet applied, the frames are not sent here: that
-    /// HELLO sends them first thing (`groupFramesForNewSession`), and is told to read them
-    /// again, since it may have read them before this one was queued.
+    /// HELLO sends them first thing (`groupFramesForNewSession`), and the phase tells it to
+    /// read them again, since it may have read them before this one was queued.
     func sendGroupFrames() async {
         guard let (session, _) = phase.established else {
-            groupFramesChanged = true
+            phase.groupFrameQueued()
             return
         }
         guard sessionSupportsGroups else { return }
@@ -42,15 +42,15 @@ extension PeerLink {
     func groupFramesForNewSession(_ source: any LinkSession) async -> [AppMessage] {
         guard source.capabilities & Capabilities.groups != 0 else { return [] }
         var frames: [AppMessage] = []
+        _ = phase.takeGroupFramesQueued(on: source)
         repeat {
-            groupFramesChanged = false
             do {
                 frames = try await services.store.groupFrames(for: key).map(AppMessage.group)
             } catch {
                 logger.error("cannot read the group frames: \(error)")
                 return []
             }
-        } while groupFramesChanged && phase.isCurrent(source)
+        } while phase.takeGroupFramesQueued(on: source)
         return frames
     }
 

@@ -50,7 +50,7 @@ extension PeerLink {
             case .offline, .opening:
                 // Not (or no longer) the current session: what it says does not count.
                 return
-            case .awaitingHello(let session, _):
+            case .awaitingHello(let session, _, _):
                 guard session === source else { return }
                 guard case .hello(let hello) = message else {
                     return await protocolViolation("a message before HELLO", on: source)

@@ -41,9 +41,6 @@ actor PeerLink {
     var warnedNameClash = false
     /// When TYPING(1) last went out, for the 2 s rate limit (`PeerLink+Typing`).
     var lastTypingSent: ContinuousClock.Instant?
-    /// A GROUP frame was queued while no session was established: a HELLO being applied reads
-    /// the frames again before it establishes its session (`PeerLink+Groups`).
-    var groupFramesChanged = false
 
     let pumpWakeup = Wakeup()
     let marksWakeup = Wakeup()
