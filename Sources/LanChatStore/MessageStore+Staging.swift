@@ -51,35 +51,28 @@ extension MessageStore {
         try Self.refuseNUL(in: records.map(\.text))
         let staging = staging
         let setBased = batchBookkeeping
-        let path = path
-        let committed: @Sendable (StagingChange) -> Void = { change in
-            staging.remove(change.stored)
-            if change.staged > 0 { staging.add(change.staged) }
+        // Decided before the transaction: if another write changes the stage meanwhile,
+        // either choice still keeps the order, since a write that does not stage stores
+        // what waits first (`settling`), in its own transaction.
+        let stages =
+            (staging.count > 0 || records.count >= Self.stagingMinimum)
+            && Self.hasRoomToStage(at: path)
+        let committed: @Sendable (Int) -> Void = { staged in
+            if staged > 0 { staging.add(staged) }
             onCommit?()
         }
-        try await write(
-            "storing received messages", onCallersThread: true, settling: false,
+        _ = try await write(
+            "storing received messages", onCallersThread: true, settling: !stages,
             afterCommit: committed
         ) { db in
-            var change = StagingChange()
-            let waiting = staging.count > 0
-            if (waiting || records.count >= Self.stagingMinimum)
-                && Self.hasRoomToStage(at: path)
-            {
+            if stages {
                 try Self.stage(db, from: peer, records: records, at: now)
-                change.staged = records.count
-            } else {
-                if waiting {
-                    change.stored = try Self.materializeStaged(
-                        db, batches: .max, setBased: setBased)
-                }
-                if !records.isEmpty {
-                    _ = try Self.insertIncoming(
-                        db, from: peer, records: records, receivedAt: now, setBased: setBased)
-                }
+            } else if !records.isEmpty {
+                _ = try Self.insertIncoming(
+                    db, from: peer, records: records, receivedAt: now, setBased: setBased)
             }
             try Self.saveCursor(db, of: peer, cursor)
-            return change
+            return stages ? records.count : 0
         }
     }
 
@@ -91,11 +84,6 @@ extension MessageStore {
         var info = statvfs()
         guard statvfs(path, &info) == 0 else { return false }
         return UInt64(info.f_bavail) * UInt64(info.f_frsize) >= stagingRoom
-    }
-
-    private struct StagingChange: Sendable {
-        var staged = 0
-        var stored = 0
     }
 
     private static func stage(

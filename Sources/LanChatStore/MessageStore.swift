@@ -140,7 +140,7 @@ public final class MessageStore: Sendable {
             }
             batchBookkeeping = hasBatchTable
             // Batches a crash left staged become messages before anything reads the store.
-            if hasStage { try materializeAllStaged(pool, setBased: batchBookkeeping) }
+            if hasStage { _ = try materializeAllStaged(pool, setBased: batchBookkeeping) }
         } catch {
             throw StoreError.wrapping(error, while: "checking \(path)")
         }
