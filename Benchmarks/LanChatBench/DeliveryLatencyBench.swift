@@ -109,7 +109,7 @@ struct DeliveryLatencyBench {
     {
         let result = try await client.send(
             SendParams(peer: peer, text: text, wait: true, timeout: 10))
-        guard let message = result.messages.first,
+        guard let message = result.messages?.first,
             message.status == .delivered || message.status == .read
         else {
             throw BenchError.failed("send --wait answered without the message delivered")

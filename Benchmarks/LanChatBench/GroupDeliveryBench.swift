@@ -77,7 +77,7 @@ struct GroupDeliveryBench {
     private func sendAndWait(_ client: ControlClient, text: String) async throws {
         let result = try await client.send(
             SendParams(peer: "#bench", text: text, wait: true, timeout: 10))
-        guard let message = result.messages.first,
+        guard let message = result.messages?.first,
             message.recipients?.count == Self.members,
             message.status == .delivered || message.status == .read
         else {

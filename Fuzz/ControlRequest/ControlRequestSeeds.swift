@@ -38,6 +38,11 @@ enum ControlRequestSeeds {
                 request(Methods.Send.name, SendParams(peer: "3EBM-VERF", texts: ["a", "b\nc"]))
             ),
             (
+                "send-ids-only",
+                request(
+                    Methods.Send.name, SendParams(peer: "bob", texts: ["a", "b"], idsOnly: true))
+            ),
+            (
                 "history",
                 request(Methods.History.name, HistoryParams(peer: "bob", limit: 50, before: id))
             ),

@@ -27,10 +27,13 @@ public struct SendParams: Codable, Sendable, Hashable {
     /// Seconds for `wait`/`waitRead`; default 30. On timeout the error `timedOut` carries the
     /// ids, and the messages stay queued.
     public var timeout: Double?
+    /// Answer with the messages' ids only (`SendResult.ids`), without the message objects:
+    /// what `lanchat send` prints. A batch of 1 000 then answers in 40 KB instead of 300.
+    public var idsOnly: Bool?
 
     public init(
         peer: String, text: String? = nil, texts: [String]? = nil, wait: Bool? = nil,
-        waitRead: Bool? = nil, timeout: Double? = nil
+        waitRead: Bool? = nil, timeout: Double? = nil, idsOnly: Bool? = nil
     ) {
         self.peer = peer
         self.text = text
@@ -38,6 +41,7 @@ public struct SendParams: Codable, Sendable, Hashable {
         self.wait = wait
         self.waitRead = waitRead
         self.timeout = timeout
+        self.idsOnly = idsOnly
     }
 }
 

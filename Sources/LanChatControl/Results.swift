@@ -102,10 +102,35 @@ public struct WhoResult: Codable, Sendable, Hashable {
 }
 
 public struct SendResult: Codable, Sendable, Hashable {
+    /// The stored messages' ids, in order.
+    public var ids: [String]
     /// The stored messages in order; with `wait`/`waitRead`, their statuses at the answer.
-    public var messages: [MessageInfo]
+    /// Nil (absent from the JSON) when the request asked for `idsOnly`.
+    public var messages: [MessageInfo]?
 
     public init(messages: [MessageInfo]) {
+        ids = messages.map(\.id)
+        self.messages = messages
+    }
+
+    /// The answer to an `idsOnly` request.
+    public init(ids: [String]) {
+        self.ids = ids
+        messages = nil
+    }
+
+    /// A daemon from before `ids` answers with the messages alone; their ids are the same.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let messages = try container.decodeIfPresent([MessageInfo].self, forKey: .messages)
+        let ids = try container.decodeIfPresent([String].self, forKey: .ids)
+        guard let ids = ids ?? messages?.map(\.id) else {
+            throw DecodingError.keyNotFound(
+                CodingKeys.ids,
+                DecodingError.Context(
+                    codingPath: container.codingPath, debugDescription: "neither ids nor messages"))
+        }
+        self.ids = ids
         self.messages = messages
     }
 }

@@ -37,7 +37,10 @@ import Testing
         let outcome = await run(["send", "bob", "build", "is", "green"], server: server)
         #expect(outcome.code == 0)
         #expect(outcome.output == "00000000-0000-4000-8000-000000000001\n")
-        #expect(await sentParams(server) == [SendParams(peer: "bob", text: "build is green")])
+        #expect(
+            await sentParams(server) == [
+                SendParams(peer: "bob", text: "build is green", idsOnly: true)
+            ])
     }
 
     @Test func sendJSONPrintsTheResultObjectExactly() async throws {
@@ -90,7 +93,9 @@ import Testing
         let outcome = await run(["send", "bob"], server: server, input: input)
         #expect(outcome.code == 0)
         #expect(
-            await sentParams(server) == [SendParams(peer: "bob", text: "first line\nsecond line")])
+            await sentParams(server) == [
+                SendParams(peer: "bob", text: "first line\nsecond line", idsOnly: true)
+            ])
     }
 
     @Test(arguments: [Array("  \n\n".utf8), [0x68, 0xC3], Array(repeating: 0x61, count: 70_000)])

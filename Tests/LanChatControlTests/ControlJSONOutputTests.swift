@@ -52,6 +52,8 @@ import Testing
         #expect(Self.written(history) == (try Self.encoded(history)))
         let empty = SendResult(messages: [])
         #expect(Self.written(empty) == (try Self.encoded(empty)))
+        let idsOnly = SendResult(ids: messages.map(\.id))
+        #expect(Self.written(idsOnly) == (try Self.encoded(idsOnly)))
     }
 
     /// Only a peer's made-up clock gets there; both writers clamp it the same way.

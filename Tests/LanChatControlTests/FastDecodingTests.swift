@@ -16,7 +16,11 @@ import Testing
     @Test func generatedMessagesDecodeAsJSONDecoderDecodesThem() throws {
         var generator = SampleGenerator(seed: 1)
         for _ in 0..<500 {
-            let value = SendResult(messages: generator.messages())
+            let messages = generator.messages()
+            // Every third answer is an `idsOnly` one.
+            let value =
+                generator.chance(33)
+                ? SendResult(ids: messages.map(\.id)) : SendResult(messages: messages)
             let bytes = try Samples.encode(value)
             let fast = try #require(SendResult(json: bytes))
             #expect(fast == value)

@@ -46,6 +46,12 @@ import Testing
             #"{"peer":"BOBB-2345","texts":["a","b"],"timeout":2.5,"wait":true,"waitRead":false}"#)
     }
 
+    @Test func sendParamsAskingForIDsOnly() throws {
+        try GoldenJSON.expectRoundTrip(
+            SendParams(peer: "bob", texts: ["a", "b"], idsOnly: true),
+            #"{"idsOnly":true,"peer":"bob","texts":["a","b"]}"#)
+    }
+
     @Test func sendParamsNeedAPeer() {
         #expect(throws: (any Error).self) {
             try GoldenJSON.decode(SendParams.self, #"{"text":"x"}"#)
@@ -140,7 +146,19 @@ import Testing
 
     @Test func sendResult() throws {
         try GoldenJSON.expectRoundTrip(
-            SendResult(messages: [Fixtures.outgoing]), #"{"messages":[\#(Fixtures.outgoingJSON)]}"#)
+            SendResult(messages: [Fixtures.outgoing]),
+            #"{"ids":["0b7f3c9e-3f1a-4c1e-9d55-0d6b1c1f2a10"],"#
+                + #""messages":[\#(Fixtures.outgoingJSON)]}"#)
+        try GoldenJSON.expectRoundTrip(
+            SendResult(ids: ["a", "b"]), #"{"ids":["a","b"]}"#)
+    }
+
+    /// A daemon from before `ids` answered with the messages alone: they give the ids.
+    @Test func sendResultOfAnOlderDaemon() throws {
+        let decoded = try GoldenJSON.decode(
+            SendResult.self, #"{"messages":[\#(Fixtures.outgoingJSON)]}"#)
+        #expect(decoded == SendResult(messages: [Fixtures.outgoing]))
+        #expect(throws: (any Error).self) { try GoldenJSON.decode(SendResult.self, "{}") }
     }
 
     @Test func historyResult() throws {

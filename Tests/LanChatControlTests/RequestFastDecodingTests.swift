@@ -39,7 +39,8 @@ import Testing
             texts: many ? (0..<generator.below(20)).map { _ in generator.text() } : nil,
             wait: generator.chance(30) ? generator.chance(50) : nil,
             waitRead: generator.chance(30) ? generator.chance(50) : nil,
-            timeout: generator.chance(30) ? generator.timeout() : nil)
+            timeout: generator.chance(30) ? generator.timeout() : nil,
+            idsOnly: generator.chance(30) ? generator.chance(50) : nil)
         return try Samples.encode(RPCRequest(id: id, method: "send", params: params))
     }
 

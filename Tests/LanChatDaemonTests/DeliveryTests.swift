@@ -14,7 +14,7 @@ struct DeliveryTests {
     @Test func aMessageIsStoredThenDeliveredAndShownOnBothSides() async throws {
         try await withConnectedPair { alice, bob in
             let sent = try await alice.client.send(SendParams(peer: "bob", text: "deploy done"))
-            let message = try #require(sent.messages.first)
+            let message = try #require(sent.messages?.first)
             #expect(message.direction == .outgoing && message.seq == 1)
             #expect([.queued, .sent, .delivered].contains(message.status))
             try await eventually("delivered") {
@@ -28,6 +28,27 @@ struct DeliveryTests {
         }
     }
 
+    /// `idsOnly` (what `lanchat send` asks): the ids of the stored messages, in order, and no
+    /// message objects; with `wait` too, once they are delivered.
+    @Test func anIDsOnlySendAnswersWithTheStoredIDsInOrder() async throws {
+        try await withConnectedPair { alice, bob in
+            let texts = (1...40).map { "line \($0)" }
+            let queued = try await alice.client.send(
+                SendParams(peer: bob.id, texts: texts, idsOnly: true))
+            #expect(queued.messages == nil)
+            let waited = try await alice.client.send(
+                SendParams(peer: bob.id, text: "last", wait: true, idsOnly: true))
+            #expect(waited.messages == nil)
+            // `wait` answered after delivery, and deliveries go in order.
+            let shown = try await alice.client.history(HistoryParams(peer: bob.id, limit: 50))
+            #expect(shown.messages.map(\.id) == queued.ids + waited.ids)
+            #expect(shown.messages.map(\.text) == texts + ["last"])
+            #expect(shown.messages.allSatisfy { $0.status == .delivered })
+            let received = try await bob.history(with: alice)
+            #expect(received.map(\.id) == queued.ids + waited.ids)
+        }
+    }
+
     /// `delivered` reaches the store up to `PeerLink.markCoalescing` after the ACK; the answers
     /// that count or show messages must not wait for it.
     @Test func statusAndHistoryShowAnAcknowledgedMessageDeliveredAtOnce() async throws {
@@ -35,7 +56,7 @@ struct DeliveryTests {
             for round in 1...5 {
                 let sent = try await alice.client.send(
                     SendParams(peer: bob.id, texts: ["one \(round)", "two \(round)"], wait: true))
-                #expect(sent.messages.allSatisfy { $0.status == .delivered })
+                #expect(try #require(sent.messages).allSatisfy { $0.status == .delivered })
                 #expect(try await alice.client.status().queued == 0)
                 let shown = try await alice.client.history(HistoryParams(peer: bob.id, limit: 2))
                 #expect(shown.messages.allSatisfy { $0.status == .delivered })
@@ -47,7 +68,8 @@ struct DeliveryTests {
         try await withConnectedPair { alice, bob in
             try await bob.stopAndWaitOffline(seenBy: alice)
             let texts = (1...300).map { "queued \($0)" }
-            let sent = try await alice.client.send(SendParams(peer: bob.id, texts: texts)).messages
+            let sent = try #require(
+                try await alice.client.send(SendParams(peer: bob.id, texts: texts)).messages)
             #expect(sent.allSatisfy { $0.status == .queued })
             #expect(try await alice.client.status().queued == 300)
             try await bob.restart()
@@ -75,7 +97,7 @@ struct DeliveryTests {
             try await bob.restart()
             let waited = try await alice.client.send(
                 SendParams(peer: "bob", text: "now?", wait: true, timeout: 10))
-            #expect(waited.messages.map(\.status) == [.delivered])
+            #expect(waited.messages?.map(\.status) == [.delivered])
             // At once, not eventually: an ACKed message is never shown queued, even while its
             // `delivered` mark is still on its way to the store.
             let shown = try await alice.history(with: bob)

@@ -72,6 +72,23 @@ struct GroupConversationTests {
     /// members away (dave, erin), own messages sent one and several at a time between bob's;
     /// walking back with `before` and forward with `after`, every message shows once, and
     /// each own one with its 3 recipients. An unknown id is refused as for a peer.
+    /// A group message is one id whatever the members' copies: `idsOnly` answers one per text.
+    @Test func anIDsOnlyGroupSendAnswersOneIDPerMessage() async throws {
+        try await withConnectedPair { alice, bob in
+            let away = try #require(PeerKey(bytes: [UInt8](repeating: 0x44, count: 32))?.id)
+            _ = try await alice.client.add(AddParams(name: "dave", id: away))
+            let group = try await alice.client.groupCreate(
+                GroupCreateParams(name: "ops", peers: ["bob", "dave"])
+            ).group
+            let sent = try await alice.client.send(
+                SendParams(peer: group.id, texts: ["one", "two"], idsOnly: true))
+            #expect(sent.messages == nil)
+            let shown = try await alice.client.history(HistoryParams(peer: group.id))
+            #expect(shown.messages.map(\.id) == sent.ids)
+            #expect(shown.messages.map(\.text) == ["one", "two"])
+        }
+    }
+
     @Test func groupHistoryPagesBackAndForthInWholeMessages() async throws {
         try await withConnectedPair { alice, bob in
             let away = [UInt8(0x44), 0x55].compactMap {

@@ -92,8 +92,9 @@ struct ChatSession {
 
     func send(_ text: String) async -> Event {
         do {
+            // Not `idsOnly`, so the answer carries the messages.
             return .messages(
-                try await context.client.send(SendParams(peer: peerID, text: text)).messages)
+                try await context.client.send(SendParams(peer: peerID, text: text)).messages ?? [])
         } catch {
             return .notice("not sent: " + terminalSafe(error.message))
         }

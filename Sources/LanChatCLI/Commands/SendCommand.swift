@@ -97,22 +97,24 @@ struct SendCommand: AsyncParsableCommand {
         try await send(texts: nil, text: text, context: context, streaming: false)
     }
 
-    /// One `send` call; prints the ids (or the result with `--json`). When the daemon stored
-    /// the messages but then timed out or failed, the ids it reports are printed too, before
-    /// the error, so a script still learns them.
+    /// One `send` call; prints the ids (or the result with `--json`; without it, only the
+    /// ids are asked for, which spares a batch of `--lines` its messages' JSON both ways).
+    /// When the daemon stored the messages but then timed out or failed, the ids it reports
+    /// are printed too, before the error, so a script still learns them.
     func send(texts: [String]?, text: String?, context: CommandContext, streaming: Bool)
         async throws(ControlError)
     {
         let params = SendParams(
             peer: peer, text: text, texts: texts, wait: wait ? true : nil,
-            waitRead: waitRead ? true : nil, timeout: timeout)
+            waitRead: waitRead ? true : nil, timeout: timeout,
+            idsOnly: context.json ? nil : true)
         do {
             let result = try await context.client.send(params)
             guard !quiet else { return }
             if context.json {
                 context.out(streaming ? try JSONOutput.line(result) : try JSONOutput.pretty(result))
             } else {
-                context.out(result.messages.map { $0.id + "\n" }.joined())
+                context.out(result.ids.map { $0 + "\n" }.joined())
             }
         } catch {
             if !quiet && !context.json, let ids = error.data?.messageIDs, !ids.isEmpty {

@@ -38,9 +38,11 @@ extension SendParams: FastJSONDecodable {
         var wait: Bool??
         var waitRead: Bool??
         var timeout: Double??
+        var idsOnly: Bool??
         let complete = reader.readObject { reader, key in
             switch key {
             case "peer": reader.field(&peer) { $0.readString() }
+            case "idsOnly": reader.optionalField(&idsOnly) { $0.readBool() }
             case "text": reader.optionalField(&text) { $0.readString() }
             case "texts": reader.optionalField(&texts) { $0.readArray { $0.readString() } }
             case "wait": reader.optionalField(&wait) { $0.readBool() }
@@ -52,7 +54,7 @@ extension SendParams: FastJSONDecodable {
         guard complete, let peer else { return nil }
         self.init(
             peer: peer, text: text ?? nil, texts: texts ?? nil, wait: wait ?? nil,
-            waitRead: waitRead ?? nil, timeout: timeout ?? nil)
+            waitRead: waitRead ?? nil, timeout: timeout ?? nil, idsOnly: idsOnly ?? nil)
     }
 }
 

@@ -2,11 +2,19 @@
 
 extension SendResult: FastJSONDecodable {
     package init?(json reader: inout JSONReader) {
-        let messages = reader.readSingleMember("messages") {
-            $0.readArray { $0.read(MessageInfo.self) }
+        var ids: [String]?
+        var messages: [MessageInfo]?
+        let complete = reader.readObject { reader, key in
+            switch key {
+            case "ids": reader.field(&ids) { $0.readArray { $0.readString() } }
+            case "messages": reader.field(&messages) { $0.readArray { $0.read(MessageInfo.self) } }
+            default: reader.skipValue()
+            }
         }
-        guard let messages else { return nil }
-        self.init(messages: messages)
+        // As `init(from:)`: without `ids` (an older daemon), the messages give them.
+        guard complete, let ids = ids ?? messages?.map(\.id) else { return nil }
+        self.ids = ids
+        self.messages = messages
     }
 }
 

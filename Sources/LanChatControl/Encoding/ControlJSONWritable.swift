@@ -112,8 +112,16 @@ extension PeerInfo: ControlJSONWritable {
 }
 
 extension SendResult: ControlJSONWritable {
+    /// `{"ids":[…],"messages":[…]}`, `messages` left out when nil, as `JSONEncoder` does.
     public func write(to output: inout ControlJSONOutput) {
-        output.messagesObject(messages)
+        output.beginObject()
+        output.key("ids")
+        output.array(ids) { $0.string($1) }
+        if let messages {
+            output.key("messages")
+            output.array(messages) { $0.value($1) }
+        }
+        output.endObject()
     }
 }
 
@@ -124,7 +132,7 @@ extension RetryResult: ControlJSONWritable {
 }
 
 extension ControlJSONOutput {
-    /// `{"messages":[…]}`, the whole of a `send` or `retry` answer.
+    /// `{"messages":[…]}`, the whole of a `retry` answer.
     mutating func messagesObject(_ messages: [MessageInfo]) {
         beginObject()
         key("messages")

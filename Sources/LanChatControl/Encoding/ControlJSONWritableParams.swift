@@ -33,6 +33,10 @@ extension SendParams: ControlJSONWritableParams {
     /// Keys in sorted order; a nil optional is left out, as the synthesized `Encodable` does.
     public func write(to output: inout ControlJSONOutput) -> Bool {
         output.beginObject()
+        if let idsOnly {
+            output.key("idsOnly")
+            output.bool(idsOnly)
+        }
         output.key("peer")
         output.string(peer)
         if let text {

@@ -33,15 +33,19 @@ final class Messenger: Sendable {
     /// their way; with `wait`/`waitRead`, answers when they are delivered/read or at timeout.
     ///
     /// Every param is checked before anything is stored: an error answer means nothing changed.
+    /// With `idsOnly`, the answer carries the ids alone; the common case (no wait, one peer)
+    /// then builds no message object at all.
     func send(_ params: SendParams) async throws(ControlError) -> SendResult {
         let texts = try Self.validatedTexts(params)
         let waitSeconds = try params.validatedWaitSeconds()
         let waitTarget: StatusWaiter.Target? =
             params.waitRead == true ? .read : params.wait == true ? .delivered : nil
+        let idsOnly = params.idsOnly == true
         if let group = try await groupTarget(params.peer) {
-            return try await sendToGroup(
+            let result = try await sendToGroup(
                 group, texts: texts,
                 wait: waitTarget.map { ($0, waitSeconds ?? ParamsLimits.defaultTimeoutSeconds) })
+            return idsOnly ? SendResult(ids: result.ids) : result
         }
         let peer = try directory.resolve(params.peer)
         guard peer.record.trust != .blocked else {
@@ -70,13 +74,15 @@ final class Messenger: Sendable {
             // The answer is about storing them: `queued`, even if the pump has just written
             // some to the session (`history` shows them `sent`). Not asking the link saves
             // a hop to its actor, which is busy with the pump and the peer's ACKs.
+            if idsOnly { return SendResult(ids: stored.map(\.id.description)) }
             let peerID = peer.key.id
             return SendResult(
                 messages: stored.map { MessageMapping.info($0, live: .none, peerID: peerID) })
         }
-        return try await waitFor(
+        let result = try await waitFor(
             stored, peer: peer, target: waitTarget,
             seconds: waitSeconds ?? ParamsLimits.defaultTimeoutSeconds, subscription: subscription)
+        return idsOnly ? SendResult(ids: result.ids) : result
     }
 
     private func waitFor(
