@@ -3,7 +3,8 @@ import LanChatControl
 
 /// One run of figure 2: `count` 100-byte messages from alice to bob through the control
 /// API, sent as `--lines` sends them (sequential `send` calls of `texts` batches of 1 000,
-/// no waiting), durable on both sides (each side commits with `synchronous=FULL`).
+/// no waiting, answered with the ids only), durable on both sides (each side commits with
+/// `synchronous=FULL`).
 ///
 /// The rate is counted from the first `send` call to the daemon's `deliveredAt` stamp of
 /// the last message (alice recorded bob's ACK for it), so the notice of the end, which is a
@@ -42,7 +43,11 @@ struct DaemonThroughputRun {
         var first = texts.startIndex
         while first < texts.endIndex {
             let last = min(first + Self.batchSize, texts.endIndex)
-            _ = try await client.send(SendParams(peer: peer, texts: Array(texts[first..<last])))
+            let batch = Array(texts[first..<last])
+            let sent = try await client.send(SendParams(peer: peer, texts: batch, idsOnly: true))
+            guard sent.ids.count == batch.count else {
+                throw BenchError.failed("\(sent.ids.count) ids for a batch of \(batch.count)")
+            }
             first = last
         }
         let stored = start.duration(to: .now)

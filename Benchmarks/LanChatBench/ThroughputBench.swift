@@ -33,7 +33,7 @@ struct ThroughputBench {
                 title: "sustained throughput, 100-byte messages, durable on both sides",
                 value: daemons.median, unit: "msg/s", target: .atLeast(50_000),
                 note:
-                    "\(size), `send` with `texts` batches of 1 000 until the last is delivered; \(ofRuns)",
+                    "\(size), `send` with `texts` batches of 1 000 (`idsOnly`, as `--lines`) until the last is delivered; \(ofRuns)",
                 details: runs),
             Figure(
                 key: "throughput_stored_msg_per_s", group: 2,
