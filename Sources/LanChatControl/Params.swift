@@ -28,7 +28,8 @@ public struct SendParams: Codable, Sendable, Hashable {
     /// ids, and the messages stay queued.
     public var timeout: Double?
     /// Answer with the messages' ids only (`SendResult.ids`), without the message objects:
-    /// what `lanchat send` prints. A batch of 1 000 then answers in 40 KB instead of 300.
+    /// what `lanchat send` prints. A batch of 1 000 100-byte texts then answers in about 40 KB
+    /// instead of nearly 400.
     public var idsOnly: Bool?
 
     public init(
