@@ -20,6 +20,13 @@ import Testing
 
     static let emptyFlow = OutgoingFlow(stream: nil, highestAssigned: 0)
 
+    /// A link that was offline, with `session` kept and opening.
+    static func opening(_ session: FakeSession) throws -> LinkPhase {
+        var phase = LinkPhase.offline
+        _ = phase.sessionUp(session, ownKey: try keys().own, now: .now)
+        return phase
+    }
+
     @Test func aSessionOpensThenAwaitsTheHelloThenIsEstablished() throws {
         let (own, _) = try Self.keys()
         let a = try Self.session("a")
@@ -79,8 +86,7 @@ import Testing
         let (own, _) = try Self.keys()
         let first = try Self.session("first")
         let second = try Self.session("second")
-        var phase = LinkPhase.offline
-        _ = phase.sessionUp(first, ownKey: own, now: .now)
+        var phase = try Self.opening(first)
         // While `first` read the store for its HELLO, `second` replaced it.
         _ = phase.sessionUp(second, ownKey: own, now: .now)
         let helloSent = phase.ourHelloSent(on: first, flow: Self.emptyFlow)
@@ -94,10 +100,8 @@ import Testing
     }
 
     @Test func messagesCommittedWhileTheSessionOpensJoinTheFlow() throws {
-        let (own, _) = try Self.keys()
         let a = try Self.session("a")
-        var phase = LinkPhase.offline
-        _ = phase.sessionUp(a, ownKey: own, now: .now)
+        var phase = try Self.opening(a)
         // The store was read (stream 7, nothing assigned yet); two commits land meanwhile.
         phase.committed(stream: 7, upTo: 1)
         phase.committed(stream: 7, upTo: 2)
@@ -111,11 +115,9 @@ import Testing
     }
 
     @Test func thePeersHelloCountsOnlyOnTheSessionAwaitingIt() throws {
-        let (own, _) = try Self.keys()
         let a = try Self.session("a")
         let b = try Self.session("b")
-        var phase = LinkPhase.offline
-        _ = phase.sessionUp(a, ownKey: own, now: .now)
+        var phase = try Self.opening(a)
         let beforeOurHello = phase.peerHelloApplied(on: a)
         let ourHello = phase.ourHelloSent(on: a, flow: Self.emptyFlow)
         let onAnotherSession = phase.peerHelloApplied(on: b)
@@ -125,11 +127,9 @@ import Testing
     }
 
     @Test func aGroupFrameQueuedAwaitingTheHelloIsTakenOnceAndOnlyByThatSession() throws {
-        let (own, _) = try Self.keys()
         let a = try Self.session("a")
         let other = try Self.session("other")
-        var phase = LinkPhase.offline
-        _ = phase.sessionUp(a, ownKey: own, now: .now)
+        var phase = try Self.opening(a)
         // Opening: the HELLO's read of the frames comes later, so nothing is noted.
         phase.groupFrameQueued()
         _ = phase.ourHelloSent(on: a, flow: Self.emptyFlow)
