@@ -44,7 +44,7 @@ extension EndToEnd {
                 try await readUntil(received: 3)
 
                 let bobPort = try bob.port
-                await bob.stop()
+                #expect(await bob.stop() == .exited(0), "\(bob.log)")
                 for index in 1...3 {
                     _ = try await pair.alice.send("while away \(index)", to: "bob")
                 }

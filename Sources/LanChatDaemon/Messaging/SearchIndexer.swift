@@ -6,9 +6,10 @@ import Logging
 ///
 /// Owns nothing but its wake-up: the store's commit hook signals it (`messagesStored`, on
 /// the writer's queue, so it must only signal) after each commit that logged an event, which
-/// every stored message does but a message request's (those wait for the next wake-up). It waits `delay` after the first signal so
-/// that a burst is indexed as one batch, not one per commit. `search` indexes what is still
-/// pending itself, so the delay is never visible to a user.
+/// every stored message does but a message request's (those wait for the next wake-up). It
+/// waits `delay` after the first signal so that a burst is indexed as one batch, not one per
+/// commit. `search` indexes what is still pending itself, so the delay is never visible to a
+/// user.
 final class SearchIndexer: Sendable {
     static let delay: Duration = .milliseconds(500)
 
