@@ -136,13 +136,10 @@ extension MessageStore {
     {
         let setBased = batchBookkeeping
         return try await writeBookkeeping("recording delivery") { db in
-            let rows: StatementArguments = [peer.blob, stream.storedValue, seq.storedValue]
-            return try BatchBookkeeping.changingStatus(
-                db, setBased: setBased, to: .delivered, at: now, rows: Self.deliverableRows,
-                arguments: rows
-            ) {
-                try db.cachedStatement(sql: Self.deliveredUpdate).execute(
-                    arguments: [now] + rows)
+            try Self.delivering(
+                db, peer: peer, stream: stream, upTo: seq, at: now, setBased: setBased
+            ) { arguments in
+                try db.cachedStatement(sql: Self.deliveredUpdate).execute(arguments: arguments)
                 return db.changesCount
             }
         }
@@ -175,15 +172,23 @@ extension MessageStore {
         _ db: Database, peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64,
         setBased: Bool
     ) throws -> [StoredMessage] {
+        try delivering(db, peer: peer, stream: stream, upTo: seq, at: now, setBased: setBased) {
+            try StoredMessage.fetchAll(
+                db, sql: deliveredUpdate + " RETURNING \(StoredMessage.columns)", arguments: $0)
+        }
+    }
+
+    /// Runs `update`, a `deliveredUpdate` statement given its arguments, with the events of
+    /// the messages it delivers (`BatchBookkeeping.changingStatus`).
+    private static func delivering<T>(
+        _ db: Database, peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64,
+        setBased: Bool, _ update: (StatementArguments) throws -> T
+    ) throws -> T {
         let rows: StatementArguments = [peer.blob, stream.storedValue, seq.storedValue]
         return try BatchBookkeeping.changingStatus(
             db, setBased: setBased, to: .delivered, at: now, rows: deliverableRows,
             arguments: rows
-        ) {
-            try StoredMessage.fetchAll(
-                db, sql: deliveredUpdate + " RETURNING \(StoredMessage.columns)",
-                arguments: [now] + rows)
-        }
+        ) { try update([now] + rows) }
     }
 
     static func setReadByPeer(

@@ -434,7 +434,7 @@ enum Schema {
         END;
         """
 
-    /// Received batches, durable before they are messages (issue 15, `IncomingStaging`). A
+    /// Received batches, durable before they are messages (issue 15, `MessageStore+Staging`). A
     /// batch the peer may be told is stored (ACK) is one row here, committed with its cursor;
     /// its messages, their indexes, events and conversations are written later, in one
     /// transaction that also deletes the row, so a batch is a staged row or messages, never
