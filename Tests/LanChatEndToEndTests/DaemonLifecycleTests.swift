@@ -125,6 +125,59 @@ extension EndToEnd {
             }
         }
 
+        /// `--socket /tmp/alice.sock` (README) must neither fail nor change /tmp's mode: a
+        /// directory that exists keeps its mode, a missing one is created 0700.
+        @Test func anExistingSocketDirectoryKeepsItsMode() async throws {
+            try await inSandbox { sandbox in
+                for (name, mode) in [("shared", 0o1777), ("open", 0o755)] {
+                    let directory = sandbox.file(name)
+                    try FileManager.default.createDirectory(
+                        atPath: directory, withIntermediateDirectories: false)
+                    #expect(chmod(directory, mode_t(mode)) == 0)
+                    let daemon = try await DaemonProcess.start(
+                        name, in: sandbox, socket: directory + "/\(name).sock")
+                    #expect(try Self.mode(of: directory) == mode, "\(name) keeps its mode")
+                    #expect(try Self.mode(of: daemon.socket) == 0o600)
+                }
+                let created = sandbox.file("new/run")
+                _ = try await DaemonProcess.start("new", in: sandbox, socket: created + "/n.sock")
+                #expect(try Self.mode(of: created) == 0o700)
+            }
+        }
+
+        /// Another user's directory, unless sticky, lets them replace the socket: refused
+        /// with exit 73. Needs root, to give a directory away.
+        @Test(.enabled(if: getuid() == 0)) func anotherUsersSocketDirectoryExits73() async throws {
+            try await inSandbox { sandbox in
+                let directory = sandbox.file("theirs")
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: false)
+                #expect(chmod(directory, 0o777) == 0)
+                #expect(chown(directory, 65534, 65534) == 0)
+                let logPath = sandbox.file("theirs.log")
+                let refused = try DaemonProcess.launchRaw(
+                    [
+                        "--name", "alice", "--data-dir", sandbox.file("data"), "--socket",
+                        directory + "/a.sock", "--port", "0",
+                    ], in: sandbox, logPath: logPath)
+                let ended = await refused.waitForExit(within: Self.refusalTimeout)
+                let message = DaemonProcess.readLog(logPath)
+                #expect(ended == .exited(73), "\(message)")
+                #expect(message.contains("belongs to uid 65534"), "a clear message: \(message)")
+                #expect(try Self.mode(of: directory) == 0o777, "left as it was")
+
+                #expect(chmod(directory, 0o1777) == 0)
+                _ = try await DaemonProcess.start(
+                    "alice", in: sandbox, socket: directory + "/a.sock")
+            }
+        }
+
+        static func mode(of path: String) throws -> Int {
+            var info = stat()
+            guard lstat(path, &info) == 0 else { throw CocoaError(.fileNoSuchFile) }
+            return Int(info.st_mode & 0o7777)
+        }
+
         @Test func restartAfterACrashKeepsTheIdentityAndReplacesTheStaleSocket() async throws {
             try await inSandbox { sandbox in
                 let first = try await DaemonProcess.start("alice", in: sandbox)

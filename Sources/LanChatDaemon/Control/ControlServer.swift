@@ -47,7 +47,7 @@ final class ControlServer: Sendable {
         }
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         if !directory.isEmpty {
-            try PrivateDirectory.ensure(directory, purpose: "control socket directory")
+            try PrivateDirectory.ensureForSocket(directory)
         }
         switch ControlSocketFile.existing(at: path) {
         case .none:

@@ -3,7 +3,42 @@ import Glibc
 /// Directories that hold private state (data, runtime): created 0700, and refused when they
 /// belong to someone else or others may write to them.
 enum PrivateDirectory {
+    /// The data directory: lanchat's own, so a wider mode (it may predate lanchat) is
+    /// tightened to 0700 rather than refused.
     static func ensure(_ path: String, purpose: String) throws(DaemonError) {
+        let info = try existingOrCreated(path, purpose: purpose)
+        guard info.st_uid == geteuid() else {
+            throw .dataDirectory("the \(purpose) \(path) belongs to uid \(info.st_uid), not to us")
+        }
+        if info.st_mode & 0o077 != 0 {
+            guard chmod(path, 0o700) == 0 else {
+                throw .dataDirectory("cannot make the \(purpose) \(path) private: \(errnoText())")
+            }
+        }
+    }
+
+    /// The control socket's directory. One lanchatd creates (the default,
+    /// `$XDG_RUNTIME_DIR/lanchat`) is 0700; one that exists is the user's choice of
+    /// `--socket` (`/tmp/alice.sock`) and keeps its mode: the socket itself is 0600 and
+    /// answers only our uid. What is refused is a directory where someone else could remove
+    /// or replace the socket: another user's, unless its sticky bit forbids that, as /tmp's
+    /// does.
+    static func ensureForSocket(_ path: String) throws(DaemonError) {
+        let purpose = "control socket directory"
+        let info = try existingOrCreated(path, purpose: purpose)
+        let ours = info.st_uid == geteuid()
+        let sticky = info.st_mode & S_ISVTX != 0
+        guard ours || sticky else {
+            throw .dataDirectory(
+                "the \(purpose) \(path) belongs to uid \(info.st_uid), who could replace the "
+                    + "socket; pass a --socket in a directory of yours")
+        }
+    }
+
+    /// The directory at `path`, created 0700 (with its missing parents) if there is none.
+    private static func existingOrCreated(_ path: String, purpose: String) throws(DaemonError)
+        -> stat
+    {
         var info = stat()
         if lstat(path, &info) != 0 {
             guard errno == ENOENT else {
@@ -20,15 +55,7 @@ enum PrivateDirectory {
         guard info.st_mode & S_IFMT == S_IFDIR else {
             throw .dataDirectory("the \(purpose) \(path) is not a directory")
         }
-        guard info.st_uid == geteuid() else {
-            throw .dataDirectory("the \(purpose) \(path) belongs to uid \(info.st_uid), not to us")
-        }
-        if info.st_mode & 0o077 != 0 {
-            // Tighten a directory we own rather than refuse: it may predate lanchat.
-            guard chmod(path, 0o700) == 0 else {
-                throw .dataDirectory("cannot make the \(purpose) \(path) private: \(errnoText())")
-            }
-        }
+        return info
     }
 
     /// `mkdir -p` for the parents (mode 0700 for those we create, like XDG dirs).
