@@ -175,6 +175,10 @@ struct ReadingTests {
             #expect(Self.received(all.events) == (1...50).map { "early \($0)" } + texts)
             let cursors = all.events.compactMap { Int64($0.cursor) }
             #expect(cursors == Array(1...Int64(cursors.count)))
+            // Opaque strings that increase (PRODUCT.md §4): as strings too, past 9 and 99.
+            let cursorTexts = all.events.map(\.cursor)
+            #expect(cursorTexts == cursorTexts.sorted())
+            #expect(cursorTexts.allSatisfy { $0.count == 16 }, "\(cursorTexts.prefix(3))")
         }
     }
 

@@ -37,17 +37,20 @@ extension Messenger {
         if let since {
             guard since + 1 >= oldestKept else {
                 throw .cursorTooOld(
-                    "the events after \(since) are no longer kept; the oldest kept is \(oldestKept)",
-                    oldest: String(oldestKept))
+                    "the events after \(Self.cursorText(since)) are no longer kept; the oldest kept is "
+                        + Self.cursorText(oldestKept),
+                    oldest: Self.cursorText(oldestKept))
             }
             guard since <= bounds.newest else {
                 throw .cursorTooOld(
-                    "\(since) is not a cursor of this event log (the newest is \(bounds.newest))",
-                    oldest: String(oldestKept))
+                    "\(Self.cursorText(since)) is not a cursor of this event log (the newest is "
+                        + "\(Self.cursorText(bounds.newest)))",
+                    oldest: Self.cursorText(oldestKept))
             }
         }
         try await answer.start(
-            WatchResult(cursor: String(bounds.newest), oldestCursor: String(oldestKept)))
+            WatchResult(
+                cursor: Self.cursorText(bounds.newest), oldestCursor: Self.cursorText(oldestKept)))
         var last = since ?? bounds.newest
         while !Task.isCancelled {
             let batch: [StoredEvent]
@@ -59,8 +62,9 @@ extension Messenger {
             if let first = batch.first, first.cursor > last + 1, last > 0 {
                 // Pruned past this reader while it lagged: it cannot have everything.
                 throw .watchOverflow(
-                    "this watch fell more than the event log keeps behind; resume from \(last)",
-                    lastCursor: String(last))
+                    "this watch fell more than the event log keeps behind; resume from "
+                        + Self.cursorText(last),
+                    lastCursor: Self.cursorText(last))
             }
             // One peer object per peer and batch: a replay names the same few peers over and
             // over, and building one (addresses and all) per event was most of its cost.
@@ -81,7 +85,7 @@ extension Messenger {
                 try await answer.notify(
                     Methods.Watch.notification,
                     EventInfo(
-                        cursor: String(last), type: live.type,
+                        cursor: Self.cursorText(last), type: live.type,
                         at: Timestamp(millisecondsSince1970: live.at),
                         peer: directory.entry(live.peer)?.info ?? Self.unknownPeer(live.peer),
                         typing: live.typing))
@@ -111,7 +115,7 @@ extension Messenger {
         groups: [GroupID: GroupInfo] = [:]
     ) -> EventInfo {
         var info = EventInfo(
-            cursor: String(event.cursor), type: event.type.apiType,
+            cursor: Self.cursorText(event.cursor), type: event.type.apiType,
             at: Timestamp(millisecondsSince1970: event.at))
         if let key = event.peer {
             if let known = peers[key] {
@@ -139,6 +143,16 @@ extension Messenger {
         }
         if let group = event.group { info.group = groups[group] }
         return info
+    }
+
+    /// A cursor as the API shows it: zero-padded to 16 digits, so that a later cursor is also
+    /// the larger string (PRODUCT.md §4: "opaque strings that increase"); 10^16 events is
+    /// beyond any daemon's life. Read back with `cursor(parsing:)`, which also takes the bare
+    /// numbers of daemons before it.
+    static func cursorText(_ value: Int64) -> String {
+        let digits = String(value)
+        guard digits.count < 16 else { return digits }
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     static func cursor(parsing text: String) throws(ControlError) -> Int64 {
