@@ -100,8 +100,8 @@ public struct MessageInfo: Codable, Sendable, Hashable {
     public var failReason: String?
     public var deliveredAt: Timestamp?
     public var readAt: Timestamp?
-    /// Group messages only (the three fields are absent from direct messages' JSON): the
-    /// group's id, the author's peer id (own messages: own id), and on own messages each
+    /// Group messages: the group's id (null on a direct message), and, absent from direct
+    /// messages' JSON, the author's peer id (own messages: own id) and on own messages each
     /// member's copy, with `status` then the least advanced of them (PRODUCT.md §4).
     public var group: String?
     public var sender: String?
@@ -146,8 +146,10 @@ public struct MessageInfo: Codable, Sendable, Hashable {
         try container.encode(failReason, forKey: .failReason)
         try container.encode(deliveredAt, forKey: .deliveredAt)
         try container.encode(readAt, forKey: .readAt)
-        if let group {
-            try container.encode(group, forKey: .group)
+        // `group` is null on a 1:1 message (PRODUCT.md §4); `sender` and `recipients`
+        // belong to group messages only.
+        try container.encode(group, forKey: .group)
+        if group != nil {
             try container.encode(sender, forKey: .sender)
             try container.encode(recipients, forKey: .recipients)
         }
@@ -157,8 +159,7 @@ public struct MessageInfo: Codable, Sendable, Hashable {
 public struct ConversationInfo: Codable, Sendable, Hashable {
     /// The other side of a 1:1 conversation; null for a group conversation.
     public var peer: PeerInfo?
-    /// A group conversation's group; the key is absent from 1:1 conversations' JSON, whose
-    /// output is unchanged (a missing key reads as null in every JSON tool).
+    /// A group conversation's group; null for a 1:1 conversation (PRODUCT.md §4).
     public var group: GroupInfo?
     public var unread: Int
     public var lastMessage: MessageInfo?
@@ -184,7 +185,7 @@ public struct ConversationInfo: Codable, Sendable, Hashable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(peer, forKey: .peer)
-        if let group { try container.encode(group, forKey: .group) }
+        try container.encode(group, forKey: .group)
         try container.encode(unread, forKey: .unread)
         try container.encode(lastMessage, forKey: .lastMessage)
         try container.encode(archived, forKey: .archived)

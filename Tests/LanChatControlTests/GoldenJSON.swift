@@ -53,7 +53,8 @@ enum Fixtures {
         text: "build is green", createdAt: t0, status: .delivered, deliveredAt: t1)
     static let outgoingJSON =
         #"{"createdAt":"2026-11-21T06:29:48.123Z","deliveredAt":"2026-11-21T06:29:49.000Z","#
-        + #""direction":"out","failReason":null,"id":"0b7f3c9e-3f1a-4c1e-9d55-0d6b1c1f2a10","#
+        + #""direction":"out","failReason":null,"group":null,"#
+        + #""id":"0b7f3c9e-3f1a-4c1e-9d55-0d6b1c1f2a10","#
         + #""peer":"\#(bobID)","read":null,"readAt":null,"receivedAt":null,"seq":7,"#
         + #""status":"delivered","text":"build is green"}"#
 
@@ -63,7 +64,7 @@ enum Fixtures {
         receivedAt: t1, read: false)
     static let incomingJSON =
         #"{"createdAt":"2026-11-21T06:29:48.123Z","deliveredAt":null,"direction":"in","#
-        + #""failReason":null,"id":"5e2d1c4b-0000-4000-8000-000000000001","#
+        + #""failReason":null,"group":null,"id":"5e2d1c4b-0000-4000-8000-000000000001","#
         + #""peer":"\#(bobID)","read":false,"readAt":null,"#
         + #""receivedAt":"2026-11-21T06:29:49.000Z","seq":18446744073709551615,"status":null,"#
         + #""text":"line 1\nline \"2\" \\ é"}"#
@@ -73,7 +74,8 @@ enum Fixtures {
         text: "x", createdAt: t0, status: .failed, failReason: "rejected: too large")
     static let failedJSON =
         #"{"createdAt":"2026-11-21T06:29:48.123Z","deliveredAt":null,"direction":"out","#
-        + #""failReason":"rejected: too large","id":"9a9a9a9a-0000-4000-8000-000000000002","#
+        + #""failReason":"rejected: too large","group":null,"#
+        + #""id":"9a9a9a9a-0000-4000-8000-000000000002","#
         + #""peer":"\#(bobID)","read":null,"readAt":null,"receivedAt":null,"seq":8,"#
         + #""status":"failed","text":"x"}"#
 

@@ -29,7 +29,7 @@ import Testing
             peer: Fixtures.stranger, unread: 2, lastMessage: Fixtures.incoming, archived: false,
             updatedAt: Fixtures.t1)
         let golden =
-            #"{"archived":false,"lastMessage":\#(Fixtures.incomingJSON),"#
+            #"{"archived":false,"group":null,"lastMessage":\#(Fixtures.incomingJSON),"#
             + #""peer":\#(Fixtures.strangerJSON),"unread":2,"updatedAt":"2026-11-21T06:29:49.000Z"}"#
         try GoldenJSON.expectRoundTrip(conversation, golden)
     }
@@ -39,7 +39,8 @@ import Testing
             peer: Fixtures.stranger, unread: 0, lastMessage: nil, archived: true,
             updatedAt: Fixtures.t0)
         let golden =
-            #"{"archived":true,"lastMessage":null,"peer":\#(Fixtures.strangerJSON),"unread":0,"#
+            #"{"archived":true,"group":null,"lastMessage":null,"peer":\#(Fixtures.strangerJSON),"#
+            + #""unread":0,"#
             + #""updatedAt":"2026-11-21T06:29:48.123Z"}"#
         try GoldenJSON.expectRoundTrip(conversation, golden)
     }

@@ -39,10 +39,8 @@ extension MessageInfo: ControlJSONWritable {
         output.string(direction.rawValue)
         output.key("failReason")
         output.optional(failReason) { $0.string($1) }
-        if let group {
-            output.key("group")
-            output.string(group)
-        }
+        output.key("group")
+        output.optional(group) { $0.string($1) }
         output.key("id")
         output.string(id)
         output.key("peer")
