@@ -6,10 +6,12 @@ import LanChatCore
 /// incoming cursors' `read` that READ receipts carry (PROTOCOL.md §9.5), and the inbox's
 /// conversations (kept by `Schema.v5`'s triggers on `messages`).
 extension MessageStore {
-    /// Marks the unread incoming messages (from `peer`, or from everyone) read at `now`, in
-    /// **one transaction** with what follows from it: each touched peer's incoming cursor
-    /// `read` rises to the highest seq read in the cursor's current stream (never backwards,
-    /// never past `delivered`), and one `conversation.read` event per touched conversation.
+    /// Marks the unread incoming messages read at `now`: those of the 1:1 conversation with
+    /// `peer`, or, without one, of every conversation, group conversations included (their
+    /// messages carry their `group`). In **one transaction** with what follows from it: each
+    /// touched peer's incoming cursor `read` rises to the highest seq read in the cursor's
+    /// current stream (never backwards, never past `delivered`; a group's messages travel in
+    /// their sender's stream), and one `conversation.read` event per touched 1:1 conversation.
     public func markRead(peer: PeerKey?, at now: Int64) async throws(StoreError) -> ReadMarking {
         try await write("marking messages read") { db in
             // A pending message request is never marked read (no READ is ever sent for it).
@@ -18,26 +20,46 @@ extension MessageStore {
                 + Self.notARequest
             var arguments: StatementArguments = [now]
             if let peer {
-                sql += " AND pk = ?"
+                sql += " AND pk = ? AND group_id IS NULL"
                 arguments += [peer.blob]
             }
             let marked = try StoredMessage.fetchAll(
-                db, sql: sql + " RETURNING \(StoredMessage.columns)", arguments: arguments
-            )
+                db, sql: sql + " RETURNING \(StoredMessage.columnsWithGroup)",
+                arguments: arguments)
             // RETURNING has no order: by conversation (oldest unread first), then arrival.
-            let byPeer = Dictionary(grouping: marked, by: \.peer).mapValues {
+            let byConversation = Dictionary(grouping: marked) { ConversationKey($0) }.mapValues {
                 $0.sorted { $0.rowID < $1.rowID }
             }
-            let conversations = byPeer.values.sorted { $0[0].rowID < $1[0].rowID }
+            let conversations = byConversation.values.sorted { $0[0].rowID < $1[0].rowID }
+            // One receipt per peer, over all of its messages marked (a group's travel in
+            // their sender's stream), peers in the order of their first conversation.
+            let byPeer = Dictionary(grouping: marked, by: \.peer)
+            var peers: [PeerKey] = []
+            var seen: Set<PeerKey> = []
+            for message in conversations.joined() where seen.insert(message.peer).inserted {
+                peers.append(message.peer)
+            }
             var receipts: [ReadMarking.Receipt] = []
-            for messages in conversations {
-                let peer = messages[0].peer
-                if let receipt = try Self.raiseReadCursor(db, peer: peer, over: messages) {
+            for peer in peers {
+                if let receipt = try Self.raiseReadCursor(db, peer: peer, over: byPeer[peer] ?? [])
+                {
                     receipts.append(receipt)
                 }
-                try Self.logEvent(db, .conversationRead, peer: peer, at: now)
+            }
+            for messages in conversations where messages[0].group == nil {
+                try Self.logEvent(db, .conversationRead, peer: messages[0].peer, at: now)
             }
             return ReadMarking(messages: conversations.flatMap { $0 }, receipts: receipts)
+        }
+    }
+
+    /// The conversation a message belongs to: its group's, else its peer's.
+    private enum ConversationKey: Hashable {
+        case peer(PeerKey)
+        case group(GroupID)
+
+        init(_ message: StoredMessage) {
+            self = message.group.map(Self.group) ?? .peer(message.peer)
         }
     }
 

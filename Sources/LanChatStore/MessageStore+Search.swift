@@ -18,7 +18,7 @@ extension MessageStore {
         return try await read("searching messages") { db in
             // CROSS JOIN keeps the FTS5 table the outer loop, in its rowid order.
             var sql = """
-                SELECT \(StoredMessage.columns(of: "m"))\(group == nil ? "" : ", m.group_id")
+                SELECT \(StoredMessage.columns(of: "m")), m.group_id
                 FROM messages_fts f CROSS JOIN messages m ON m.rowid = f.rowid
                 WHERE messages_fts MATCH ?
                 """

@@ -51,6 +51,38 @@ import Testing
         #expect(lines[1].contains("You: see you monday ✓✓"), "\(text)")
     }
 
+    /// `read` of every conversation: a group's messages under `#name` with each sender, not
+    /// under the sender's 1:1 header; `search` names the group beside the sender.
+    @Test func readAndSearchShowAGroupMessageInItsGroup() {
+        let groupID = String(repeating: "a", count: 32)
+        let group = GroupInfo(
+            id: groupID, name: "ops", members: [CLIFixtures.bob, CLIFixtures.carol], version: 2)
+        var inGroup = CLIFixtures.incoming(3, "ops news", at: "2026-11-21T11:58:00Z")
+        inGroup.group = groupID
+        inGroup.sender = CLIFixtures.bobID
+        let direct = CLIFixtures.incoming(4, "direct news", at: "2026-11-21T11:59:00Z")
+        let peers = [CLIFixtures.bobID: CLIFixtures.bob]
+        let read = ReadView.render(
+            ReadResult(messages: [inGroup, direct]), peers: peers, groups: [groupID: group],
+            peerArgument: nil, now: CLIFixtures.now, zone: utc, style: .plain)
+        let lines = read.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 8, "\(read)")
+        #expect(lines.first == "#ops  2 members", "\(read)")
+        // Labels are as wide as the group's longest member name, as in `history`.
+        #expect(lines[2].hasPrefix("11:58  Bob ") && lines[2].hasSuffix("  ops news"), "\(read)")
+        #expect(
+            lines[4...].joined(separator: "\n")
+                == "bob@laptop (Bob)  BOBB-2345  online, away\n" + "── Today ──\n"
+                + "11:59  Bob  direct news\n", "\(read)")
+
+        var own = CLIFixtures.outgoing(5, "ops plan", .delivered, at: "2026-11-21T11:57:00Z")
+        own.group = groupID
+        let found = SearchView.render(
+            SearchResult(messages: [inGroup, own]), query: "ops", peers: peers,
+            groups: [groupID: group], now: CLIFixtures.now, zone: utc, style: .plain)
+        #expect(found == "2m  Bob in #ops: ops news\n" + "3m  You → #ops: ops plan\n", "\(found)")
+    }
+
     @Test func hostileNamesAndTextsCannotDriveTheTerminal() {
         let text = inbox([
             conversation(

@@ -73,6 +73,37 @@ struct GroupConversationTests {
     /// walking back with `before` and forward with `after`, every message shows once, and
     /// each own one with its 3 recipients. An unknown id is refused as for a peer.
     /// A group message is one id whatever the members' copies: `idsOnly` answers one per text.
+    /// `read PEER` is that 1:1 conversation only; `read` of everything and `search` show a
+    /// group's messages with their group and sender, an own one once, not once per member.
+    @Test func readAndSearchKeepAGroupMessagesGroup() async throws {
+        try await withConnectedPair { alice, bob in
+            let group = try await alice.client.groupCreate(
+                GroupCreateParams(name: "ops", peers: ["bob"])
+            ).group
+            _ = try await alice.client.send(SendParams(peer: "#ops", text: "ops news"))
+            _ = try await alice.client.send(SendParams(peer: "bob", text: "direct news"))
+            try await eventually("bob has two unread") {
+                try await bob.client.status().unread == 2
+            }
+
+            let direct = try await bob.client.read(ReadParams(peer: alice.id)).messages
+            #expect(direct.map(\.text) == ["direct news"])
+            #expect(direct.map(\.group) == [nil])
+            let rest = try await bob.client.read(ReadParams()).messages
+            #expect(rest.map(\.text) == ["ops news"])
+            #expect(rest.first?.group == group.id)
+            #expect(rest.first?.sender == alice.id)
+
+            let found = try await alice.client.search(SearchParams(text: "news")).messages
+            #expect(Set(found.map(\.text)) == ["ops news", "direct news"], "\(found)")
+            let own = try #require(found.first { $0.text == "ops news" })
+            #expect(own.group == group.id)
+            #expect(own.sender == alice.id)
+            #expect(own.recipients?.map(\.peer) == [bob.id])
+            #expect(found.first { $0.text == "direct news" }?.group == nil)
+        }
+    }
+
     @Test func anIDsOnlyGroupSendAnswersOneIDPerMessage() async throws {
         try await withConnectedPair { alice, bob in
             let away = try #require(PeerKey(bytes: [UInt8](repeating: 0x44, count: 32))?.id)

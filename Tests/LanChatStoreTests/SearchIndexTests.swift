@@ -114,7 +114,12 @@ struct SearchIndexTests {
             try await old.addPeer(carol, keyTag: "C", name: "carol", at: 1)
             try await receive(old, from: bob, texts: ["old news", "more news"], at: 100)
             try await receive(old, from: carol, texts: ["news from carol"], at: 110)
-            _ = try await old.markRead(peer: carol, at: 120)
+            // As a v4 daemon marked them read (the statements of today know later columns).
+            try await old.pool.write { db in
+                try db.execute(
+                    sql: "UPDATE messages SET read_at = 120 WHERE pk = ? AND direction = 0",
+                    arguments: [carol.blob])
+            }
             try old.close()
         }
         let store = try MessageStore.open(path: directory.storePath)

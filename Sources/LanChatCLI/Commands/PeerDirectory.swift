@@ -2,7 +2,8 @@ import LanChatClient
 import LanChatControl
 
 /// Names for messages: `read` and `search` return messages, which carry only their peer's
-/// id. The text views ask `who --all` once for the peers behind them.
+/// id (and a group message its group's). The text views ask `who --all` once for the peers
+/// behind them, and `groups` once when a group's message is among them.
 enum PeerDirectory {
     /// The known peers by id; empty when there are no messages or the call fails (the
     /// messages are then shown with their peer ids rather than not at all).
@@ -12,5 +13,17 @@ enum PeerDirectory {
         guard !messages.isEmpty else { return [:] }
         guard let who = try? await client.who(WhoParams(all: true)) else { return [:] }
         return Dictionary(who.peers.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The groups by id when a message belongs to one; empty otherwise or when the call
+    /// fails (the messages are then shown with their group ids).
+    static func groups(for messages: [MessageInfo], client: ControlClient) async -> [String:
+        GroupInfo]
+    {
+        guard messages.contains(where: { $0.group != nil }),
+            let result = try? await client.groups()
+        else { return [:] }
+        return Dictionary(
+            result.groups.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 }

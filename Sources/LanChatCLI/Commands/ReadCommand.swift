@@ -25,9 +25,10 @@ struct ReadCommand: AsyncParsableCommand {
         }
         // The messages are read now: whatever happens next, they must be printed.
         let peers = await PeerDirectory.names(for: result.messages, client: context.client)
+        let groups = await PeerDirectory.groups(for: result.messages, client: context.client)
         context.out(
             ReadView.render(
-                result, peers: peers, peerArgument: peer, now: context.now, zone: context.zone,
-                style: context.style))
+                result, peers: peers, groups: groups, peerArgument: peer, now: context.now,
+                zone: context.zone, style: context.style))
     }
 }

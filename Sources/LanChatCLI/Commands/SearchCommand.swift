@@ -53,9 +53,10 @@ struct SearchCommand: AsyncParsableCommand {
             return
         }
         let peers = await PeerDirectory.names(for: result.messages, client: context.client)
+        let groups = await PeerDirectory.groups(for: result.messages, client: context.client)
         context.out(
             SearchView.render(
-                result, query: text, peers: peers, now: context.now, zone: context.zone,
-                style: context.style))
+                result, query: text, peers: peers, groups: groups, now: context.now,
+                zone: context.zone, style: context.style))
     }
 }

@@ -3,18 +3,26 @@ import LanChatControl
 /// Text output of `lanchat read`: the messages just marked read, in the layout of `history`
 /// (day separators, names, times), one block per conversation under its header line.
 package enum ReadView {
-    /// `peers` names the conversations (messages carry only the peer id); a peer missing
-    /// from it is shown by its id.
+    /// `peers` names the conversations (messages carry only the peer id) and `groups` the
+    /// group conversations (their messages carry the group id); one missing is shown by its
+    /// id.
     package static func render(
-        _ result: ReadResult, peers: [String: PeerInfo], peerArgument: String?, now: Timestamp,
-        zone: any UTCOffsetProvider, style: TextStyle
+        _ result: ReadResult, peers: [String: PeerInfo], groups: [String: GroupInfo] = [:],
+        peerArgument: String?, now: Timestamp, zone: any UTCOffsetProvider, style: TextStyle
     ) -> String {
         guard !result.messages.isEmpty else {
             guard let peerArgument else { return "No unread messages.\n" }
             return "No unread messages from \(terminalSafe(peerArgument)).\n"
         }
         var blocks: [String] = []
-        for conversation in groupedByPeer(result.messages) {
+        for conversation in groupedByConversation(result.messages) {
+            if let groupID = conversation[0].group {
+                blocks.append(
+                    groupBlock(
+                        conversation, group: groups[groupID], id: groupID, peers: peers,
+                        now: now, zone: zone, style: style))
+                continue
+            }
             let peerID = conversation[0].peer
             let header: String
             let label: String
@@ -33,19 +41,40 @@ package enum ReadView {
         return blocks.joined(separator: "\n")
     }
 
-    /// The messages of each peer, peers in order of first appearance, messages in the order
-    /// given (oldest first).
-    static func groupedByPeer(_ messages: [MessageInfo]) -> [[MessageInfo]] {
-        var groups: [[MessageInfo]] = []
+    /// A group conversation's messages under `#name`, each with its sender's name, as
+    /// `history` of the group shows them.
+    static func groupBlock(
+        _ messages: [MessageInfo], group: GroupInfo?, id: String, peers: [String: PeerInfo],
+        now: Timestamp, zone: any UTCOffsetProvider, style: TextStyle
+    ) -> String {
+        var senders: [String: String] = [:]
+        for (peerID, peer) in peers {
+            senders[peerID] = truncated(peer.displayName, to: 24)
+        }
+        var header = style.bold("#" + truncated(group?.name ?? id, to: 64))
+        if let group {
+            header += "  " + style.dim("\(group.members.count) members")
+            senders.merge(HistoryView.senderLabels(group, width: 24)) { _, member in member }
+        }
+        return header + "\n"
+            + HistoryView.messageLines(
+                messages, theirLabel: "?", now: now, zone: zone, style: style, senders: senders)
+    }
+
+    /// The messages of each conversation (a group's, else a peer's), conversations in order
+    /// of first appearance, messages in the order given (oldest first).
+    static func groupedByConversation(_ messages: [MessageInfo]) -> [[MessageInfo]] {
+        var conversations: [[MessageInfo]] = []
         var index: [String: Int] = [:]
         for message in messages {
-            if let position = index[message.peer] {
-                groups[position].append(message)
+            let key = message.group.map { "#" + $0 } ?? message.peer
+            if let position = index[key] {
+                conversations[position].append(message)
             } else {
-                index[message.peer] = groups.count
-                groups.append([message])
+                index[key] = conversations.count
+                conversations.append([message])
             }
         }
-        return groups
+        return conversations
     }
 }

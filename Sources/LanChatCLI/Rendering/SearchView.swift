@@ -4,9 +4,12 @@ import LanChatControl
 /// smart time, who wrote to whom, and the text on one line with the query's words
 /// highlighted when colour is on.
 package enum SearchView {
+    /// `groups` names the groups of group messages (`#name`); one missing from it is shown
+    /// by its id.
     package static func render(
-        _ result: SearchResult, query: String, peers: [String: PeerInfo], now: Timestamp,
-        zone: any UTCOffsetProvider, style: TextStyle
+        _ result: SearchResult, query: String, peers: [String: PeerInfo],
+        groups: [String: GroupInfo] = [:], now: Timestamp, zone: any UTCOffsetProvider,
+        style: TextStyle
     ) -> String {
         guard !result.messages.isEmpty else {
             return "No messages match '\(terminalSafe(query))'.\n"
@@ -18,10 +21,21 @@ package enum SearchView {
         let timeWidth = rows.map(\.time.count).max() ?? 0
         return rows.map { row in
             let message = row.message
-            let name = truncated(peers[message.peer]?.displayName ?? message.peer, to: 24)
-            let who =
-                message.direction == .outgoing
-                ? style.dim("You → ") + style.bold(name) : style.bold(name)
+            let author = message.sender ?? message.peer
+            let name = truncated(peers[author]?.displayName ?? author, to: 24)
+            let who: String
+            if let group = message.group {
+                // A group's message: who wrote it, in which group.
+                let title = "#" + truncated(groups[group]?.name ?? group, to: 24)
+                who =
+                    message.direction == .outgoing
+                    ? style.dim("You → ") + style.bold(title)
+                    : style.bold(name) + style.dim(" in ") + style.bold(title)
+            } else {
+                who =
+                    message.direction == .outgoing
+                    ? style.dim("You → ") + style.bold(name) : style.bold(name)
+            }
             let padding = String(repeating: " ", count: timeWidth - row.time.count)
             let text = highlighted(terminalSafe(message.text), terms: terms, style: style)
             return style.dim(row.time) + padding + "  " + who + ": " + text + "\n"

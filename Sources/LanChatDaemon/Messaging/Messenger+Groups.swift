@@ -247,8 +247,9 @@ extension Messenger {
     }
 
     /// Folds member copies of own messages into one message with `recipients`; `status` is
-    /// the least advanced of them.
-    func groupInfos(_ rows: [StoredMessage], group: GroupID) async -> [MessageInfo] {
+    /// the least advanced of them. `group`: the group all `rows` belong to; nil when they
+    /// come from any conversation (`read`, `search`), each row then with its own.
+    func groupInfos(_ rows: [StoredMessage], group: GroupID?) async -> [MessageInfo] {
         var lives: [PeerKey: LiveOutgoingState] = [:]
         for peer in Set(rows.filter { $0.direction == .outgoing }.map(\.peer)) {
             lives[peer] = await liveState(for: peer)
@@ -257,14 +258,19 @@ extension Messenger {
     }
 
     /// `groupInfos` with the members' live states already known (none: the rows say all).
+    /// A row of no group (neither `group` nor its own) is a direct message, mapped as it is.
     static func groupInfos(
-        _ rows: [StoredMessage], lives: [PeerKey: LiveOutgoingState], group: GroupID,
+        _ rows: [StoredMessage], lives: [PeerKey: LiveOutgoingState], group: GroupID?,
         ownID: String
     ) -> [MessageInfo] {
         var result: [MessageInfo] = []
         var ownIndex: [MessageID: Int] = [:]
         for row in rows {
             var info = MessageMapping.info(row, live: lives[row.peer] ?? .none)
+            guard let group = group ?? row.group else {
+                result.append(info)
+                continue
+            }
             info.group = group.hex
             guard row.direction == .outgoing else {
                 info.sender = row.peer.id

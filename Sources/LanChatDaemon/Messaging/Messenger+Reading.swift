@@ -80,8 +80,8 @@ extension Messenger {
             await registry.link(for: receipt.peer).readLocally(
                 stream: receipt.stream, upTo: receipt.readUpTo)
         }
-        return ReadResult(
-            messages: marking.messages.map { MessageMapping.info($0, live: .none) })
+        // Without a peer, group conversations' messages come too: with their group.
+        return ReadResult(messages: await groupInfos(marking.messages, group: nil))
     }
 
     func archive(_ params: ArchiveParams, archived: Bool) async throws(ControlError)
@@ -123,7 +123,10 @@ extension Messenger {
         } catch {
             throw .storeUnavailable("cannot search: \(error)")
         }
-        return SearchResult(messages: found.map { MessageMapping.info($0, live: .none) })
+        // Group messages come with their group, an own one once (not once per member).
+        return SearchResult(
+            messages: Self.groupInfos(
+                found, lives: [:], group: nil, ownID: directory.ownKey.id))
     }
 
     /// A peer the store knows but the directory does not (cannot happen after start, as the
