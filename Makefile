@@ -4,8 +4,10 @@
 SWIFT ?= swift
 BIN := .build/debug
 # Release builds link the Swift runtime statically: less resident memory for the daemon and a
-# faster start for every `lanchat` call (docs/benchmarks.md).
-RELEASE := -c release --static-swift-stdlib
+# faster start for every `lanchat` call (docs/benchmarks.md). Each function gets its own
+# section, so that the link can place the ones lanchatd runs first (scripts/lanchatd.order).
+RELEASE := -c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -function-sections \
+	-Xcc -ffunction-sections
 
 # Libraries the build links (PROTOCOL.md §8, ARCHITECTURE.md).
 BUILD_PACKAGES := pkg-config libsodium-dev libavahi-client-dev libsqlite3-dev libncurses-dev
@@ -20,8 +22,11 @@ DOC_PACKAGES := mandoc
 SHELL_PACKAGES := zsh fish
 # The terminal `lanchat chat` is driven in by the end-to-end tests (LanChatEndToEndTests).
 TERMINAL_TEST_PACKAGES := tmux
+# What `make symbol-order` runs the daemon under and reads its answers with.
+SYMBOL_ORDER_PACKAGES := valgrind jq
 
-.PHONY: all deps run-deps test-deps build run test unit-test system-test scale lint format install clean fuzz
+.PHONY: all deps run-deps test-deps build run test unit-test system-test scale lint format install clean fuzz \
+	symbol-order
 
 all: build
 
@@ -73,6 +78,17 @@ scale: test-deps
 
 lint:
 	@scripts/check-docs.sh
+
+# Lists the functions a release lanchatd runs (scripts/lanchatd.order), which its link places
+# first: an idle daemon then has a few MB of its code resident, not most of it (figure 7).
+# Root, valgrind; a few minutes. Commit the list it writes.
+symbol-order: deps
+	@scripts/install-deps.sh $(SYMBOL_ORDER_PACKAGES)
+	$(SWIFT) build $(RELEASE)
+	scripts/symbol-order.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
+	@# The build does not see the list change: link the daemon again with it.
+	rm -f "$$($(SWIFT) build $(RELEASE) --show-bin-path)/lanchatd"
+	$(SWIFT) build $(RELEASE) --product lanchatd
 
 # The figures of PRODUCT.md §8 on a release build, with the bare-pipe baseline measured in
 # the same run; prints a table and JSON and records the table in docs/benchmarks.md. Not a

@@ -103,12 +103,21 @@ let package = Package(
             // the 100 000 relative relocations of the position-independent binary (DT_RELR,
             // glibc ≥ 2.36), and nothing needs the 22 000 symbols the static runtime exports.
             // libstdc++ is linked from its archive (scripts/static-libstdc++/libstdc++.so).
+            // The functions the daemon runs come first in its code (scripts/lanchatd.order,
+            // made by `make symbol-order`), and the compiler's unnamed ones (closure contexts'
+            // destructors and the like, which no list can name) just before them
+            // (scripts/lanchatd-text.ld): a fault then maps pages of code that runs.
             linkerSettings: [
                 .unsafeFlags(
                     [
                         "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                         "-Xlinker", "--no-export-dynamic",
                         "-L\(Context.packageDirectory)/scripts/static-libstdc++",
+                        "-Xlinker",
+                        "--symbol-ordering-file=\(Context.packageDirectory)/scripts/lanchatd.order",
+                        "-Xlinker", "--no-warn-symbol-ordering",
+                        "-Xlinker", "-T", "-Xlinker",
+                        "\(Context.packageDirectory)/scripts/lanchatd-text.ld",
                     ], .when(configuration: .release))
             ]
         ),
