@@ -132,6 +132,18 @@ import Testing
         #expect(outcome.error == "lanchat: not delivered within 1 s; still queued\n")
     }
 
+    /// With `--json` too a script learns the ids, as a send answer that has only them.
+    @Test func waitTimeoutWithJSONPrintsTheIDsAsJSON() async throws {
+        let server = try FakeDaemon.start()
+        defer { server.stop() }
+        let outcome = await run(
+            ["--json", "send", "bob", "hi", "--wait", "--timeout", "1"], server: server)
+        #expect(outcome.code == 75)
+        let printed = try JSONDecoder().decode(SendResult.self, from: Data(outcome.output.utf8))
+        #expect(printed.ids == ["00000000-0000-4000-8000-000000000001"])
+        #expect(outcome.error == "lanchat: not delivered within 1 s; still queued\n")
+    }
+
     /// Each line is sent while input is still open: the second line is written only after
     /// the daemon has received the first.
     @Test func linesAreStreamedAsTheyArrive() async throws {

@@ -37,6 +37,22 @@ struct ReadingTests {
         }
     }
 
+    /// A `waitRead` that runs out on a delivered message says it was delivered, not that it
+    /// is still queued for a peer who is online.
+    @Test func waitReadTimeoutOnADeliveredMessageSaysItWasDelivered() async throws {
+        try await withConnectedPair { alice, _ in
+            do {
+                _ = try await alice.client.send(
+                    SendParams(peer: "bob", text: "unread", waitRead: true, timeout: 3))
+                Issue.record("a message nobody read was reported read")
+            } catch let error as ControlError {
+                #expect(error.exitCode == 75)
+                #expect(error.message.hasPrefix("delivered but not read within 3 s"), "\(error)")
+                #expect(error.data?.messageIDs?.count == 1)
+            }
+        }
+    }
+
     @Test func aReadWhileTheSenderIsAwayReachesItWhenItReturns() async throws {
         try await withConnectedPair { alice, bob in
             let sent = try await alice.client.send(

@@ -100,7 +100,8 @@ struct SendCommand: AsyncParsableCommand {
     /// One `send` call; prints the ids (or the result with `--json`; without it, only the
     /// ids are asked for, which spares a batch of `--lines` its messages' JSON both ways).
     /// When the daemon stored the messages but then timed out or failed, the ids it reports
-    /// are printed too, before the error, so a script still learns them.
+    /// are printed too, before the error (with `--json` as `{"ids": […]}`), so a script
+    /// still learns them.
     func send(texts: [String]?, text: String?, context: CommandContext, streaming: Bool)
         async throws(ControlError)
     {
@@ -117,8 +118,10 @@ struct SendCommand: AsyncParsableCommand {
                 context.out(result.ids.map { $0 + "\n" }.joined())
             }
         } catch {
-            if !quiet && !context.json, let ids = error.data?.messageIDs, !ids.isEmpty {
-                context.out(ids.map { $0 + "\n" }.joined())
+            if !quiet, let ids = error.data?.messageIDs, !ids.isEmpty {
+                // With --json, the shape of a send answer that carries only the ids.
+                let printed = context.json ? try? JSONOutput.pretty(SendResult(ids: ids)) : nil
+                context.out(printed ?? ids.map { $0 + "\n" }.joined())
             }
             throw error
         }

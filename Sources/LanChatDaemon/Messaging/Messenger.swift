@@ -112,9 +112,10 @@ final class Messenger: Sendable {
                     current.first { outcome.failed.contains($0.id) }?.failReason ?? "failed"
                 throw .failed(reason, messageIDs: ids.map(\.description))
             }
-            let what = target == .read ? "read" : "delivered"
             throw .timedOut(
-                "not \(what) within \(Self.format(seconds)) s; still queued and will be delivered when \(peer.displayName) is back",
+                Self.timeoutText(
+                    current, live: await liveState(for: peer.key),
+                    target: target, seconds: seconds, peer: peer.displayName),
                 messageIDs: ids.map(\.description))
         }
         // Every message reached the target: answer from what the wait saw, without another
@@ -129,6 +130,25 @@ final class Messenger: Sendable {
             return info
         }
         return SendResult(messages: reached)
+    }
+
+    /// What a wait that ran out says: where the messages are now. Delivered ones wait only
+    /// for the peer to read them (and to send read receipts); queued ones for the peer.
+    static func timeoutText(
+        _ messages: [StoredMessage], live: LiveOutgoingState, target: StatusWaiter.Target,
+        seconds: Double, peer: String
+    ) -> String {
+        let within = "within \(format(seconds)) s"
+        let delivered = messages.allSatisfy { message in
+            let status = MessageMapping.info(message, live: live).status
+            return status == .delivered || status == .read
+        }
+        if target == .read && delivered {
+            return "delivered but not read \(within); \(peer) has them, and a read receipt "
+                + "comes when they are read (if \(peer) sends read receipts)"
+        }
+        return "not \(target == .read ? "read" : "delivered") \(within); still queued and will "
+            + "be delivered when \(peer) is back"
     }
 
     /// The params' own checks (`SendParams.validatedTexts`, shared with the fuzz target).
