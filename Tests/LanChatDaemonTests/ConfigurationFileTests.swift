@@ -50,6 +50,28 @@ import Testing
         #expect(settings.notifyCommand == #"notify-send "$LANCHAT_FROM" "$LANCHAT_TEXT""#)
     }
 
+    /// The commented example `make install` puts in the docs: uncommented, every line it
+    /// offers is a key the daemon reads, and the keys it offers are all there are.
+    @Test func theInstalledExampleNamesEveryKeyAndParsesUncommented() throws {
+        // This file is Tests/LanChatDaemonTests/…; the example is systemd/….
+        let root = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+            .dropLast(3).joined(separator: "/")
+        let example = try String(
+            contentsOfFile: root + "/systemd/lanchatd.conf.example", encoding: .utf8)
+        let settings = example.split(separator: "\n").filter { $0.hasPrefix("#") }
+            .map { $0.dropFirst() }
+            .filter { line in
+                let key = line.split(separator: "=").first?.trimmingCharacters(in: .whitespaces)
+                return key.map { ConfigurationFile.keys[$0] != nil } ?? false
+            }
+        let offered = Set(
+            settings.compactMap {
+                $0.split(separator: "=").first?.trimmingCharacters(in: .whitespaces)
+            })
+        #expect(offered == Set(ConfigurationFile.keys.keys))
+        _ = try parse(settings.joined(separator: "\n"))
+    }
+
     @Test func anEmptyNotifyCommandTurnsItOffAndTheCommandLineWins() throws {
         let file = try parse(#"notify-command = "beep""#)
         var commandLine = DaemonSettings()
