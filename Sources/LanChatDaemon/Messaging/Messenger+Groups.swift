@@ -351,12 +351,28 @@ extension Messenger {
     private func resolveMembers(_ queries: [String]) throws(ControlError) -> [PeerKey] {
         var keys: [PeerKey] = []
         for query in queries {
-            let key = try directory.resolve(query).key
+            let key: PeerKey
+            do {
+                key = try directory.resolve(query).key
+            } catch {
+                // The own node is no peer of the directory: naming it is not "not found".
+                guard !namesSelf(query) else { throw .badInput("you are a member already") }
+                throw error
+            }
             guard key != directory.ownKey else { throw .badInput("you are a member already") }
             guard !keys.contains(key) else { throw .badInput("'\(query)' is given twice") }
             keys.append(key)
         }
         return keys
+    }
+
+    /// Whether a PEER argument names this node: its id, key tag or name.
+    private func namesSelf(_ query: String) -> Bool {
+        let text = query.trimmingCharacters(in: .whitespaces)
+        let own = directory.ownKey
+        return PeerKey(id: text) == own
+            || text.lowercased() == Fingerprint.keyTag(own).lowercased()
+            || text.lowercased() == services.profile.snapshot.name.lowercased()
     }
 
     /// Applies `edit` to the group's current state and publishes the result; retried when a
