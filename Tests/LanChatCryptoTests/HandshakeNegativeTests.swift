@@ -256,3 +256,27 @@ final class ChannelHandshakeBox {
         return summary
     }
 }
+
+/// `add` refuses a key no handshake can succeed with (`PeerKey.isLowOrder`).
+@Suite struct LowOrderKeyTests {
+    /// X25519's low-order points below p (libsodium's list; the others are not canonical).
+    static let lowOrder = [
+        "0000000000000000000000000000000000000000000000000000000000000000",
+        "0100000000000000000000000000000000000000000000000000000000000000",
+        "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
+        "5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
+        "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+    ]
+
+    @Test(arguments: lowOrder) func aLowOrderPointIsRefused(_ hex: String) throws {
+        let key = try #require(PeerKey(bytes: Hex.decode(hex)))
+        #expect(key.isLowOrder)
+    }
+
+    @Test func realKeysAreNot() throws {
+        for _ in 0..<20 {
+            let key = try IdentityKeyPair.generate().publicKey
+            #expect(!key.isLowOrder)
+        }
+    }
+}

@@ -164,4 +164,35 @@ struct BadParamsTests {
             #expect(shown.map(\.seq) == [1])
         }
     }
+
+    /// lanchat-api(7): yourself among a group's members is bad input (-32001), whether by
+    /// name, key tag or id, not an unknown peer; no group is made.
+    @Test func aGroupWithYourselfIsBadInputAndMadeNot() async throws {
+        try await withConnectedPair { alice, _ in
+            let status = try await alice.client.status()
+            for own in ["alice", status.keyTag, status.id, "bob bob"] {
+                let code = own == "bob bob" ? Self.peerNotFound : Self.badInput
+                await Self.expectRefused(code, "group create with \(own)") {
+                    () async throws(ControlError) in
+                    try await alice.client.groupCreate(
+                        GroupCreateParams(name: "ops", peers: ["bob", own]))
+                }
+            }
+            #expect(try await alice.client.groups().groups.isEmpty)
+        }
+    }
+
+    /// A key no handshake can ever succeed with (a low-order point: the all-zero id) is no
+    /// contact to keep.
+    @Test func addRefusesALowOrderKey() async throws {
+        try await withConnectedPair { alice, _ in
+            let zero = String(repeating: "A", count: 52)
+            await Self.expectRefused(Self.badInput, "add of the zero key") {
+                () async throws(ControlError) in
+                try await alice.client.add(AddParams(name: "zed", id: zero))
+            }
+            let contacts = try await alice.client.contacts().contacts
+            #expect(contacts.allSatisfy { $0.id != zero })
+        }
+    }
 }

@@ -31,7 +31,7 @@ extension Messenger {
 
     func add(_ params: AddParams) async throws(ControlError) -> PeerResult {
         let (alias, id) = try params.validated()
-        guard let key = PeerKey(id: id) else {
+        guard let key = PeerKey(id: id), !key.isLowOrder else {
             throw .badInput("'\(params.id)' is not a valid peer id (not a public key)")
         }
         let entry = try await changing { () async throws(DirectoryError) -> PeerEntry in
