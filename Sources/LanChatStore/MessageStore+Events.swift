@@ -37,12 +37,17 @@ extension MessageStore {
                 }
                 let message = row.isNull(5) ? nil : try StoredMessage(columns: row, from: 5)
                 let changed = groups && !row.isNull(19) ? GroupID(bytes: row.bytes(19)) : nil
+                // `status` holds a message's status, or whether a presence event's peer
+                // came online (`logPresence`).
+                let code = row.optionalInt64(4)
+                let presence = type == .peerPresence
                 events.append(
                     StoredEvent(
                         cursor: row.int64(0), type: type, at: row.int64(2),
                         peer: row.isNull(3) ? nil : PeerKey(bytes: row.bytes(3)),
                         message: message,
-                        status: row.optionalInt64(4).flatMap(StoredStatus.init(rawValue:)),
+                        status: presence ? nil : code.flatMap(StoredStatus.init(rawValue:)),
+                        online: presence ? code.map { $0 != 0 } : nil,
                         group: changed ?? message?.group))
             }
             return events
@@ -85,9 +90,14 @@ extension MessageStore {
         }
     }
 
-    /// Logs `peer.presence` (the daemon calls it when a peer's presence changes).
-    public func logPresence(_ peer: PeerKey, at now: Int64) async throws(StoreError) {
-        try await logPeerEvent(.peerPresence, peer: peer, at: now)
+    /// Logs `peer.presence` (the daemon calls it when a peer's presence changes), with
+    /// whether it came online, so that a replay shows the peer as it was then.
+    public func logPresence(_ peer: PeerKey, online: Bool, at now: Int64) async throws(StoreError) {
+        try await writeBookkeeping("logging an event") { db in
+            try db.cachedStatement(
+                sql: "INSERT INTO events (type, at, pk, status) VALUES (?, ?, ?, ?)"
+            ).execute(arguments: [StoredEventType.peerPresence.code, now, peer.blob, online])
+        }
     }
 
     /// Logs an event about a peer that no store write causes (`peer.presence`,

@@ -49,13 +49,18 @@ public struct StoredEvent: Sendable, Equatable {
     public var message: StoredMessage?
     /// `message.status`: the status the event reports (queued, delivered, read, failed).
     public var status: StoredStatus?
+    /// `peer.presence`: whether the peer came online (true) or went offline, as it was
+    /// then; nil for an event logged before this was kept.
+    public var online: Bool?
     /// The group concerned: `group.changed`'s (schema v7), or a group message's.
     public var group: GroupID?
 
     public init(
         cursor: Int64, type: StoredEventType, at: Int64, peer: PeerKey? = nil,
-        message: StoredMessage? = nil, status: StoredStatus? = nil, group: GroupID? = nil
+        message: StoredMessage? = nil, status: StoredStatus? = nil, online: Bool? = nil,
+        group: GroupID? = nil
     ) {
+        self.online = online
         self.group = group
         self.cursor = cursor
         self.type = type

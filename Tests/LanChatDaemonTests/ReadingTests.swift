@@ -68,6 +68,23 @@ struct ReadingTests {
         }
     }
 
+    /// A replay shows each presence event as it was logged: alice offline, then online,
+    /// though she is online when the replay runs.
+    @Test func aReplayedPresenceEventShowsThePresenceItLogged() async throws {
+        try await withConnectedPair { alice, bob in
+            let since = try #require(
+                try await Self.collect(bob.client, WatchParams()) { _ in true }.start?.cursor)
+            try await alice.stopAndWaitOffline(seenBy: bob)
+            try await alice.restart()
+            try await eventually("online again") { await bob.isOnline(alice) }
+            let replay = try await Self.collect(bob.client, WatchParams(since: since)) {
+                $0.filter { $0.type == .peerPresence }.count >= 2
+            }
+            let presences = replay.events.filter { $0.type == .peerPresence }
+            #expect(presences.map(\.peer?.presence) == [.offline, .online], "\(presences)")
+        }
+    }
+
     @Test func withReadReceiptsOffNothingEverShowsRead() async throws {
         let root = try TestRoot()
         defer { root.remove() }

@@ -229,7 +229,7 @@ final class LinkRegistry: SessionDelegate, Service {
     private func presenceChanged(_ key: PeerKey, to presence: Presence, at now: Int64) async {
         services.events.publish(.presenceChanged(peer: key, presence))
         do {
-            try await services.store.logPresence(key, at: now)
+            try await services.store.logPresence(key, online: presence == .online, at: now)
         } catch {
             logger.error("cannot log a presence change: \(error)")
         }

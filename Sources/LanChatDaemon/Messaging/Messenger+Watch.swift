@@ -128,6 +128,10 @@ extension Messenger {
                 peers[key] = built
                 info.peer = built
             }
+            // A presence event replays the presence it logged, not the peer's current one.
+            if let online = event.online {
+                info.peer?.presence = online ? .online : .offline
+            }
         }
         if let message = event.message {
             var shown = MessageMapping.info(message, live: .none, peerID: info.peer?.id)
