@@ -43,6 +43,20 @@ import Testing
         return (directory, peer)
     }
 
+    /// Pinned from the peer's own dial (no address), then reached by ours, whose session
+    /// the tie-break may close as a duplicate: `who` still shows where the peer listens.
+    @Test func anAddressOurDialProvedIsShownFirst() async throws {
+        let (directory, peer) = try Self.directory()
+        #expect(directory.entry(peer)?.info.addresses == [])
+        let listening = Endpoint(host: "127.0.0.1", port: 7203)
+        try await directory.recordDialledAddress(peer, listening, at: 5)
+        #expect(directory.entry(peer)?.info.addresses == ["127.0.0.1:7203"])
+        let other = Endpoint(host: "10.0.0.9", port: 7203)
+        try await directory.recordDialledAddress(peer, other, at: 6)
+        try await directory.recordDialledAddress(peer, listening, at: 7)
+        #expect(directory.entry(peer)?.info.addresses == ["127.0.0.1:7203", "10.0.0.9:7203"])
+    }
+
     @Test func aResolvedRecordIsDiscoveringUntilTheHandshake() throws {
         let (directory, peer) = try Self.directory()
         #expect(Self.presence(directory, peer) == .offline)

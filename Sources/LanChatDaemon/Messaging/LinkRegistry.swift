@@ -168,6 +168,13 @@ final class LinkRegistry: SessionDelegate, Service {
             await session.close(.normal)
             return
         }
+        if let address = session.dialledAddress {
+            do {
+                try await services.directory.recordDialledAddress(key, address, at: now)
+            } catch {
+                logger.error("cannot record a peer's address: \(error)")
+            }
+        }
         state.withLock { _ = $0.counted.insert(session) }
         if let change = services.directory.sessionCountChanged(key, by: 1, at: now),
             change.before != change.after

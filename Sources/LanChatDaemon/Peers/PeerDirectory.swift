@@ -80,6 +80,23 @@ final class PeerDirectory: Sendable {
         return true
     }
 
+    /// An address a dial of ours reached `key` at, proven by its handshake: `who` shows it
+    /// and the next dial tries it first, also when this session closes as a duplicate of
+    /// the peer's own dial (whose HELLO then says nothing of where the peer listens).
+    /// Nothing is written when it is the address known first already.
+    func recordDialledAddress(_ key: PeerKey, _ address: Endpoint, at now: Int64)
+        async throws(StoreError)
+    {
+        guard entries.withLock({ $0[key]?.record.addresses.first }) != address else { return }
+        modify(key) { entry in
+            entry.record.addresses.removeAll { $0 == address }
+            entry.record.addresses.insert(address, at: 0)
+        }
+        try await persistence.recordPeerSeen(
+            key, keyTag: Self.keyTag(key), name: nil, status: nil, statusText: nil,
+            endpoint: address, at: now)
+    }
+
     /// Pins a key known before its first contact (`--peer ID@…`), so no TOFU window opens.
     /// Nothing changes for a key already pinned.
     func pinAhead(_ key: PeerKey, at now: Int64) async throws(StoreError) {
