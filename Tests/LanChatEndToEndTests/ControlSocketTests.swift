@@ -61,6 +61,19 @@ extension EndToEnd {
                 #expect(binary["error"] != nil, "\(binary)")
                 try await Self.expectStatusAnswer(client, id: 12, after: "binary garbage")
 
+                // A text that is not UTF-8 is bad input (-32001); a lone surrogate escape is
+                // not JSON text (-32700). Neither is stored.
+                let head = Array(#"{"jsonrpc":"2.0","id":13,"method":"send","params":{"#.utf8)
+                try await client.sendLine(
+                    head + Array(#""peer":"nobody","text":"a"#.utf8) + [0xFF]
+                        + Array(#""}}"#.utf8))
+                try await Self.expectError(client, code: -32001, id: 13, "text not UTF-8")
+                try await client.sendLine(
+                    #"{"jsonrpc":"2.0","id":14,"method":"send","params":{"peer":"nobody","#
+                        + #""text":"\ud800"}}"#)
+                try await Self.expectError(client, code: -32700, id: 14, "a lone surrogate")
+                try await Self.expectStatusAnswer(client, id: 15, after: "text not UTF-8")
+
                 // Pipelined: three requests in one write, answered by id.
                 try await client.sendLine(
                     #"{"jsonrpc":"2.0","id":"a","method":"status"}"# + "\n"

@@ -134,7 +134,7 @@ struct ControlDispatcher: Sendable {
         do {
             decoded = try ControlJSON.decoder().decode(RPCRequestParams<Params>.self, from: line)
         } catch {
-            throw .invalidParams("invalid params: \(Self.describe(error))")
+            throw Self.paramsError(error, line: line)
         }
         if let params = decoded.params { return params }
         // No params (or null): fine if the method's params are all optional.
@@ -157,6 +157,21 @@ struct ControlDispatcher: Sendable {
         _ type: Params.Type, from line: Data
     ) -> Params? {
         fastRead(RPCRequestParams<Params>.self, from: line)?.params
+    }
+
+    /// Why params did not decode. The head was read without looking into the params, so a
+    /// failure of the whole document is in them: text that is not UTF-8 is bad input (as
+    /// PRODUCT.md §6 has it for the CLI), anything else that is not JSON a parse error.
+    /// Otherwise the params have the wrong shape.
+    static func paramsError(_ error: any Error, line: Data) -> ControlError {
+        guard case DecodingError.dataCorrupted(let context) = error, context.codingPath.isEmpty
+        else { return .invalidParams("invalid params: \(describe(error))") }
+        guard String(validating: line, as: UTF8.self) != nil else {
+            return .badInput("the request is not valid UTF-8")
+        }
+        return .parseError(
+            "the request is not valid JSON: a string in its params holds a lone surrogate, a "
+                + "control character or an unknown escape")
     }
 
     /// A short, user-facing account of a decoding error: which field, what was wrong.
