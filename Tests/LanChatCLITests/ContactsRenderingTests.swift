@@ -12,6 +12,24 @@ import Testing
         previous: PeerCandidate(
             id: CLIFixtures.bobID, keyTag: "OLDK-EY23", name: "carol@desk", alias: nil))
 
+    /// A peer added by id has no name until its HELLO: it goes by its alias alone, not
+    /// ` (dave)`; an alias's confirmation names the peer without the new alias.
+    @Test func aNamelessPeerGoesByItsAliasAndAnAliasIsConfirmedOnce() {
+        var added = CLIFixtures.dave
+        added.name = ""
+        added.alias = "dave"
+        #expect(ContactsView.label(added) == "dave (\(added.keyTag))")
+        #expect(PeerText.nameWithAlias(added) == "dave")
+        var renamed = CLIFixtures.bob
+        renamed.name = "bob"
+        renamed.alias = "Robert"
+        #expect(
+            ContactsView.aliasChanged(renamed)
+                == "bob (\(renamed.keyTag)) is now called Robert.\n")
+        renamed.alias = nil
+        #expect(ContactsView.aliasChanged(renamed) == "bob (\(renamed.keyTag)) has no alias now.\n")
+    }
+
     @Test func whoMarksTheNewKeyAndWarnsOnce() {
         let text = WhoView.render(
             WhoResult(peers: [CLIFixtures.bob, CLIFixtures.carol], keyChanges: [Self.change]),

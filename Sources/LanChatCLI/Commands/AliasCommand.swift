@@ -31,10 +31,6 @@ struct AliasCommand: AsyncParsableCommand {
         let context = global.makeContext()
         let result = try await context.client.alias(
             AliasParams(peer: peer, name: name, clear: clear ? true : nil))
-        try context.show(result) { result in
-            result.peer.alias == nil
-                ? "\(ContactsView.label(result.peer)) has no alias now.\n"
-                : "\(ContactsView.label(result.peer)) is now called \(terminalSafe(result.peer.alias ?? "")).\n"
-        }
+        try context.show(result) { ContactsView.aliasChanged($0.peer) }
     }
 }

@@ -50,6 +50,16 @@ package enum ContactsView {
         return text
     }
 
+    /// `alias`'s confirmation, naming the peer as it was before the alias:
+    /// `bob (ACRG-JVE2) is now called Robert.`
+    package static func aliasChanged(_ peer: PeerInfo) -> String {
+        var unaliased = peer
+        unaliased.alias = nil
+        let label = label(unaliased)
+        guard let alias = peer.alias else { return "\(label) has no alias now.\n" }
+        return "\(label) is now called \(terminalSafe(alias)).\n"
+    }
+
     /// `name (alias) (KEY-TAG)`, safe for the terminal.
     package static func label(_ peer: PeerInfo) -> String {
         let name = PeerText.nameWithAlias(peer)

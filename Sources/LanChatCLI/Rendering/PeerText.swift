@@ -5,6 +5,8 @@ package enum PeerText {
     /// `name (alias)` when an alias is set, else the display name.
     package static func nameWithAlias(_ name: String, alias: String?) -> String {
         guard let alias, !alias.isEmpty, alias != name else { return name }
+        // A peer added by id has no name until its first HELLO: its alias alone.
+        guard !name.isEmpty else { return alias }
         return "\(name) (\(alias))"
     }
 
