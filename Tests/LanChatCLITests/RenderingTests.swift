@@ -135,6 +135,36 @@ import Testing
         let result = HistoryResult(peer: CLIFixtures.carol, messages: [], hasOlder: false)
         let text = HistoryView.render(result, now: CLIFixtures.now, zone: utc, style: .plain)
         #expect(text.hasSuffix("No messages yet. Send one: lanchat send CARO-L234 TEXT\n"))
+        // Asked with --before or --after: an empty range, not an empty conversation.
+        let paged = HistoryView.render(
+            result, paged: true, now: CLIFixtures.now, zone: utc, style: .plain)
+        #expect(paged.hasSuffix("No messages in this range.\n"))
+    }
+
+    /// A group's history points at older messages as a 1:1 history does, and an empty range
+    /// is not "no messages yet".
+    @Test func groupHistoryPointsAtOlderMessagesToo() {
+        let group = GroupInfo(
+            id: String(repeating: "a", count: 32), name: "ops",
+            members: [CLIFixtures.bob, CLIFixtures.carol], version: 2)
+        var message = CLIFixtures.incoming(9, "x", at: "2026-11-21T11:00:00Z")
+        message.group = group.id
+        message.sender = CLIFixtures.bobID
+        var page = HistoryResult(peer: CLIFixtures.bob, messages: [message], hasOlder: true)
+        page.group = group
+        let text = HistoryView.render(page, now: CLIFixtures.now, zone: utc, style: .plain)
+        #expect(
+            text.contains(
+                "(older messages: lanchat history '#ops' --before 10000000-0000-4000-8000-000000000009)"
+            ), "\(text)")
+        var empty = HistoryResult(peer: CLIFixtures.bob, messages: [], hasOlder: false)
+        empty.group = group
+        #expect(
+            HistoryView.render(empty, paged: true, now: CLIFixtures.now, zone: utc, style: .plain)
+                == "#ops  2 members\nNo messages in this range.\n")
+        #expect(
+            HistoryView.render(empty, now: CLIFixtures.now, zone: utc, style: .plain)
+                == "#ops  2 members\nNo messages yet. Send one: lanchat send '#ops' TEXT\n")
     }
 
     @Test func peerTextCannotDriveTheTerminal() {

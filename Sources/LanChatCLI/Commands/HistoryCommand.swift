@@ -47,7 +47,9 @@ struct HistoryCommand: AsyncParsableCommand {
         let params = HistoryParams(peer: peer, limit: limit, before: before, after: after)
         let result = try await context.client.history(params)
         try context.show(result) {
-            HistoryView.render($0, now: context.now, zone: context.zone, style: context.style)
+            HistoryView.render(
+                $0, paged: before != nil || after != nil, now: context.now, zone: context.zone,
+                style: context.style)
         }
     }
 }

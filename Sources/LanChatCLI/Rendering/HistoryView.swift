@@ -3,33 +3,43 @@ import LanChatControl
 /// Text output of `lanchat history`: a header naming the peer, a line saying whether older
 /// messages exist, then the page oldest first with a separator before each new local day.
 package enum HistoryView {
+    /// `paged`: the page was asked for with `--before` or `--after`, so an empty one is an
+    /// empty range, not an empty conversation.
     package static func render(
-        _ result: HistoryResult, now: Timestamp, zone: any UTCOffsetProvider, style: TextStyle
+        _ result: HistoryResult, paged: Bool = false, now: Timestamp,
+        zone: any UTCOffsetProvider, style: TextStyle
     ) -> String {
         if let group = result.group {
-            return renderGroup(result, group, now: now, zone: zone, style: style)
+            return renderGroup(result, group, paged: paged, now: now, zone: zone, style: style)
         }
         let peer = result.peer
-        var text = header(peer, style: style)
-        guard let first = result.messages.first else {
-            if result.hasOlder {
-                return text + "No messages in this range.\n"
-            }
-            return text
-                + "No messages yet. Send one: lanchat send \(terminalSafe(peer.keyTag)) TEXT\n"
-        }
-        text +=
-            result.hasOlder
-            ? style.dim(
-                terminalSafe(
-                    "(older messages: lanchat history \(peer.keyTag) --before \(first.id))"))
-                + "\n"
-            : style.dim("(nothing older: this is the start of the conversation)") + "\n"
+        return header(peer, style: style)
+            + pageLines(
+                result, paged: paged, argument: peer.keyTag, style: style,
+                messages: {
+                    messageLines(
+                        $0, theirLabel: truncated(peer.displayName, to: 24), now: now,
+                        zone: zone, style: style)
+                })
+    }
 
-        return text
-            + messageLines(
-                result.messages, theirLabel: truncated(peer.displayName, to: 24), now: now,
-                zone: zone, style: style)
+    /// What follows a conversation's header: a line saying whether older messages exist
+    /// (how to page to them: `lanchat history ARGUMENT --before ID`), then the messages; or
+    /// why there are none (an empty range, or a conversation with nothing yet).
+    static func pageLines(
+        _ result: HistoryResult, paged: Bool, argument: String, style: TextStyle,
+        messages: ([MessageInfo]) -> String
+    ) -> String {
+        let shown = terminalSafe(argument)
+        guard let first = result.messages.first else {
+            if result.hasOlder || paged { return "No messages in this range.\n" }
+            return "No messages yet. Send one: lanchat send \(shown) TEXT\n"
+        }
+        let older =
+            result.hasOlder
+            ? style.dim("(older messages: lanchat history \(shown) --before \(first.id))")
+            : style.dim("(nothing older: this is the start of the conversation)")
+        return older + "\n" + messages(result.messages)
     }
 
     /// The messages, oldest first, with a separator before each new local day: the body of
@@ -77,23 +87,18 @@ package enum HistoryView {
     /// A group conversation: `#name  N members`, then the messages with each sender's name
     /// and, on own ones, how many members have them (`✓✓ 2/3`).
     static func renderGroup(
-        _ result: HistoryResult, _ group: GroupInfo, now: Timestamp,
+        _ result: HistoryResult, _ group: GroupInfo, paged: Bool, now: Timestamp,
         zone: any UTCOffsetProvider, style: TextStyle
     ) -> String {
-        var text =
-            style.bold("#" + truncated(group.name, to: 64)) + "  "
+        style.bold("#" + truncated(group.name, to: 64)) + "  "
             + style.dim("\(group.members.count) members") + "\n"
-        guard !result.messages.isEmpty else {
-            return text
-                + "No messages yet. Send one: lanchat send '#\(terminalSafe(group.name))' TEXT\n"
-        }
-        if !result.hasOlder {
-            text += style.dim("(nothing older: this is the start of the conversation)") + "\n"
-        }
-        return text
-            + messageLines(
-                result.messages, theirLabel: "?", now: now, zone: zone, style: style,
-                senders: senderLabels(group, width: 24))
+            + pageLines(
+                result, paged: paged, argument: "'#\(group.name)'", style: style,
+                messages: {
+                    messageLines(
+                        $0, theirLabel: "?", now: now, zone: zone, style: style,
+                        senders: senderLabels(group, width: 24))
+                })
     }
 
     /// Each member's label by peer id (alias, else name, else key tag), at most `width`.
