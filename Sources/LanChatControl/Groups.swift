@@ -171,7 +171,9 @@ enum GroupValidation {
                 "group name of \(name.utf8.count) bytes is over the limit of \(ParamsLimits.maxGroupNameBytes)"
             )
         }
-        guard !name.containsNUL else { throw .badInput("a group name contains U+0000 (NUL)") }
+        // As an alias: a name typed back as '#name' cannot hold a tab or an escape.
+        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { throw .badInput("a group name cannot contain control characters") }
     }
 
     static func peers(_ peers: [String]) throws(ControlError) {

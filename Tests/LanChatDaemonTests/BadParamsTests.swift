@@ -182,6 +182,27 @@ struct BadParamsTests {
         }
     }
 
+    /// A group name holds no control character (as an alias): it could not be typed back as
+    /// `#name`; nothing is made or renamed.
+    @Test func aGroupNameWithAControlCharacterIsBadInput() async throws {
+        try await withConnectedPair { alice, _ in
+            for name in ["a\tb", "x\u{1B}[31m", "nul\u{0}", "line\nbreak"] {
+                await Self.expectRefused(Self.badInput, "group create \(name.debugDescription)") {
+                    () async throws(ControlError) in
+                    try await alice.client.groupCreate(
+                        GroupCreateParams(name: name, peers: ["bob"]))
+                }
+            }
+            #expect(try await alice.client.groups().groups.isEmpty)
+            _ = try await alice.client.groupCreate(GroupCreateParams(name: "ops", peers: ["bob"]))
+            await Self.expectRefused(Self.badInput, "group rename to a tab") {
+                () async throws(ControlError) in
+                try await alice.client.groupRename(GroupRenameParams(group: "#ops", name: "a\tb"))
+            }
+            #expect(try await alice.client.groups().groups.map(\.name) == ["ops"])
+        }
+    }
+
     /// A key no handshake can ever succeed with (a low-order point: the all-zero id) is no
     /// contact to keep.
     @Test func addRefusesALowOrderKey() async throws {
