@@ -200,6 +200,20 @@ import Testing
         expectSkipped("mdns record", facts, detail: "--no-mdns")
     }
 
+    /// With --no-mdns neither avahi-daemon nor multicast is needed: a machine without them
+    /// is not failing, and the report says why they were not checked.
+    @Test func avahiAndMulticastAreSkippedWithNoMDNS() {
+        var facts = F.healthy
+        facts.avahiBus = .missing("busctl")
+        facts.addresses = .ran(ToolOutput(status: 0, standardOutput: "[]"))
+        #expect(F.check("avahi-daemon", facts)?.outcome == .failed)
+        var status = F.status
+        status.avahi = "disabled"
+        facts.status = .success(status)
+        expectSkipped("avahi-daemon", facts, detail: "--no-mdns")
+        expectSkipped("multicast", facts, detail: "--no-mdns")
+    }
+
     @Test func noPeerOnlineSuggestsStaticPeers() {
         var facts = F.healthy
         facts.peers = .success([])

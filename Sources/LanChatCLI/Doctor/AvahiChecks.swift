@@ -6,6 +6,9 @@ struct AvahiCheck: DoctorCheck {
     let name = "avahi-daemon"
 
     func evaluate(_ facts: DoctorFacts) -> DoctorCheckResult {
+        if facts.daemon?.avahi == "disabled" {
+            return .skipped(name, "not used: the daemon runs with --no-mdns")
+        }
         if case .ran(let output) = facts.avahiBus {
             guard output.succeeded else {
                 let why = output.timedOut ? "no answer within 2 s" : output.firstErrorLine

@@ -10,6 +10,10 @@ struct MulticastCheck: DoctorCheck {
     }
 
     func evaluate(_ facts: DoctorFacts) -> DoctorCheckResult {
+        // Multicast carries mDNS only; sessions are unicast TCP.
+        if facts.daemon?.avahi == "disabled" {
+            return .skipped(name, "not used: the daemon runs with --no-mdns")
+        }
         guard case .ran(let output) = facts.addresses else {
             return .skipped(name, "ip is missing; to check, install it: sudo apt install iproute2")
         }
