@@ -37,8 +37,8 @@ extension MessageStore {
                 }
                 let message = row.isNull(5) ? nil : try StoredMessage(columns: row, from: 5)
                 let changed = groups && !row.isNull(19) ? GroupID(bytes: row.bytes(19)) : nil
-                // `status` holds a message's status, or whether a presence event's peer
-                // came online (`logPresence`).
+                // `status` holds a message's status, or what a presence event's peer's
+                // presence became (`logPresence`).
                 let code = row.optionalInt64(4)
                 let presence = type == .peerPresence
                 events.append(
@@ -47,7 +47,7 @@ extension MessageStore {
                         peer: row.isNull(3) ? nil : PeerKey(bytes: row.bytes(3)),
                         message: message,
                         status: presence ? nil : code.flatMap(StoredStatus.init(rawValue:)),
-                        online: presence ? code.map { $0 != 0 } : nil,
+                        presence: presence ? code.flatMap(LoggedPresence.init(code:)) : nil,
                         group: changed ?? message?.group))
             }
             return events
@@ -90,13 +90,15 @@ extension MessageStore {
         }
     }
 
-    /// Logs `peer.presence` (the daemon calls it when a peer's presence changes), with
-    /// whether it came online, so that a replay shows the peer as it was then.
-    public func logPresence(_ peer: PeerKey, online: Bool, at now: Int64) async throws(StoreError) {
+    /// Logs `peer.presence` (the daemon calls it when a peer's presence or availability
+    /// changes) with what it became, so that a replay shows the peer as it was then.
+    public func logPresence(_ peer: PeerKey, _ presence: LoggedPresence, at now: Int64)
+        async throws(StoreError)
+    {
         try await writeBookkeeping("logging an event") { db in
             try db.cachedStatement(
                 sql: "INSERT INTO events (type, at, pk, status) VALUES (?, ?, ?, ?)"
-            ).execute(arguments: [StoredEventType.peerPresence.code, now, peer.blob, online])
+            ).execute(arguments: [StoredEventType.peerPresence.code, now, peer.blob, presence.code])
         }
     }
 

@@ -49,18 +49,18 @@ public struct StoredEvent: Sendable, Equatable {
     public var message: StoredMessage?
     /// `message.status`: the status the event reports (queued, delivered, read, failed).
     public var status: StoredStatus?
-    /// `peer.presence`: whether the peer came online (true) or went offline, as it was
-    /// then; nil for an event logged before this was kept.
-    public var online: Bool?
+    /// `peer.presence`: what the peer's presence became, as it was then; nil for an event
+    /// logged before this was kept.
+    public var presence: LoggedPresence?
     /// The group concerned: `group.changed`'s (schema v7), or a group message's.
     public var group: GroupID?
 
     public init(
         cursor: Int64, type: StoredEventType, at: Int64, peer: PeerKey? = nil,
-        message: StoredMessage? = nil, status: StoredStatus? = nil, online: Bool? = nil,
-        group: GroupID? = nil
+        message: StoredMessage? = nil, status: StoredStatus? = nil,
+        presence: LoggedPresence? = nil, group: GroupID? = nil
     ) {
-        self.online = online
+        self.presence = presence
         self.group = group
         self.cursor = cursor
         self.type = type
@@ -118,5 +118,37 @@ public struct ReadMarking: Sendable, Equatable {
     public init(messages: [StoredMessage], receipts: [Receipt]) {
         self.messages = messages
         self.receipts = receipts
+    }
+}
+
+/// What a `peer.presence` event logged: offline, discovering (a record but no session), or
+/// online with the availability the peer announced then (nil: not known).
+public enum LoggedPresence: Equatable, Sendable {
+    case offline
+    case discovering
+    case online(availability: String?)
+
+    /// Its code in `events.status`: 0 offline, 1 online, 2 … 4 online and available, away or
+    /// busy, 5 discovering.
+    static let availabilities = ["available", "away", "busy"]
+
+    var code: Int64 {
+        switch self {
+        case .offline: 0
+        case .discovering: 5
+        case .online(let availability):
+            availability.flatMap { Self.availabilities.firstIndex(of: $0) }.map { Int64($0) + 2 }
+                ?? 1
+        }
+    }
+
+    init?(code: Int64) {
+        switch code {
+        case 0: self = .offline
+        case 1: self = .online(availability: nil)
+        case 2...4: self = .online(availability: Self.availabilities[Int(code) - 2])
+        case 5: self = .discovering
+        default: return nil
+        }
     }
 }

@@ -69,7 +69,7 @@ struct ReadingTests {
     }
 
     /// A replay shows each presence event as it was logged: alice offline, then online,
-    /// though she is online when the replay runs.
+    /// then away, then available again, though she is online and available when it runs.
     @Test func aReplayedPresenceEventShowsThePresenceItLogged() async throws {
         try await withConnectedPair { alice, bob in
             let since = try #require(
@@ -77,11 +77,24 @@ struct ReadingTests {
             try await alice.stopAndWaitOffline(seenBy: bob)
             try await alice.restart()
             try await eventually("online again") { await bob.isOnline(alice) }
-            let replay = try await Self.collect(bob.client, WatchParams(since: since)) {
-                $0.filter { $0.type == .peerPresence }.count >= 2
+            for status in [Availability.away, .available] {
+                _ = try await alice.client.presence(PresenceParams(status: status))
+                try await eventually("bob sees alice \(status)") {
+                    try await bob.client.who().peers.first?.status == status
+                }
             }
-            let presences = replay.events.filter { $0.type == .peerPresence }
-            #expect(presences.map(\.peer?.presence) == [.offline, .online], "\(presences)")
+            var presences: [PeerInfo] = []
+            for try await update in bob.client.watch(WatchParams(since: since)) {
+                if case .event(let event) = update, event.type == .peerPresence,
+                    let peer = event.peer
+                {
+                    presences.append(peer)
+                }
+                if presences.count >= 4 { break }
+            }
+            #expect(
+                presences.map(\.presence) == [.offline, .online, .online, .online], "\(presences)")
+            #expect(presences.dropFirst().map(\.status) == [.available, .away, .available])
         }
     }
 

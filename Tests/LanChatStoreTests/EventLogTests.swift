@@ -55,8 +55,8 @@ struct EventLogTests {
         try await store.addPeer(carol, keyTag: "U", name: "carol", at: 11)
         try await store.addPeer(carol, keyTag: "U", name: "caro", at: 12)
         try await store.addPeer(bob, keyTag: "T", name: nil, at: 13)
-        try await store.logPresence(bob, online: true, at: 14)
-        try await store.logPresence(bob, online: false, at: 15)
+        try await store.logPresence(bob, .online(availability: "away"), at: 14)
+        try await store.logPresence(bob, .offline, at: 15)
         #expect(isNew && !again)
         let events = try await store.events(after: 0, limit: 10)
         #expect(events.map(\.type) == [.peerNew, .peerNew, .peerPresence, .peerPresence])
@@ -64,7 +64,7 @@ struct EventLogTests {
         #expect(events.map(\.at) == [10, 11, 14, 15])
         #expect(events.map(\.cursor) == [1, 2, 3, 4])
         // What each presence event logged, for a replay to show; no message status.
-        #expect(events.map(\.online) == [nil, nil, true, false])
+        #expect(events.map(\.presence) == [nil, nil, .online(availability: "away"), .offline])
         #expect(events.allSatisfy { $0.status == nil })
     }
 
@@ -175,7 +175,7 @@ struct EventLogTests {
         defer { directory.remove() }
         let store = try MessageStore.open(path: directory.storePath)
         for at: Int64 in [10, 20, 5, 30, 40, 50] {
-            try await store.logPresence(bob, online: true, at: at)
+            try await store.logPresence(bob, .online(availability: nil), at: at)
         }
         // Only the newest 4 must stay: cursors 1 and 2 may go, but 2 is recent (at 20).
         #expect(try await store.pruneEvents(keepAtLeast: 4, newerThan: 15) == 1)
@@ -186,7 +186,7 @@ struct EventLogTests {
         // Everything old: the newest stays all the same, so no cursor is ever given again.
         #expect(try await store.pruneEvents(keepAtLeast: 0, newerThan: 1_000) == 2)
         #expect(try await store.eventBounds() == (6, 6))
-        try await store.logPresence(bob, online: true, at: 60)
+        try await store.logPresence(bob, .online(availability: nil), at: 60)
         #expect(try await store.events(after: 0, limit: 10).map(\.cursor) == [6, 7])
     }
 
@@ -231,7 +231,9 @@ struct EventLogTests {
                 depths.withLock { $0.append(depth) }
             })
         try await store.addPeer(bob, keyTag: "T", name: "bob", at: 1)
-        for at in 2...301 { try await store.logPresence(bob, online: true, at: Int64(at)) }
+        for at in 2...301 {
+            try await store.logPresence(bob, .online(availability: nil), at: Int64(at))
+        }
         let seen = depths.withLock { $0 }
         #expect(seen.count == 301)
         let presence = Array(seen.dropFirst())

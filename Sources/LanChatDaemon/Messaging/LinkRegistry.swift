@@ -236,7 +236,13 @@ final class LinkRegistry: SessionDelegate, Service {
     private func presenceChanged(_ key: PeerKey, to presence: Presence, at now: Int64) async {
         services.events.publish(.presenceChanged(peer: key, presence))
         do {
-            try await services.store.logPresence(key, online: presence == .online, at: now)
+            let logged: LoggedPresence =
+                switch presence {
+                case .online: .online(availability: services.directory.entry(key)?.record.status)
+                case .discovering: .discovering
+                case .offline: .offline
+                }
+            try await services.store.logPresence(key, logged, at: now)
         } catch {
             logger.error("cannot log a presence change: \(error)")
         }

@@ -128,9 +128,17 @@ extension Messenger {
                 peers[key] = built
                 info.peer = built
             }
-            // A presence event replays the presence it logged, not the peer's current one.
-            if let online = event.online {
-                info.peer?.presence = online ? .online : .offline
+            // A presence event replays the presence (and availability) it logged, not the
+            // peer's current one.
+            switch event.presence {
+            case .offline: info.peer?.presence = .offline
+            case .discovering: info.peer?.presence = .discovering
+            case .online(let availability):
+                info.peer?.presence = .online
+                if let status = availability.flatMap(Availability.init(rawValue:)) {
+                    info.peer?.status = status
+                }
+            case nil: break
             }
         }
         if let message = event.message {

@@ -110,6 +110,7 @@ extension PeerLink {
     /// resumes our stream where the peer's cursor says (§9.3), and establishes the session.
     private func applyHello(_ hello: Hello, on source: any LinkSession) async {
         let now = services.now()
+        let before = availability
         do {
             try await services.directory.recordHello(
                 key, name: hello.name, status: hello.presence.availability,
@@ -117,6 +118,7 @@ extension PeerLink {
         } catch {
             logger.error("cannot record the peer's HELLO: \(error)")
         }
+        await logIfAvailabilityChanged(from: before, at: now)
         await warnIfNameBelongsToAnotherKey(hello.name, at: now)
         let outgoing: OutgoingStreamState?
         do {
@@ -374,11 +376,29 @@ extension PeerLink {
     }
 
     private func applyPresence(status: AnnouncedStatus, statusText: String) async {
+        let now = services.now()
+        let before = availability
         do {
             try await services.directory.recordPresence(
-                key, status: status.availability, statusText: statusText, at: services.now())
+                key, status: status.availability, statusText: statusText, at: now)
         } catch {
             logger.error("cannot record presence: \(error)")
+        }
+        await logIfAvailabilityChanged(from: before, at: now)
+    }
+
+    /// The availability the directory shows for the peer (`available`, `away`, `busy`).
+    private var availability: String? { services.directory.entry(key)?.record.status }
+
+    /// A peer that became away or busy (or available again) is a `peer.presence` event for
+    /// `watch`, as coming online or going offline is.
+    private func logIfAvailabilityChanged(from before: String?, at now: Int64) async {
+        let after = availability
+        guard after != before else { return }
+        do {
+            try await services.store.logPresence(key, .online(availability: after), at: now)
+        } catch {
+            logger.error("cannot log a presence change: \(error)")
         }
     }
 
