@@ -26,8 +26,8 @@ package enum StandardInput {
         case .failure(let error): throw error
         case .success(let bytes) where bytes.count > limit:
             throw .badInput(
-                "standard input is over \(MessageText.grouped(MessageText.maxBytes)) bytes; "
-                    + "the limit for one message (use --lines to send each line)")
+                "standard input is over \(MessageText.grouped(MessageText.maxBytes)) bytes, the "
+                    + "limit for one message; --lines sends each line as a message")
         case .success(let bytes):
             return try MessageText.fromStandardInput(bytes)
         }
