@@ -14,7 +14,7 @@ struct LanchatdCommand: AsyncParsableCommand {
             Runs in the foreground (as a systemd user service, or by hand) until SIGTERM or \
             SIGINT. See lanchatd(8).
             """,
-        version: LanChatVersion.current)
+        version: "lanchatd \(LanChatVersion.current) (control API \(ControlAPI.version))")
 
     @Option(help: "Display name, at most 64 bytes (default: $USER@$(hostname -s)).")
     var name: String?
