@@ -132,6 +132,18 @@ import Testing
         #expect(outcome.error == "lanchat: not delivered within 1 s; still queued\n")
     }
 
+    /// `groups` names members as `who` does (name and alias) with their availability.
+    @Test func groupsShowMembersAsWhoDoes() {
+        let group = GroupInfo(
+            id: String(repeating: "a", count: 32), name: "ops",
+            members: [CLIFixtures.bob, CLIFixtures.carol], version: 1)
+        #expect(
+            GroupsView.render([group])
+                == "#ops  \(group.id)  (2 members)\n"
+                + "  online, away  bob@laptop (Bob)  BOBB-2345\n"
+                + "  offline  carol@desk  CARO-L234\n")
+    }
+
     /// With `--json` too a script learns the ids, as a send answer that has only them.
     @Test func waitTimeoutWithJSONPrintsTheIDsAsJSON() async throws {
         let server = try FakeDaemon.start()

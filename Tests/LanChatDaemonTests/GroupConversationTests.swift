@@ -104,6 +104,18 @@ struct GroupConversationTests {
         }
     }
 
+    /// The own member of a group shows the availability this node announces, not always
+    /// `available`.
+    @Test func theOwnMemberShowsItsOwnAvailability() async throws {
+        try await withConnectedPair { alice, _ in
+            _ = try await alice.client.groupCreate(GroupCreateParams(name: "ops", peers: ["bob"]))
+            _ = try await alice.client.presence(PresenceParams(status: .busy, text: "deep work"))
+            let members = try await alice.client.groups().groups.first?.members ?? []
+            let own = try #require(members.first { $0.id == alice.id })
+            #expect(own.status == .busy && own.statusText == "deep work" && own.presence == .online)
+        }
+    }
+
     @Test func anIDsOnlyGroupSendAnswersOneIDPerMessage() async throws {
         try await withConnectedPair { alice, bob in
             let away = try #require(PeerKey(bytes: [UInt8](repeating: 0x44, count: 32))?.id)

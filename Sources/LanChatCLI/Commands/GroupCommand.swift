@@ -67,7 +67,7 @@ struct GroupCommand: AsyncParsableCommand {
             let context = global.makeContext()
             let result = try await context.client.groupRename(
                 GroupRenameParams(group: group, name: name))
-            try context.show(result) { GroupsView.render([$0.group]) }
+            try context.show(result) { GroupsView.render([$0.group], style: context.style) }
         }
     }
 
@@ -94,14 +94,14 @@ struct GroupsCommand: AsyncParsableCommand {
     func run() async throws {
         let context = global.makeContext()
         let result = try await context.client.groups()
-        try context.show(result) { GroupsView.render($0.groups) }
+        try context.show(result) { GroupsView.render($0.groups, style: context.style) }
     }
 }
 
 /// Text for `groups` and the group commands: the name and id, then each member with its
-/// presence.
+/// presence (`online, away`), name and alias as `who` shows them, and key tag.
 enum GroupsView {
-    static func render(_ groups: [GroupInfo]) -> String {
+    static func render(_ groups: [GroupInfo], style: TextStyle = .plain) -> String {
         guard !groups.isEmpty else {
             return "No groups. Start one with: lanchat group create NAME PEER…\n"
         }
@@ -111,9 +111,10 @@ enum GroupsView {
             if group.request == true { out += "  request: lanchat accept \(group.id)" }
             out += "\n"
             for member in group.members {
-                let name = terminalSafe(member.displayName)
+                let name = terminalSafe(PeerText.nameWithAlias(member))
+                let (presence, paint) = PeerText.presence(member, style: style)
                 out +=
-                    "  \(member.presence.rawValue)  \(name.isEmpty ? member.keyTag : name)  \(member.keyTag)\n"
+                    "  \(paint(presence))  \(name.isEmpty ? member.keyTag : name)  \(member.keyTag)\n"
             }
         }
         return out
@@ -130,6 +131,6 @@ extension GroupCommand {
         let context = global.makeContext()
         let result = try await call(
             context.client, GroupMembersParams(group: group, peers: peers))
-        try context.show(result) { GroupsView.render([$0.group]) }
+        try context.show(result) { GroupsView.render([$0.group], style: context.style) }
     }
 }

@@ -409,11 +409,14 @@ extension Messenger {
         }
     }
 
+    /// This node as a member: online, with the availability and status text it announces.
     var ownInfo: PeerInfo {
         let own = directory.ownKey
+        let profile = services.profile.snapshot
         return PeerInfo(
-            id: own.id, keyTag: Fingerprint.keyTag(own), name: services.profile.snapshot.name,
-            presence: .online)
+            id: own.id, keyTag: Fingerprint.keyTag(own), name: profile.name, presence: .online,
+            status: Availability(rawValue: profile.status.availability) ?? .available,
+            statusText: profile.statusText)
     }
 
     func groupInfo(_ state: GroupUpdate) -> GroupInfo {
