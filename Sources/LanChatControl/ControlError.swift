@@ -138,6 +138,7 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var isPeerLookupFailure: Bool { kind == .peerNotFound || kind == .peerAmbiguous }
+    public var isPeerNotFound: Bool { kind == .peerNotFound }
     public var isTimeout: Bool { kind == .timedOut }
     public var isWatchOverflow: Bool { kind == .watchOverflow }
     /// The daemon is not there, stopping, or not answering: worth trying again later, as

@@ -303,6 +303,9 @@ import Testing
         #expect(
             ErrorView.render(.badInput("the message is empty")) == "lanchat: the message is empty\n"
         )
+        // A name that is a group's and a peer's: the message says what to write; no peer list.
+        let both = ControlError.groupAmbiguous("ops", names: ["ops (aaaa)", "ops (a peer)"])
+        #expect(ErrorView.render(both) == "lanchat: \(both.message)\n")
     }
 
     @Test(arguments: [

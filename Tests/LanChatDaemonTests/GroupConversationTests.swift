@@ -104,6 +104,23 @@ struct GroupConversationTests {
         }
     }
 
+    /// A name that is a peer's and a group's is refused as ambiguous, naming each so that it
+    /// can be given unambiguously: the peer with its key tag, the group as #NAME.
+    @Test func aNameOfAPeerAndAGroupNamesBothWaysToChoose() async throws {
+        try await withConnectedPair { alice, bob in
+            _ = try await alice.client.groupCreate(GroupCreateParams(name: "bob", peers: ["bob"]))
+            let keyTag = try await bob.client.status().keyTag
+            do throws(ControlError) {
+                _ = try await alice.client.send(SendParams(peer: "bob", text: "which?"))
+                Issue.record("an ambiguous name was taken")
+            } catch {
+                #expect(error.exitCode == 67)
+                #expect(error.message.contains("(\(keyTag))"), "\(error.message)")
+                #expect(error.message.contains("group #bob"), "\(error.message)")
+            }
+        }
+    }
+
     /// The own member of a group shows the availability this node announces, not always
     /// `available`.
     @Test func theOwnMemberShowsItsOwnAvailability() async throws {

@@ -9,6 +9,9 @@ package enum ErrorView {
         guard error.isPeerLookupFailure else { return text }
         let candidates = error.data?.candidates ?? []
         if candidates.isEmpty {
+            // An ambiguity without candidates is a name that is a group's and a peer's (or two
+            // groups'): its message says how to pick one, and the peer list would not help.
+            guard error.isPeerNotFound else { return text }
             return text + "'lanchat who --all' lists the peers lanchatd knows.\n"
         }
         var table = TextTable(header: ["NAME", "KEY", "ID"])

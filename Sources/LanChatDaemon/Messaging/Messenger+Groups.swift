@@ -323,8 +323,14 @@ extension Messenger {
         }
         let named = all.filter { $0.state.name.lowercased() == query.lowercased() }
         guard !named.isEmpty else { return nil }
-        if (try? directory.resolve(query)) != nil {
-            throw .groupAmbiguous(query, names: ["peer \(query)", "group #\(named[0].state.name)"])
+        if let peer = try? directory.resolve(query) {
+            // Named so that either can be given unambiguously: the key tag, or #NAME.
+            throw .groupAmbiguous(
+                query,
+                names: [
+                    "peer \(peer.displayName) (\(peer.record.keyTag))",
+                    "group #\(named[0].state.name)",
+                ])
         }
         return try Self.pickGroup(query, among: all, query: query)
     }
