@@ -61,8 +61,8 @@ extension EndToEnd {
                 #expect(binary["error"] != nil, "\(binary)")
                 try await Self.expectStatusAnswer(client, id: 12, after: "binary garbage")
 
-                // A text that is not UTF-8 is bad input (-32001); a lone surrogate escape is
-                // not JSON text (-32700). Neither is stored.
+                // A text that is not UTF-8 is bad input (-32001); a lone surrogate escape, or a
+                // number that is not whole where one must be, invalid params. Nothing stored.
                 let head = Array(#"{"jsonrpc":"2.0","id":13,"method":"send","params":{"#.utf8)
                 try await client.sendLine(
                     head + Array(#""peer":"nobody","text":"a"#.utf8) + [0xFF]
@@ -71,7 +71,11 @@ extension EndToEnd {
                 try await client.sendLine(
                     #"{"jsonrpc":"2.0","id":14,"method":"send","params":{"peer":"nobody","#
                         + #""text":"\ud800"}}"#)
-                try await Self.expectError(client, code: -32700, id: 14, "a lone surrogate")
+                try await Self.expectError(client, code: -32602, id: 14, "a lone surrogate")
+                try await client.sendLine(
+                    #"{"jsonrpc":"2.0","id":16,"method":"search","params":{"text":"x","limit":5.5}}"#
+                )
+                try await Self.expectError(client, code: -32602, id: 16, "limit 5.5")
                 try await Self.expectStatusAnswer(client, id: 15, after: "text not UTF-8")
 
                 // Pipelined: three requests in one write, answered by id.

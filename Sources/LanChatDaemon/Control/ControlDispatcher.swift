@@ -161,17 +161,18 @@ struct ControlDispatcher: Sendable {
 
     /// Why params did not decode. The head was read without looking into the params, so a
     /// failure of the whole document is in them: text that is not UTF-8 is bad input (as
-    /// PRODUCT.md §6 has it for the CLI), anything else that is not JSON a parse error.
-    /// Otherwise the params have the wrong shape.
+    /// PRODUCT.md §6 has it for the CLI). `JSONDecoder` words every other such failure "not
+    /// valid JSON", also for a number that only does not fit its field; it says no more.
     static func paramsError(_ error: any Error, line: Data) -> ControlError {
         guard case DecodingError.dataCorrupted(let context) = error, context.codingPath.isEmpty
         else { return .invalidParams("invalid params: \(describe(error))") }
         guard String(validating: line, as: UTF8.self) != nil else {
             return .badInput("the request is not valid UTF-8")
         }
-        return .parseError(
-            "the request is not valid JSON: a string in its params holds a lone surrogate, a "
-                + "control character or an unknown escape")
+        return .invalidParams(
+            "invalid params: a value does not fit its field (a number out of range or not "
+                + "whole, or a string with a lone surrogate, a control character or an unknown "
+                + "escape)")
     }
 
     /// A short, user-facing account of a decoding error: which field, what was wrong.
