@@ -68,11 +68,6 @@ struct GroupConversationTests {
         }
     }
 
-    /// `history GROUP` pages like a peer's, in whole messages: a group of alice, bob and two
-    /// members away (dave, erin), own messages sent one and several at a time between bob's;
-    /// walking back with `before` and forward with `after`, every message shows once, and
-    /// each own one with its 3 recipients. An unknown id is refused as for a peer.
-    /// A group message is one id whatever the members' copies: `idsOnly` answers one per text.
     /// `read PEER` is that 1:1 conversation only; `read` of everything and `search` show a
     /// group's messages with their group and sender, an own one once, not once per member.
     @Test func readAndSearchKeepAGroupMessagesGroup() async throws {
@@ -133,6 +128,7 @@ struct GroupConversationTests {
         }
     }
 
+    /// A group message is one id whatever the members' copies: `idsOnly` answers one per text.
     @Test func anIDsOnlyGroupSendAnswersOneIDPerMessage() async throws {
         try await withConnectedPair { alice, bob in
             let away = try #require(PeerKey(bytes: [UInt8](repeating: 0x44, count: 32))?.id)
@@ -149,6 +145,10 @@ struct GroupConversationTests {
         }
     }
 
+    /// `history GROUP` pages like a peer's, in whole messages: a group of alice, bob and two
+    /// members away (dave, erin), own messages sent one and several at a time between bob's;
+    /// walking back with `before` and forward with `after`, every message shows once, and
+    /// each own one with its 3 recipients. An unknown id is refused as for a peer.
     @Test func groupHistoryPagesBackAndForthInWholeMessages() async throws {
         try await withConnectedPair { alice, bob in
             let away = [UInt8(0x44), 0x55].compactMap {
