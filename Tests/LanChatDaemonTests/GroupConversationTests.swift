@@ -11,17 +11,26 @@ import Testing
 /// `archive GROUP` act on it; 1:1 conversations are unchanged beside it.
 @Suite("Group conversations between in-process daemons", .serialized, .timeLimit(.minutes(3)))
 struct GroupConversationTests {
+    /// Alice makes group `ops` with bob, sends it `group`, then bob `direct`, and waits until
+    /// bob has every one of them unread.
+    static func opsWithUnread(
+        _ alice: TestNode, _ bob: TestNode, group texts: [String], direct: [String]
+    ) async throws -> GroupInfo {
+        let group = try await alice.client.groupCreate(
+            GroupCreateParams(name: "ops", peers: ["bob"])
+        ).group
+        for text in texts { _ = try await alice.client.send(SendParams(peer: "#ops", text: text)) }
+        for text in direct { _ = try await alice.client.send(SendParams(peer: "bob", text: text)) }
+        try await eventually("bob has \(texts.count + direct.count) unread") {
+            try await bob.client.status().unread == texts.count + direct.count
+        }
+        return group
+    }
+
     @Test func theInboxListsAGroupWithItsUnreadCountAndLastMessage() async throws {
         try await withConnectedPair { alice, bob in
-            let group = try await alice.client.groupCreate(
-                GroupCreateParams(name: "ops", peers: ["bob"])
-            ).group
-            _ = try await alice.client.send(SendParams(peer: "#ops", text: "deploy at 5"))
-            _ = try await alice.client.send(SendParams(peer: "#ops", text: "build is green"))
-            _ = try await alice.client.send(SendParams(peer: "bob", text: "just you"))
-            try await eventually("bob has three unread") {
-                try await bob.client.status().unread == 3
-            }
+            let group = try await Self.opsWithUnread(
+                alice, bob, group: ["deploy at 5", "build is green"], direct: ["just you"])
 
             let inbox = try await bob.client.inbox().conversations
             let groupRow = try #require(inbox.first { $0.group != nil }, "\(inbox)")
@@ -72,14 +81,8 @@ struct GroupConversationTests {
     /// group's messages with their group and sender, an own one once, not once per member.
     @Test func readAndSearchKeepAGroupMessagesGroup() async throws {
         try await withConnectedPair { alice, bob in
-            let group = try await alice.client.groupCreate(
-                GroupCreateParams(name: "ops", peers: ["bob"])
-            ).group
-            _ = try await alice.client.send(SendParams(peer: "#ops", text: "ops news"))
-            _ = try await alice.client.send(SendParams(peer: "bob", text: "direct news"))
-            try await eventually("bob has two unread") {
-                try await bob.client.status().unread == 2
-            }
+            let group = try await Self.opsWithUnread(
+                alice, bob, group: ["ops news"], direct: ["direct news"])
 
             let direct = try await bob.client.read(ReadParams(peer: alice.id)).messages
             #expect(direct.map(\.text) == ["direct news"])
