@@ -4,6 +4,18 @@
 // Transport, Discovery or Store (checked by Tests/LanChatCLITests/LinkageTests.swift).
 import PackageDescription
 
+/// How the release binaries link (docs/benchmarks.md, figures 5 and 7): the dynamic loader
+/// reads every relocation record and every exported symbol of a binary at start. lld packs
+/// the tens of thousands of relative relocations of a position-independent binary (DT_RELR,
+/// glibc ≥ 2.36), and nothing needs the thousands of symbols the static runtime exports.
+/// libstdc++ is linked from its archive (scripts/static-libstdc++/libstdc++.so), so no
+/// process maps the shared one.
+let leanReleaseLink = [
+    "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+    "-Xlinker", "--no-export-dynamic",
+    "-L\(Context.packageDirectory)/scripts/static-libstdc++",
+]
+
 let package = Package(
     name: "lanchat",
     platforms: [.macOS(.v15)],
@@ -98,21 +110,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            // Idle RSS (docs/benchmarks.md, figure 7): the dynamic loader reads every
-            // relocation record and every exported symbol of the binary at start. lld packs
-            // the 100 000 relative relocations of the position-independent binary (DT_RELR,
-            // glibc ≥ 2.36), and nothing needs the 22 000 symbols the static runtime exports.
-            // libstdc++ is linked from its archive (scripts/static-libstdc++/libstdc++.so).
             // The functions the daemon runs come first in its code (scripts/lanchatd.order,
             // made by `make symbol-order`), and the compiler's unnamed ones (closure contexts'
             // destructors and the like, which no list can name) just before them
-            // (scripts/lanchatd-text.ld): a fault then maps pages of code that runs.
+            // (scripts/lanchatd-text.ld): a fault then maps pages of code that runs (idle RSS,
+            // docs/benchmarks.md, figure 7).
             linkerSettings: [
                 .unsafeFlags(
-                    [
-                        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-                        "-Xlinker", "--no-export-dynamic",
-                        "-L\(Context.packageDirectory)/scripts/static-libstdc++",
+                    leanReleaseLink + [
                         "-Xlinker",
                         "--symbol-ordering-file=\(Context.packageDirectory)/scripts/lanchatd.order",
                         "-Xlinker", "--no-warn-symbol-ordering",
@@ -121,7 +126,10 @@ let package = Package(
                     ], .when(configuration: .release))
             ]
         ),
-        .executableTarget(name: "lanchat", dependencies: ["LanChatCLI"]),
+        .executableTarget(
+            name: "lanchat", dependencies: ["LanChatCLI"],
+            // Every call starts a process: the loader's work is part of its wall time (figure 5).
+            linkerSettings: [.unsafeFlags(leanReleaseLink, .when(configuration: .release))]),
         // `make bench`: the figures of PRODUCT.md §8 from a release build (docs/benchmarks.md).
         .executableTarget(
             name: "LanChatBench",
