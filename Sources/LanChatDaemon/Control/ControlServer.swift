@@ -96,7 +96,8 @@ final class ControlServer: Sendable {
                 "cannot serve the control socket systemd passed (fd \(activated.descriptor)): \(error)"
             )
         }
-        return ControlServer(path: path, server: server, logger: logger, boundFile: nil)
+        return ControlServer(
+            path: activated.path ?? path, server: server, logger: logger, boundFile: nil)
     }
 
     private static func bootstrap(group: any EventLoopGroup, logger: Logger) -> ServerBootstrap {

@@ -10,6 +10,26 @@ public struct ActivatedSocket: Sendable {
 
     let descriptor: Int32
 
+    /// The path the socket is bound to (the unit's `ListenStream=`), which `status` and the
+    /// ready line report: `--socket` names no socket when systemd passed one. Nil for an
+    /// abstract or unnamed socket.
+    var path: String? {
+        var address = sockaddr_un()
+        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard named else { return nil }
+        let pathOffset = MemoryLayout<sockaddr_un>.offset(of: \.sun_path) ?? 2
+        guard Int(length) > pathOffset else { return nil }
+        let path = withUnsafeBytes(of: &address.sun_path) { bytes in
+            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        return path.isEmpty ? nil : path
+    }
+
     /// The passed socket, if there is one for this process. The variables are removed either
     /// way (sd_listen_fds' `unset_environment`), so no child process inherits them.
     public static func take(environment: [String: String]) -> ActivatedSocket? {

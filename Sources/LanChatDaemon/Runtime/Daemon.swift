@@ -137,7 +137,7 @@ public final class Daemon: Sendable {
             startedAt: Timestamp(millisecondsSince1970: clock.wallMilliseconds()),
             startInstant: clock.monotonic(), listening: listening,
             dataDirectory: configuration.dataDirectory,
-            socketPath: configuration.socketPath, mdnsEnabled: configuration.mdns,
+            socketPath: control.path, mdnsEnabled: configuration.mdns,
             presenceChanged: { snapshot in
                 announcer.announce(snapshot)
                 presenceFile.saveLogging(snapshot, logger)
@@ -288,7 +288,7 @@ public final class Daemon: Sendable {
             "lanchatd \(LanChatVersion.current) ready",
             metadata: [
                 "name": "\(configuration.name)", "key": "\(Fingerprint.keyTag(identityKey))",
-                "port": "\(port)", "socket": "\(configuration.socketPath)",
+                "port": "\(port)", "socket": "\(messenger.runtime.socketPath)",
             ])
         defer {
             // The directory is free for the next daemon once this one has stopped; the store
