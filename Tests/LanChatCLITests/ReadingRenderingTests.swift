@@ -187,6 +187,12 @@ import Testing
         #expect(watchLine(online) == "12:03 bob is online: lunch\n")
         let typing = EventInfo(cursor: "4", type: .peerTyping, at: at, peer: peer, typing: true)
         #expect(watchLine(typing) == "12:03 bob is typing…\n")
+        // A peer met a moment ago, before its HELLO named it: its key tag, not a blank.
+        peer.name = ""
+        let met = EventInfo(cursor: "5", type: .peerNew, at: at, peer: peer)
+        #expect(watchLine(met) == "12:03 new peer BOBB-2345\n")
+        let first = EventInfo(cursor: "6", type: .peerPresence, at: at, peer: peer)
+        #expect(watchLine(first) == "12:03 BOBB-2345 is online: lunch\n")
     }
 
     /// Issue 13: `group.changed` names who changed which group; a group message names its

@@ -22,8 +22,12 @@ package enum WatchView {
     {
         let peerID = event.peer?.id ?? event.message?.peer
         let known = event.peer ?? peerID.flatMap { names[$0] }
+        // A peer met a moment ago has no name until its HELLO: its key tag stands in.
         let name = style.bold(
-            known.map { truncated($0.displayName, to: 40) }
+            known.map {
+                $0.displayName.isEmpty
+                    ? terminalSafe($0.keyTag) : truncated($0.displayName, to: 40)
+            }
                 ?? peerID.map { truncated($0, to: 12) } ?? "someone")
         switch event.type {
         case .messageReceived:
@@ -53,8 +57,10 @@ package enum WatchView {
         case .peerTyping:
             return name + (event.typing == false ? " stopped typing" : " is typing…")
         case .peerNew:
-            let tag = event.peer.map { " " + style.cyan(terminalSafe($0.keyTag)) } ?? ""
-            return "new peer " + name + tag
+            guard let peer = event.peer, !peer.displayName.isEmpty else {
+                return "new peer " + name
+            }
+            return "new peer " + name + " " + style.cyan(terminalSafe(peer.keyTag))
         case .peerKeyMismatch:
             let tag = event.peer.map { " (now " + terminalSafe($0.keyTag) + ")" } ?? ""
             return style.red("warning: ") + name + "'s key changed" + tag
