@@ -258,7 +258,12 @@ extension MessageStore {
         async throws(StoreError) -> [StoredMessage]
     {
         try await write("re-queuing failed messages") { db in
-            var sql = "SELECT rowid, pk FROM messages WHERE direction = 1 AND status = 4"
+            // A blocked peer's copies stay failed ("blocked; unblock to send"): nothing goes
+            // to it while the block stands.
+            var sql = """
+                SELECT rowid, pk FROM messages WHERE direction = 1 AND status = 4
+                  AND pk NOT IN (SELECT pk FROM peers WHERE trust = 'blocked')
+                """
             var arguments: StatementArguments = []
             if let id {
                 sql += " AND uuid = ?"

@@ -72,6 +72,18 @@ struct GroupBlockedMemberTests {
             }
             #expect(toAlice?.status == .queued)
             #expect(await !alice.isOnline(carol))
+
+            // retry leaves the blocked member's copy failed (and says so when asked for her).
+            #expect(try await alice.client.retry(RetryParams()).messages.isEmpty)
+            do throws(ControlError) {
+                _ = try await alice.client.retry(RetryParams(target: "carol"))
+                Issue.record("a retry for a blocked peer was taken")
+            } catch {
+                #expect(error.exitCode == 1 && error.message.contains("is blocked"))
+            }
+            let after = try await alice.client.history(HistoryParams(peer: "#ops")).messages
+            #expect(
+                after.first?.recipients?.first { $0.peer == carol.id }?.status == .failed)
         } catch {
             for node in nodes { await node.stop() }
             throw error

@@ -29,7 +29,13 @@ extension Messenger {
             if let parsed = MessageID(text: target) {
                 id = parsed
             } else {
-                peer = try directory.resolve(target).key
+                let entry = try directory.resolve(target)
+                guard entry.record.trust != .blocked else {
+                    throw .failed(
+                        "\(entry.displayName) (\(entry.record.keyTag)) is blocked; 'lanchat "
+                            + "unblock' it, then retry")
+                }
+                peer = entry.key
             }
         }
         let requeued: [StoredMessage]
