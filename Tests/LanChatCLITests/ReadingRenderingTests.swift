@@ -129,6 +129,14 @@ import Testing
         let text = inbox([])
         #expect(text.contains("lanchat send PEER TEXT"))
         #expect(text.contains("lanchat who"))
+        // Empty because everything is archived: not "no conversations yet".
+        let hidden = InboxView.render(
+            InboxResult(conversations: []), query: nil, archived: false, archivedCount: 2,
+            now: CLIFixtures.now, zone: utc, style: .plain)
+        #expect(
+            hidden
+                == "No conversations in the inbox; 2 conversations are archived: "
+                + "lanchat inbox --archived\n")
     }
 
     // MARK: Search

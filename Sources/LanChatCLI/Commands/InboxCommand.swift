@@ -29,10 +29,17 @@ struct InboxCommand: AsyncParsableCommand {
         let context = global.makeContext()
         let params = InboxParams(query: query, archived: archived ? true : nil)
         let result = try await context.client.inbox(params)
+        // An empty inbox that only hides archived conversations says so (text only).
+        var archivedCount = 0
+        if !context.json, result.conversations.isEmpty, !archived, query == nil {
+            archivedCount =
+                (try? await context.client.inbox(InboxParams(archived: true)))?.conversations
+                .count ?? 0
+        }
         try context.show(result) {
             InboxView.render(
-                $0, query: query, archived: archived, now: context.now, zone: context.zone,
-                style: context.style)
+                $0, query: query, archived: archived, archivedCount: archivedCount,
+                now: context.now, zone: context.zone, style: context.style)
         }
     }
 }

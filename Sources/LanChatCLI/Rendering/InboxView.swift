@@ -8,12 +8,14 @@ package enum InboxView {
     /// Characters of message text a preview shows, `…` included.
     package static let previewLength = 60
 
+    /// `archivedCount`: for an empty inbox, how many conversations are archived (they are
+    /// not "no conversations yet").
     package static func render(
-        _ result: InboxResult, query: String?, archived: Bool, now: Timestamp,
-        zone: any UTCOffsetProvider, style: TextStyle
+        _ result: InboxResult, query: String?, archived: Bool, archivedCount: Int = 0,
+        now: Timestamp, zone: any UTCOffsetProvider, style: TextStyle
     ) -> String {
         guard !result.conversations.isEmpty else {
-            return emptyHint(query: query, archived: archived)
+            return emptyHint(query: query, archived: archived, archivedCount: archivedCount)
         }
         let rows = result.conversations.map { conversation in
             (
@@ -98,12 +100,17 @@ package enum InboxView {
         }
     }
 
-    static func emptyHint(query: String?, archived: Bool) -> String {
+    static func emptyHint(query: String?, archived: Bool, archivedCount: Int) -> String {
         if let query {
             return
                 "No \(archived ? "archived " : "")conversation matches '\(terminalSafe(query))'.\n"
         }
         if archived { return "No archived conversations.\n" }
+        if archivedCount > 0 {
+            let conversations = archivedCount == 1 ? "conversation is" : "conversations are"
+            return "No conversations in the inbox; \(archivedCount) \(conversations) archived: "
+                + "lanchat inbox --archived\n"
+        }
         return "No conversations yet. Start one with: lanchat send PEER TEXT\n"
             + "'lanchat who' lists the peers online.\n"
     }
