@@ -134,14 +134,17 @@ import Testing
 
     /// `groups` names members as `who` does (name and alias) with their availability.
     @Test func groupsShowMembersAsWhoDoes() {
+        var stranger = CLIFixtures.carol
+        stranger.name = ""
+        stranger.keyTag = "STRA-NGER"
         let group = GroupInfo(
             id: String(repeating: "a", count: 32), name: "ops",
-            members: [CLIFixtures.bob, CLIFixtures.carol], version: 1)
+            members: [CLIFixtures.bob, CLIFixtures.carol, stranger], version: 1)
         #expect(
             GroupsView.render([group])
-                == "#ops  \(group.id)  (2 members)\n"
+                == "#ops  \(group.id)  (3 members)\n"
                 + "  online, away  bob@laptop (Bob)  BOBB-2345\n"
-                + "  offline  carol@desk  CARO-L234\n")
+                + "  offline  carol@desk  CARO-L234\n" + "  offline  STRA-NGER\n")
     }
 
     /// With `--json` too a script learns the ids, as a send answer that has only them.

@@ -113,8 +113,9 @@ enum GroupsView {
             for member in group.members {
                 let name = terminalSafe(PeerText.nameWithAlias(member))
                 let (presence, paint) = PeerText.presence(member, style: style)
-                out +=
-                    "  \(paint(presence))  \(name.isEmpty ? member.keyTag : name)  \(member.keyTag)\n"
+                // A member never met has no name yet: its key tag alone.
+                let named = name.isEmpty ? "" : name + "  "
+                out += "  \(paint(presence))  \(named)\(terminalSafe(member.keyTag))\n"
             }
         }
         return out
