@@ -120,7 +120,8 @@ extension SearchParams {
     public func validatedLimit() throws(ControlError) -> Int {
         guard !text.allSatisfy(\.isWhitespace) else { throw .badInput("nothing to search for") }
         guard text.utf8.count <= ParamsLimits.maxQueryBytes else {
-            throw .badInput("a search of over \(ParamsLimits.maxQueryBytes) bytes")
+            throw .badInput(
+                "cannot search for that: the query is over \(ParamsLimits.maxQueryBytes) bytes")
         }
         let limit = self.limit ?? ParamsLimits.defaultSearchLimit
         guard ParamsLimits.searchLimits.contains(limit) else {
