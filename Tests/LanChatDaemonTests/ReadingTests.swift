@@ -77,10 +77,13 @@ struct ReadingTests {
             try await alice.stopAndWaitOffline(seenBy: bob)
             try await alice.restart()
             try await eventually("online again") { await bob.isOnline(alice) }
-            for status in [Availability.away, .available] {
-                _ = try await alice.client.presence(PresenceParams(status: status))
-                try await eventually("bob sees alice \(status)") {
-                    try await bob.client.who().peers.first?.status == status
+            // Away, available again, then a new status text alone: three events more.
+            for (status, text) in [(Availability.away, ""), (.available, ""), (.available, "back")]
+            {
+                _ = try await alice.client.presence(PresenceParams(status: status, text: text))
+                try await eventually("bob sees alice \(status) '\(text)'") {
+                    let seen = try await bob.client.who().peers.first
+                    return seen?.status == status && seen?.statusText == text
                 }
             }
             var presences: [PeerInfo] = []
@@ -90,11 +93,13 @@ struct ReadingTests {
                 {
                     presences.append(peer)
                 }
-                if presences.count >= 4 { break }
+                if presences.count >= 5 { break }
             }
             #expect(
-                presences.map(\.presence) == [.offline, .online, .online, .online], "\(presences)")
-            #expect(presences.dropFirst().map(\.status) == [.available, .away, .available])
+                presences.map(\.presence) == [.offline, .online, .online, .online, .online],
+                "\(presences)")
+            #expect(
+                presences.dropFirst().map(\.status) == [.available, .away, .available, .available])
         }
     }
 

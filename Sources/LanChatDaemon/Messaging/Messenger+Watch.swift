@@ -43,8 +43,8 @@ extension Messenger {
             }
             guard since <= bounds.newest else {
                 throw .cursorTooOld(
-                    "\(Self.cursorText(since)) is not a cursor of this event log (the newest is "
-                        + "\(Self.cursorText(bounds.newest)))",
+                    "\(Self.cursorText(since)) is not a cursor of this event log: the newest is "
+                        + Self.cursorText(bounds.newest),
                     oldest: Self.cursorText(oldestKept))
             }
         }

@@ -387,16 +387,21 @@ extension PeerLink {
         await logIfAvailabilityChanged(from: before, at: now)
     }
 
-    /// The availability the directory shows for the peer (`available`, `away`, `busy`).
-    private var availability: String? { services.directory.entry(key)?.record.status }
+    /// What the peer announces of itself: its availability (`available`, `away`, `busy`)
+    /// and status text, as the directory shows them.
+    private var availability: (status: String, text: String)? {
+        services.directory.entry(key).map { ($0.record.status, $0.record.statusText) }
+    }
 
-    /// A peer that became away or busy (or available again) is a `peer.presence` event for
-    /// `watch`, as coming online or going offline is.
-    private func logIfAvailabilityChanged(from before: String?, at now: Int64) async {
-        let after = availability
-        guard after != before else { return }
+    /// A peer that became away or busy (or available again), or changed its status text, is
+    /// a `peer.presence` event for `watch`, as coming online or going offline is.
+    private func logIfAvailabilityChanged(
+        from before: (status: String, text: String)?, at now: Int64
+    ) async {
+        guard let after = availability, before.map({ $0 != after }) ?? true else { return }
         do {
-            try await services.store.logPresence(key, .online(availability: after), at: now)
+            try await services.store.logPresence(
+                key, .online(availability: after.status), at: now)
         } catch {
             logger.error("cannot log a presence change: \(error)")
         }
