@@ -82,6 +82,15 @@ extension MessageStore {
         }
     }
 
+    /// Every row with message id `id`: one, or one per member copy of an own group message.
+    public func copies(of id: MessageID) async throws(StoreError) -> [StoredMessage] {
+        try await read("reading a message") { db in
+            try StoredMessage.fetchAll(
+                db, sql: "SELECT \(StoredMessage.columns) FROM messages WHERE uuid = ?",
+                arguments: [id.blob])
+        }
+    }
+
     public struct Counts: Sendable, Equatable {
         public var queued: Int
         public var unread: Int

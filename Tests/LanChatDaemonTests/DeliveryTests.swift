@@ -130,6 +130,19 @@ struct DeliveryTests {
                 try await alice.history(with: bob).first?.status == .failed
             }
             #expect(try await bob.history(with: alice).count == 1)
+
+            // retry ID re-queues nothing and says why: no such message, or one that did not
+            // fail (bob's "after the big one" arrived).
+            let delivered = try #require(try await alice.history(with: bob).last)
+            let unknown = "00000000-0000-4000-8000-000000000000"
+            for (id, says) in [(unknown, "no message has"), (delivered.id, "did not fail")] {
+                do throws(ControlError) {
+                    _ = try await alice.client.retry(RetryParams(target: id))
+                    Issue.record("retry of \(id) said nothing")
+                } catch {
+                    #expect(error.exitCode == 1 && error.message.contains(says), "\(error)")
+                }
+            }
         }
     }
 

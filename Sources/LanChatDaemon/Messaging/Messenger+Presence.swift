@@ -44,6 +44,9 @@ extension Messenger {
         } catch {
             throw .storeUnavailable("cannot re-queue: \(error)")
         }
+        if let id, requeued.isEmpty {
+            try await explainNothingToRetry(id)
+        }
         var infos: [MessageInfo] = []
         for (key, messages) in Dictionary(grouping: requeued, by: \.peer) {
             let sorted = messages.sorted { $0.seq < $1.seq }
@@ -53,5 +56,21 @@ extension Messenger {
             infos += self.infos(sorted, peer: key, live: .none)
         }
         return RetryResult(messages: infos)
+    }
+
+    /// `retry ID` re-queued nothing: an id no message has is an error, and so is one whose
+    /// message did not fail (or whose failed copies go to a blocked peer), saying which.
+    private func explainNothingToRetry(_ id: MessageID) async throws(ControlError) {
+        let copies: [StoredMessage]
+        do {
+            copies = try await store.copies(of: id)
+        } catch {
+            throw .storeUnavailable("cannot read the message: \(error)")
+        }
+        guard !copies.isEmpty else { throw .failed("no message has the id \(id)") }
+        guard copies.contains(where: { $0.direction == .outgoing && $0.status == .failed })
+        else { throw .failed("message \(id) did not fail: there is nothing to retry") }
+        throw .failed(
+            "message \(id) failed only to a blocked peer; 'lanchat unblock' it, then retry")
     }
 }
