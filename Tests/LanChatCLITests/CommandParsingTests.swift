@@ -87,6 +87,18 @@ import Testing
         #expect(output.output.isEmpty)
     }
 
+    /// A negative number is a value out of range, not a missing one.
+    @Test(arguments: [
+        (["history", "bob", "--limit", "-5"], "--limit must be between 1 and 1000"),
+        (["search", "x", "--limit", "-1"], "--limit must be between 1 and 1000"),
+        (["send", "bob", "hi", "--wait", "--timeout", "-2"], "--timeout must be more than 0"),
+    ])
+    func aNegativeNumberIsOutOfRange(arguments: [String], says: String) async {
+        let output = CapturedOutput()
+        #expect(await TestEnvironment.run(arguments, output: output) == 64)
+        #expect(output.error.hasPrefix("lanchat: " + says), "\(output.error)")
+    }
+
     @Test func historyOptions() throws {
         let history = try parse(
             ["history", "bob", "--limit", "20", "--before", "m1", "--after", "m0"],

@@ -19,7 +19,7 @@ struct HistoryCommand: AsyncParsableCommand {
     var peer: String
 
     @Option(
-        name: .long,
+        name: .long, parsing: .unconditional,
         help: ArgumentHelp("Messages per page, 1 to 1000 (default 50).", valueName: "n"))
     var limit: Int?
 

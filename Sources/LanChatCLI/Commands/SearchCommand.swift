@@ -27,7 +27,7 @@ struct SearchCommand: AsyncParsableCommand {
     var peer: String?
 
     @Option(
-        name: .long,
+        name: .long, parsing: .unconditional,
         help: ArgumentHelp("Hits to show, 1 to 1000 (default 50).", valueName: "n"))
     var limit: Int?
 

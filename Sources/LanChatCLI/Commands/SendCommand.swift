@@ -48,7 +48,7 @@ struct SendCommand: AsyncParsableCommand {
     var waitRead = false
 
     @Option(
-        name: .long,
+        name: .long, parsing: .unconditional,
         help: ArgumentHelp(
             "Seconds --wait and --wait-read wait, at most 86400 (default 30).",
             valueName: "secs"))
