@@ -59,6 +59,11 @@ extension MessageStore {
     /// key-change warning (a block stays). With `purge`, also deletes the conversation:
     /// every message but those still queued, which keep their place in our stream and still
     /// go out (the peer would otherwise wait for their seqs forever).
+    ///
+    /// `purge` also scrubs the deleted text from the files: `secure_delete` zeroes what the
+    /// delete frees, the search index is merged so its old segments (which still hold the
+    /// words) are freed and zeroed too, and a TRUNCATE checkpoint leaves no earlier page in
+    /// the WAL. It holds the writer for as long as the merge takes (the whole index).
     public func forget(_ key: PeerKey, purge: Bool) async throws(StoreError) {
         try await write("removing a peer") { db in
             try db.execute(
@@ -71,10 +76,21 @@ extension MessageStore {
                 arguments: [key.blob])
             guard db.changesCount == 1 else { throw StoreError(.notFound, "unknown peer") }
             guard purge else { return }
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+            defer { try? db.execute(sql: "PRAGMA secure_delete = OFF") }
             try db.execute(
                 sql: "DELETE FROM messages WHERE pk = ? AND NOT (direction = 1 AND status = 0)",
                 arguments: [key.blob])
             try Self.dropEmptyConversation(db, key)
+            try db.execute(sql: "INSERT INTO messages_fts (messages_fts) VALUES ('optimize')")
+        }
+        guard purge else { return }
+        do {
+            _ = try await pool.writeWithoutTransaction { db in
+                try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+        } catch {
+            throw StoreError.wrapping(error, while: "scrubbing \(path) after a purge")
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import LanChatCore
 import Testing
 
@@ -82,6 +83,32 @@ struct ContactsStoreTests {
         #expect(try await store.search(SearchQuery(parsing: "news"), limit: 10).isEmpty)
         record = try #require(try await store.peers().first { $0.key == bob })
         #expect(record.trust == .unverified)
+    }
+
+    /// `remove --purge` leaves none of the purged text in the files: not in freed pages, not
+    /// in the search index's old segments, not in the WAL.
+    @Test func aPurgeLeavesNoTraceOfTheTextOnDisk() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let bob = testKey(2)
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        let secret = "zanzibarquokka"
+        _ = try await receive(
+            store, from: bob, texts: (1...200).map { "\(secret) number \($0)" }, at: 10)
+        _ = try await store.completeSearchIndex()
+        #expect(try await store.search(SearchQuery(parsing: secret), limit: 10).count == 10)
+        func onDisk() -> Bool {
+            ["", "-wal"].contains { suffix in
+                let bytes =
+                    (try? Data(contentsOf: URL(fileURLWithPath: directory.storePath + suffix)))
+                return bytes.map { $0.range(of: Data(secret.utf8)) != nil } ?? false
+            }
+        }
+        #expect(onDisk())
+        try await store.forget(bob, purge: true)
+        #expect(try await store.search(SearchQuery(parsing: secret), limit: 10).isEmpty)
+        #expect(!onDisk(), "the purged text is still in the files")
+        try store.close()
     }
 
     @Test func aKeyChangeIsRecordedOnceWithItsEventAndSettledByVerification() async throws {
