@@ -91,31 +91,24 @@ extension MessageStore {
     }
 
     /// Logs `peer.presence` (the daemon calls it when a peer's presence or availability
-    /// changes) with what it became, so that a replay shows the peer as it was then.
+    /// changes) with what it became, so that a replay shows the peer as it was then. The
+    /// other events are logged by the write that causes them (message events by the
+    /// schema's triggers).
     public func logPresence(_ peer: PeerKey, _ presence: LoggedPresence, at now: Int64)
         async throws(StoreError)
     {
         try await writeBookkeeping("logging an event") { db in
-            try db.cachedStatement(
-                sql: "INSERT INTO events (type, at, pk, status) VALUES (?, ?, ?, ?)"
-            ).execute(arguments: [StoredEventType.peerPresence.code, now, peer.blob, presence.code])
+            try Self.logEvent(db, .peerPresence, peer: peer, at: now, status: presence.code)
         }
     }
 
-    /// Logs an event about a peer that no store write causes (`peer.presence`,
-    /// `peer.keyMismatch`). Message events are logged by the schema's triggers.
-    public func logPeerEvent(_ type: StoredEventType, peer: PeerKey, at now: Int64)
-        async throws(StoreError)
-    {
-        try await writeBookkeeping("logging an event") { db in
-            try Self.logEvent(db, type, peer: peer, at: now)
-        }
-    }
-
-    static func logEvent(_ db: Database, _ type: StoredEventType, peer: PeerKey, at now: Int64)
-        throws
-    {
-        try db.cachedStatement(sql: "INSERT INTO events (type, at, pk) VALUES (?, ?, ?)")
-            .execute(arguments: [type.code, now, peer.blob])
+    /// `status`: a presence event's `LoggedPresence.code`; nil for the others.
+    static func logEvent(
+        _ db: Database, _ type: StoredEventType, peer: PeerKey, at now: Int64,
+        status: Int64? = nil
+    ) throws {
+        try db.cachedStatement(
+            sql: "INSERT INTO events (type, at, pk, status) VALUES (?, ?, ?, ?)"
+        ).execute(arguments: [type.code, now, peer.blob, status])
     }
 }

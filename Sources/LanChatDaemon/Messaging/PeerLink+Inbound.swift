@@ -110,7 +110,7 @@ extension PeerLink {
     /// resumes our stream where the peer's cursor says (§9.3), and establishes the session.
     private func applyHello(_ hello: Hello, on source: any LinkSession) async {
         let now = services.now()
-        let before = availability
+        let before = announced
         do {
             try await services.directory.recordHello(
                 key, name: hello.name, status: hello.presence.availability,
@@ -118,7 +118,7 @@ extension PeerLink {
         } catch {
             logger.error("cannot record the peer's HELLO: \(error)")
         }
-        await logIfAvailabilityChanged(from: before, at: now)
+        await logIfAnnouncedChanged(from: before, at: now)
         await warnIfNameBelongsToAnotherKey(hello.name, at: now)
         let outgoing: OutgoingStreamState?
         do {
@@ -377,28 +377,28 @@ extension PeerLink {
 
     private func applyPresence(status: AnnouncedStatus, statusText: String) async {
         let now = services.now()
-        let before = availability
+        let before = announced
         do {
             try await services.directory.recordPresence(
                 key, status: status.availability, statusText: statusText, at: now)
         } catch {
             logger.error("cannot record presence: \(error)")
         }
-        await logIfAvailabilityChanged(from: before, at: now)
+        await logIfAnnouncedChanged(from: before, at: now)
     }
 
     /// What the peer announces of itself: its availability (`available`, `away`, `busy`)
     /// and status text, as the directory shows them.
-    private var availability: (status: String, text: String)? {
+    private var announced: (status: String, text: String)? {
         services.directory.entry(key).map { ($0.record.status, $0.record.statusText) }
     }
 
     /// A peer that became away or busy (or available again), or changed its status text, is
     /// a `peer.presence` event for `watch`, as coming online or going offline is.
-    private func logIfAvailabilityChanged(
+    private func logIfAnnouncedChanged(
         from before: (status: String, text: String)?, at now: Int64
     ) async {
-        guard let after = availability, before.map({ $0 != after }) ?? true else { return }
+        guard let after = announced, before.map({ $0 != after }) ?? true else { return }
         do {
             try await services.store.logPresence(
                 key, .online(availability: after.status), at: now)
