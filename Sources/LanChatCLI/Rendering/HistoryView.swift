@@ -90,8 +90,7 @@ package enum HistoryView {
         _ result: HistoryResult, _ group: GroupInfo, paged: Bool, now: Timestamp,
         zone: any UTCOffsetProvider, style: TextStyle
     ) -> String {
-        style.bold("#" + truncated(group.name, to: 64)) + "  "
-            + style.dim("\(group.members.count) members") + "\n"
+        groupHeader(group, style: style)
             + pageLines(
                 result, paged: paged, argument: "'#\(group.name)'", style: style,
                 messages: {
@@ -101,12 +100,17 @@ package enum HistoryView {
                 })
     }
 
+    /// A group conversation's header line: `#name  N members`.
+    static func groupHeader(_ group: GroupInfo, style: TextStyle) -> String {
+        style.bold("#" + truncated(group.name, to: 64)) + "  "
+            + style.dim("\(group.members.count) members") + "\n"
+    }
+
     /// Each member's label by peer id (alias, else name, else key tag), at most `width`.
     static func senderLabels(_ group: GroupInfo, width: Int) -> [String: String] {
         var senders: [String: String] = [:]
         for member in group.members {
-            let name = member.displayName
-            senders[member.id] = truncated(name.isEmpty ? member.keyTag : name, to: width)
+            senders[member.id] = truncated(PeerText.nameOrKeyTag(member), to: width)
         }
         return senders
     }

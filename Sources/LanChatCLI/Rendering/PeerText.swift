@@ -14,6 +14,12 @@ package enum PeerText {
         nameWithAlias(peer.name, alias: peer.alias)
     }
 
+    /// The name a peer goes by (alias, else name), or its key tag while it has none (a peer
+    /// met a moment ago, before its HELLO): never a blank. Not yet terminal-safe.
+    package static func nameOrKeyTag(_ peer: PeerInfo) -> String {
+        peer.displayName.isEmpty ? peer.keyTag : peer.displayName
+    }
+
     /// `online`, `online, away`, `online, busy`, `offline`, `discovering`. Availability is
     /// shown only for online peers: an offline peer's last choice says nothing now.
     package static func presence(_ peer: PeerInfo, style: TextStyle) -> (String, (String) -> String)

@@ -49,14 +49,16 @@ package enum ReadView {
     ) -> String {
         var senders: [String: String] = [:]
         for (peerID, peer) in peers {
-            senders[peerID] = truncated(peer.displayName, to: 24)
+            senders[peerID] = truncated(PeerText.nameOrKeyTag(peer), to: 24)
         }
-        var header = style.bold("#" + truncated(group?.name ?? id, to: 64))
+        let header: String
         if let group {
-            header += "  " + style.dim("\(group.members.count) members")
+            header = HistoryView.groupHeader(group, style: style)
             senders.merge(HistoryView.senderLabels(group, width: 24)) { _, member in member }
+        } else {
+            header = style.bold("#" + truncated(id, to: 64)) + "\n"
         }
-        return header + "\n"
+        return header
             + HistoryView.messageLines(
                 messages, theirLabel: "?", now: now, zone: zone, style: style, senders: senders)
     }

@@ -22,12 +22,8 @@ package enum WatchView {
     {
         let peerID = event.peer?.id ?? event.message?.peer
         let known = event.peer ?? peerID.flatMap { names[$0] }
-        // A peer met a moment ago has no name until its HELLO: its key tag stands in.
         let name = style.bold(
-            known.map {
-                $0.displayName.isEmpty
-                    ? terminalSafe($0.keyTag) : truncated($0.displayName, to: 40)
-            }
+            known.map { truncated(PeerText.nameOrKeyTag($0), to: 40) }
                 ?? peerID.map { truncated($0, to: 12) } ?? "someone")
         switch event.type {
         case .messageReceived:
