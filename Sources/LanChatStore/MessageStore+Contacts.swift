@@ -26,17 +26,19 @@ extension MessageStore {
     }
 
     /// Blocks the key. A pending request from it is dropped with its messages (they were never
-    /// shown in the inbox); a key-change warning about it is settled.
+    /// shown in the inbox); a key-change warning about it is settled. Only the request's own
+    /// messages go: a peer `remove`d and then writing again keeps the conversation it had.
     public func block(_ key: PeerKey) async throws(StoreError) {
         try await write("blocking a peer") { db in
-            let pending = try Bool.fetchOne(
-                db, sql: "SELECT request_since IS NOT NULL FROM peers WHERE pk = ?",
-                arguments: [key.blob])
-            guard let pending else { throw StoreError(.notFound, "unknown peer") }
-            if pending {
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT request_since FROM peers WHERE pk = ?", arguments: [key.blob])
+            else { throw StoreError(.notFound, "unknown peer") }
+            if let since = row[0] as Int64? {
                 try db.execute(
-                    sql: "DELETE FROM messages WHERE pk = ? AND direction = 0",
-                    arguments: [key.blob])
+                    sql:
+                        "DELETE FROM messages WHERE pk = ? AND direction = 0 AND \(Self.inRequest)",
+                    arguments: [key.blob, since])
                 try Self.dropEmptyConversation(db, key)
             }
             try db.execute(
@@ -87,8 +89,10 @@ extension MessageStore {
         guard purge else { return }
         // Best effort: the purge is committed, so an error here must not say it failed; a
         // WAL a reader keeps busy loses its old pages at the next checkpoint instead.
-        _ = try? await pool.writeWithoutTransaction { db in
-            try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        // GRDB's asynchronous overload (the closure returns nothing that is not Sendable):
+        // the checkpoint may take a while and must not hold a concurrency thread meanwhile.
+        try? await pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
         }
     }
 
@@ -127,17 +131,22 @@ extension MessageStore {
         }
     }
 
-    /// The pending message requests, oldest first, with their first message.
+    /// The pending message requests, oldest first, each with the count and the first of the
+    /// messages that came since it opened (not earlier ones, from before a `remove`).
     public func requests() async throws(StoreError) -> [StoredRequest] {
         try await read("reading message requests") { db in
             try ColumnReader.fetchAll(
                 db.cachedStatement(
                     sql: """
                         SELECT p.pk, p.request_since,
-                            (SELECT count(*) FROM messages c WHERE c.pk = p.pk AND c.direction = 0),
+                            (SELECT count(*) FROM messages c
+                                WHERE c.pk = p.pk AND c.direction = 0
+                                    AND c.received_at >= p.request_since),
                             \(StoredMessage.columns(of: "m"))
                         FROM peers p LEFT JOIN messages m ON m.rowid = (
-                            SELECT min(rowid) FROM messages f WHERE f.pk = p.pk AND f.direction = 0)
+                            SELECT min(rowid) FROM messages f
+                            WHERE f.pk = p.pk AND f.direction = 0
+                                AND f.received_at >= p.request_since)
                         WHERE p.request_since IS NOT NULL
                         ORDER BY p.request_since, p.pk
                         """),
@@ -186,6 +195,11 @@ extension MessageStore {
             try db.execute(sql: "DELETE FROM conversations WHERE pk = ?", arguments: [key.blob])
         }
     }
+
+    /// Which of a peer's received messages belong to its pending request (bound: its
+    /// `request_since`): those received since it opened. A request opens before the message
+    /// that causes it is stored, with the same clock reading.
+    static let inRequest = "received_at >= ?"
 
     /// A peer's rows are requests, not conversations, while `request_since` is set: the
     /// inbox, the unread counts and "read everything" leave them out.

@@ -59,6 +59,30 @@ struct ContactsStoreTests {
         #expect(try await store.peers().first { $0.key == stranger }?.trust == .unverified)
     }
 
+    /// A peer `remove`d (without purge) that writes again under `--accept contacts` opens a
+    /// request of its new messages only: the conversation from before stays history, and
+    /// blocking the request deletes none of it.
+    @Test func aRequestAfterRemoveHoldsOnlyTheNewMessages() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let bob = testKey(2)
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        try await store.makeContact(bob)
+        _ = try await receive(store, from: bob, texts: ["lunch?", "at noon"], at: 10)
+        _ = try await store.enqueue(to: bob, texts: ["sure"], at: 20)
+        try await store.forget(bob, purge: false)
+
+        #expect(try await store.openRequest(bob, at: 150))
+        _ = try await receive(store, from: bob, texts: ["me again"], at: 150)
+        let request = try #require(try await store.requests().first)
+        #expect(request.count == 1 && request.firstMessage?.text == "me again")
+
+        try await store.block(bob)
+        let left = try await store.history(with: bob, limit: 10).messages.map(\.text)
+        #expect(left == ["lunch?", "at noon", "sure"])
+        #expect(try await store.conversation(with: bob)?.lastMessage?.text == "sure")
+    }
+
     @Test func removeForgetsTrustAndPurgeKeepsOnlyWhatIsStillQueued() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
