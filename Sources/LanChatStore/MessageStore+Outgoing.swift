@@ -121,10 +121,22 @@ extension MessageStore {
     public func markDelivered(peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64)
         async throws(StoreError) -> [StoredMessage]
     {
+        try await markDelivered(
+            peer: peer, stream: stream, steps: [DeliveryStep(upTo: seq, at: now)])
+    }
+
+    /// Marks queued messages delivered, step by step in one transaction (`steps` in seq
+    /// order), each at its own ACK's time; returns those that changed.
+    public func markDelivered(peer: PeerKey, stream: UInt64, steps: [DeliveryStep])
+        async throws(StoreError) -> [StoredMessage]
+    {
         let setBased = batchBookkeeping
         return try await writeBookkeeping("recording delivery") { db in
-            try Self.setDelivered(
-                db, peer: peer, stream: stream, upTo: seq, at: now, setBased: setBased)
+            try steps.flatMap { step in
+                try Self.setDelivered(
+                    db, peer: peer, stream: stream, upTo: step.upTo, at: step.at,
+                    setBased: setBased)
+            }
         }
     }
 
@@ -134,14 +146,28 @@ extension MessageStore {
     public func recordDelivered(peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64)
         async throws(StoreError) -> Int
     {
+        try await recordDelivered(
+            peer: peer, stream: stream, steps: [DeliveryStep(upTo: seq, at: now)])
+    }
+
+    /// `recordDelivered` of several steps in one transaction, as `markDelivered(steps:)`.
+    public func recordDelivered(peer: PeerKey, stream: UInt64, steps: [DeliveryStep])
+        async throws(StoreError) -> Int
+    {
         let setBased = batchBookkeeping
         return try await writeBookkeeping("recording delivery") { db in
-            try Self.delivering(
-                db, peer: peer, stream: stream, upTo: seq, at: now, setBased: setBased
-            ) { arguments in
-                try db.cachedStatement(sql: Self.deliveredUpdate).execute(arguments: arguments)
-                return db.changesCount
+            var changed = 0
+            for step in steps {
+                changed += try Self.delivering(
+                    db, peer: peer, stream: stream, upTo: step.upTo, at: step.at,
+                    setBased: setBased
+                ) { arguments in
+                    try db.cachedStatement(sql: Self.deliveredUpdate).execute(
+                        arguments: arguments)
+                    return db.changesCount
+                }
             }
+            return changed
         }
     }
 

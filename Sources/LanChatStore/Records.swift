@@ -155,6 +155,18 @@ public struct OutgoingStreamState: Sendable, Equatable {
     }
 }
 
+/// One step of a stream's ACKs: every queued seq up to `upTo` (above the step before it, when
+/// several are written together) was acknowledged at `at`.
+public struct DeliveryStep: Sendable, Equatable {
+    public var upTo: UInt64
+    public var at: Int64
+
+    public init(upTo: UInt64, at: Int64) {
+        self.upTo = upTo
+        self.at = at
+    }
+}
+
 /// An incoming message ready to be stored with its cursor.
 public struct IncomingRecord: Sendable, Equatable {
     public var message: WireMessage

@@ -64,6 +64,30 @@ struct DeliveryTests {
         }
     }
 
+    /// Marks written together (`PeerLink.markCoalescing`) keep each message's own ACK time:
+    /// the store ends with the `deliveredAt` each `send --wait` answered with, not the time
+    /// of the last ACK of the round.
+    @Test func eachMessageKeepsItsOwnAckTimeWhenTheMarksAreStored() async throws {
+        try await withConnectedPair { alice, bob in
+            var answered: [String: Timestamp] = [:]
+            for index in 1...8 {
+                let sent = try await alice.client.send(
+                    SendParams(peer: bob.id, text: "n\(index)", wait: true))
+                let message = try #require(sent.messages?.first)
+                answered[message.id] = try #require(message.deliveredAt)
+            }
+            // A stopping link writes the marks it holds; after the restart only the store
+            // answers.
+            await alice.stop()
+            try await alice.restart()
+            let stored = try await alice.history(with: bob)
+            #expect(stored.count == 8)
+            for message in stored {
+                #expect(message.deliveredAt == answered[message.id], "\(message.text)")
+            }
+        }
+    }
+
     @Test func queuedMessagesGoOutInOrderExactlyOnceWhenThePeerIsBack() async throws {
         try await withConnectedPair { alice, bob in
             try await bob.stopAndWaitOffline(seenBy: alice)

@@ -50,4 +50,20 @@ import Testing
         let recorded = try Self.outgoing(seq: 2, status: .delivered, deliveredAt: 150)
         #expect(Self.shown(recorded, live).deliveredAt?.millisecondsSince1970 == 150)
     }
+
+    /// ACKs waiting to be written together each keep their time: one step per millisecond.
+    @Test func coalescedAcksKeepEachMessagesTime() throws {
+        var mark = DeliveryMark(upTo: 2, at: 200)
+        mark.add(upTo: 3, at: 200)  // the same millisecond: the same step
+        mark.add(upTo: 5, at: 207)
+        mark.add(upTo: 4, at: 209)  // covers nothing new
+        #expect(mark.steps == [DeliveryStep(upTo: 3, at: 200), DeliveryStep(upTo: 5, at: 207)])
+        #expect(mark.upTo == 5)
+        var live = LiveOutgoingState()
+        live.unrecordedDeliveries[7] = mark
+        let times = try (1...6).map {
+            Self.shown(try Self.outgoing(seq: $0), live).deliveredAt?.millisecondsSince1970
+        }
+        #expect(times == [200, 200, 200, 207, 207, nil])
+    }
 }

@@ -116,6 +116,26 @@ struct StoreTests {
         #expect(try await store.outgoingState(for: bob)?.firstUndelivered == 4)
     }
 
+    /// Coalesced ACKs are written in one transaction, each message with the time of the ACK
+    /// that covered it first; a step written again changes nothing.
+    @Test func deliveryStepsKeepEachMessagesOwnAckTime() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        let sent = try await store.enqueue(to: bob, texts: ["1", "2", "3", "4", "5"], at: 10)
+        let stream = sent[0].stream
+        let first = [DeliveryStep(upTo: 1, at: 20), DeliveryStep(upTo: 3, at: 25)]
+        let marked = try await store.markDelivered(peer: bob, stream: stream, steps: first)
+        #expect(marked.map(\.seq) == [1, 2, 3])
+        #expect(marked.map(\.deliveredAt) == [20, 25, 25])
+        let again = first + [DeliveryStep(upTo: 4, at: 31)]
+        #expect(try await store.recordDelivered(peer: bob, stream: stream, steps: again) == 1)
+        let page = try await store.history(with: bob, limit: 10).messages
+        #expect(page.map(\.deliveredAt) == [20, 25, 25, 31, nil])
+        let logged = try await store.events(after: 0, limit: 100).filter { $0.status == .delivered }
+        #expect(logged.map(\.at) == [20, 25, 25, 31])
+    }
+
     @Test func retryMovesAFailedMessageToTheEndOfTheStream() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

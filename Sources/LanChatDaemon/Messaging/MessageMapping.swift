@@ -31,9 +31,11 @@ enum MessageMapping {
             case .failed: info.status = .failed
             case .queued, nil:
                 // Not in the store yet: acknowledged (the mark is on its way), or in flight.
-                if let mark = live.unrecordedDeliveries[message.stream], message.seq <= mark.upTo {
+                if let deliveredAt = live.unrecordedDeliveries[message.stream]?.deliveredAt(
+                    message.seq)
+                {
                     info.status = .delivered
-                    info.deliveredAt = timestamp(mark.at)
+                    info.deliveredAt = timestamp(deliveredAt)
                 } else if let inFlight = live.inFlight, inFlight.stream == message.stream,
                     inFlight.seqs.contains(message.seq)
                 {

@@ -7,7 +7,8 @@ import LanChatCore
 /// restore. Awaited inline, that write queued behind a `send` holding the store's single
 /// writer (a batch of 1 000 takes milliseconds), and every later ACK of the session waited
 /// with it. So marks go to the link's writer loop, which coalesces them: marks are
-/// cumulative, so per stream only the highest `upTo` is written, once per round. A mark
+/// cumulative, so per stream one mark is written per round, in one transaction, with a step
+/// per millisecond in which ACKs came (each message gets its own ACK's time). A mark
 /// stays in `deliveryMarks` until it is in the store, and the control API lays it over store
 /// rows meanwhile (`liveOutgoingState`). When the link stops, the loop writes what it holds
 /// before it returns.
@@ -20,8 +21,15 @@ extension PeerLink {
     static let markCoalescing: Duration = .milliseconds(20)
 
     func recordDelivery(stream: UInt64, upTo: UInt64, at now: Int64) {
-        let highest = max(deliveryMarks[stream]?.upTo ?? 0, upTo)
-        deliveryMarks[stream] = DeliveryMark(upTo: highest, at: now)
+        if var mark = deliveryMarks[stream] {
+            // A mark being written keeps its steps, so views keep their times meanwhile; the
+            // next round writes them again, which changes no row twice.
+            mark.add(upTo: upTo, at: now)
+            mark.taken = false
+            deliveryMarks[stream] = mark
+        } else {
+            deliveryMarks[stream] = DeliveryMark(upTo: upTo, at: now)
+        }
         marksWakeup.signal()
     }
 
@@ -47,10 +55,10 @@ extension PeerLink {
                 if services.events.isFollowed(.statusChanged) {
                     publishStatus(
                         try await services.store.markDelivered(
-                            peer: key, stream: stream, upTo: mark.upTo, at: mark.at))
+                            peer: key, stream: stream, steps: mark.steps))
                 } else {
                     _ = try await services.store.recordDelivered(
-                        peer: key, stream: stream, upTo: mark.upTo, at: mark.at)
+                        peer: key, stream: stream, steps: mark.steps)
                 }
             } catch {
                 // The peer has the messages; failing to record it only means they are resent
