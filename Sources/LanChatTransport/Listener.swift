@@ -77,7 +77,7 @@ extension Transport {
                         AcceptFailureLogger(logger: logger, what: "listener"))
                 }
             }
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(
                 .writeBufferWaterMark,
                 value: .init(

@@ -89,7 +89,7 @@ public final class Transport: Sendable {
             }
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(self.configuration.connectTimeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelOption(
                 .writeBufferWaterMark,
                 value: .init(

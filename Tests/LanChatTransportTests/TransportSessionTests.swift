@@ -1,3 +1,4 @@
+import Glibc
 import LanChatCore
 import LanChatCrypto
 import LanChatTransport
@@ -56,6 +57,39 @@ struct TransportSessionTests {
             return
         }
         #expect(key == server.transport.identity.publicKey)
+    }
+
+    /// Both ends of a session turn Nagle off (TCP_NODELAY at the TCP level) and set no
+    /// socket-level option an ordinary user may not: the same number at SOL_SOCKET is
+    /// SO_DEBUG, which needs CAP_NET_ADMIN, and asking for it made every connection fail
+    /// for a daemon not run as root.
+    @Test func sessionSocketsSetNoDelayAndNothingPrivileged() async throws {
+        let server = try await RunningListener.start(configuration: keepaliveConfiguration())
+        defer { Task { await server.stop() } }
+        let client = Transport(
+            identity: try IdentityKeyPair.generate(), configuration: keepaliveConfiguration(),
+            logger: testLogger)
+        let clientDelegate = RecordingDelegate()
+        let dial = Task {
+            await client.dial(
+                server.endpoint, expectation: .pinned(server.transport.identity.publicKey),
+                delegate: clientDelegate)
+        }
+        _ = await server.delegate.next { event in
+            if case .opened(let session) = event { session } else { nil }
+        }
+        let clientSession = try #require(
+            await clientDelegate.next { event in
+                if case .opened(let session) = event { session } else { nil }
+            })
+        let sockets = connectedSockets(port: server.endpoint.port)
+        #expect(sockets.count == 2, "the dialled and the accepted socket")
+        for fd in sockets {
+            #expect(socketOption(fd, level: Int32(IPPROTO_TCP), TCP_NODELAY) == 1)
+            #expect(socketOption(fd, level: SOL_SOCKET, SO_DEBUG) == 0)
+        }
+        await clientSession.close(.shutdown)
+        _ = await dial.value
     }
 
     @Test func aPinnedKeyMismatchAbortsBeforeMsg3AndTheListenerKeepsServing() async throws {

@@ -1,3 +1,5 @@
+import Foundation
+import Glibc
 import LanChatCore
 import LanChatCrypto
 import LanChatTransport
@@ -229,4 +231,38 @@ func read(
     let taken = Array(buffer.prefix(count))
     buffer.removeFirst(min(count, buffer.count))
     return taken
+}
+
+/// The connected TCP sockets of this process with `port` at either end (the listener's own
+/// socket left out), found through `/proc/self/fd`.
+func connectedSockets(port: UInt16) -> [Int32] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    return names.compactMap(Int32.init).filter { fd in
+        var kind: Int32 = 0
+        var listening: Int32 = 0
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_TYPE, &kind, &size) == 0,
+            kind == Int32(SOCK_STREAM.rawValue),
+            getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) == 0, listening == 0
+        else { return false }
+        return [getsockname, getpeername].contains { read in
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let result = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { read(fd, $0, &length) }
+            }
+            guard result == 0, address.ss_family == sa_family_t(AF_INET) else { return false }
+            let found = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port }
+            }
+            return UInt16(bigEndian: found) == port
+        }
+    }
+}
+
+/// An integer socket option of `fd`; nil when it cannot be read.
+func socketOption(_ fd: Int32, level: Int32, _ name: Int32) -> Int32? {
+    var value: Int32 = 0
+    var size = socklen_t(MemoryLayout<Int32>.size)
+    return getsockopt(fd, level, name, &value, &size) == 0 ? value : nil
 }
