@@ -20,6 +20,8 @@ final class AdmissionControl: Sendable {
     }
 
     var pendingCount: Int { policy.withLock { $0.pendingTotal } }
+    /// Handshakes finished since the start, failed or not (tests wait for it).
+    var finishedCount: Int { policy.withLock { $0.finishedTotal } }
 }
 
 /// Outbound handshakes in progress, capped apart from inbound ones: a flood of strangers

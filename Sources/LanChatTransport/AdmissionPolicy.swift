@@ -63,6 +63,8 @@ struct AdmissionPolicy: Sendable {
     let limits: Limits
     private var records: [String: Record] = [:]
     private(set) var pendingTotal = 0
+    /// Handshakes finished, failed or not.
+    private(set) var finishedTotal = 0
     /// The table size at which idle records are next swept (amortised: it doubles when a
     /// sweep frees little, so a flood from many addresses does not sweep on every call).
     private var sweepAt: Int
@@ -109,6 +111,7 @@ struct AdmissionPolicy: Sendable {
         guard var record = records[address], record.pending > 0 else { return }
         record.pending -= 1
         pendingTotal -= 1
+        finishedTotal += 1
         if failed {
             record.failures.removeAll { now - $0 >= limits.failureWindow }
             record.failures.append(now)

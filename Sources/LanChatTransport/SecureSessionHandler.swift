@@ -45,6 +45,8 @@ final class SecureSessionHandler: ChannelDuplexHandler {
     private var scratch: [UInt8] = []
     private var closeReceived = false
     private var failed = false
+    /// Whether the remote has sent anything at all (`TransportError.Kind.closedUnused`).
+    private var receivedAny = false
 
     init(role: HandshakeRole, identity: IdentityKeyPair, configuration: TransportConfiguration) {
         self.role = role
@@ -93,7 +95,10 @@ final class SecureSessionHandler: ChannelDuplexHandler {
             switch phase {
             case .idle, .handshaking:
                 context.fireErrorCaught(
-                    TransportError(.handshakeFailed, "connection closed during the handshake"))
+                    role == .responder && !receivedAny
+                        ? TransportError(.closedUnused, "connection closed before sending anything")
+                        : TransportError(.handshakeFailed, "connection closed during the handshake")
+                )
             case .established:
                 if var reader = opener.take() {
                     do {
@@ -133,6 +138,7 @@ final class SecureSessionHandler: ChannelDuplexHandler {
         guard phase == .handshaking || phase == .established, !failed else { return }
         let buffer = unwrapInboundIn(data)
         lastRead = .now()
+        receivedAny = true
         if phase == .handshaking {
             guard var machine = handshake.take() else { return }
             // Handshake messages are small; a copy keeps the move-only step out of a closure.

@@ -162,14 +162,21 @@ public final class Transport: Sendable {
                 error as? TransportError
                 ?? TransportError(.channelFailed, "connection failed: \(error)")
         }
-        // A handshake cut short because we are stopping is not the remote's failure.
-        if !state.handshakeDone { handshakeFinished(!Task.isCancelled) }
+        // A handshake cut short because we are stopping is not the remote's failure, and a
+        // connection that never sent a byte (a port probe) cost us no handshake: neither
+        // counts towards the remote's penalty (PROTOCOL.md §4.6), nor is it logged as one.
+        let probe = state.error?.kind == .closedUnused
+        if !state.handshakeDone { handshakeFinished(!Task.isCancelled && !probe) }
         guard let session = state.session else {
             if let rejection = state.rejection { return .identityRejected(rejection) }
             let error =
                 state.error
                 ?? TransportError(.handshakeFailed, "connection closed during the handshake")
-            if !Task.isCancelled { logFailedHandshake(error, from: connection, logger: logger) }
+            if probe {
+                logger.debug("\(error.description)")
+            } else if !Task.isCancelled {
+                logFailedHandshake(error, from: connection, logger: logger)
+            }
             return .handshakeFailed(error)
         }
         let end: SessionEnd =

@@ -15,6 +15,9 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         /// EOF without CLOSE: "connection lost, possibly truncated" (PROTOCOL.md §4.4).
         case connectionLost
         case admissionRefused
+        /// The remote closed an accepted connection without sending a byte: a port probe
+        /// (`lanchat doctor`, `nc -z`), not a handshake that failed.
+        case closedUnused
     }
 
     public let kind: Kind

@@ -1,8 +1,9 @@
 import LanChatCore
 import LanChatCrypto
-import LanChatTransport
 import NIOCore
 import Testing
+
+@testable import LanChatTransport
 
 /// PROTOCOL.md §7.1–§7.2 against a real listener: each attack closes the connection, never
 /// yields a session or a message, and the listener goes on serving honest peers.
@@ -168,6 +169,35 @@ struct TransportAttackTests {
             return
         }
         #expect(error.kind == .channelFailed)
+    }
+
+    /// A port probe (`lanchat doctor`, `nc -z`) connects and closes without sending a byte.
+    /// It cost no handshake, so it is no failed one: after more probes than the penalty
+    /// allows (five failures), the same address still gets its handshake answered.
+    @Test func portProbesCountNoFailedHandshakes() async throws {
+        let server = try await RunningListener.start()
+        defer { Task { await server.stop() } }
+        for probe in 1...8 {
+            _ = try await RawConnection.connect(to: server.endpoint).run(readToEnd: false) { _, _ in
+            }
+            // The listener is done with it: its slot is back, a failure counted or not.
+            try await until("probe \(probe) finished") {
+                server.transport.admission.finishedCount == probe
+            }
+        }
+        var handshake = ChannelHandshake(role: .initiator, identity: try IdentityKeyPair.generate())
+        let start = handshake.start()
+        guard case .needMore(let firstFlight) = consume start else {
+            Issue.record("no first flight")
+            return
+        }
+        let reply = try await RawConnection.connect(to: server.endpoint).run(readToEnd: false) {
+            iterator, outbound in
+            try await outbound.write(bytes: firstFlight)
+            var buffer: [UInt8] = []
+            #expect(try await read(110, from: &iterator, buffer: &buffer).count == 110)
+        }
+        #expect(reply.isEmpty)
     }
 
     /// Issue 9 item 4, §4.6: 40 handshakes from one address, each abandoned right after msg2.

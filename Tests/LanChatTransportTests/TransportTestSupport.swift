@@ -266,3 +266,20 @@ func socketOption(_ fd: Int32, level: Int32, _ name: Int32) -> Int32? {
     var size = socklen_t(MemoryLayout<Int32>.size)
     return getsockopt(fd, level, name, &value, &size) == 0 ? value : nil
 }
+
+/// Polls `condition` every millisecond, at most `timeout`, for state that announces no
+/// change of its own (the listener's admission slots).
+func until(
+    _ what: String, timeout: Duration = .seconds(5), _ condition: () -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else { throw WaitTimedOut(what: what) }
+        try await Task.sleep(for: .milliseconds(1))
+    }
+}
+
+struct WaitTimedOut: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "timed out waiting: \(what)" }
+}
