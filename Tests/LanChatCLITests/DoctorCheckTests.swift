@@ -85,15 +85,30 @@ import Testing
     @Test func aLooseSocketIsNamedWithTheChmodThatFixesIt() {
         var facts = F.healthy
         facts.socket = .present(
-            mode: 0o666, owner: F.uid, directoryMode: 0o755, directoryOwner: F.uid)
+            mode: 0o666, owner: F.uid, directoryMode: 0o700, directoryOwner: F.uid)
         expectFailure(
-            "socket", facts,
-            fix:
-                "chmod 0700 /run/user/1000/lanchat && chmod 0600 /run/user/1000/lanchat/lanchatd.sock",
-            detail: "0666 in a 0755 directory")
+            "socket", facts, fix: "chmod 0600 /run/user/1000/lanchat/lanchatd.sock",
+            detail: "is 0666; it must be 0600")
+        // A directory others may write to, without the sticky bit: they could replace it.
         facts.socket = .present(
-            mode: 0o600, owner: F.uid, directoryMode: 0o750, directoryOwner: F.uid)
-        expectFailure("socket", facts, fix: "chmod 0700", detail: "0750 directory")
+            mode: 0o600, owner: F.uid, directoryMode: 0o775, directoryOwner: F.uid)
+        expectFailure(
+            "socket", facts, fix: "chmod go-w /run/user/1000/lanchat", detail: "0775")
+    }
+
+    /// The daemon's own rule: a directory of ours in any mode only we can write, or a sticky
+    /// one such as /tmp (the README's `--socket /tmp/alice.sock`), even of another owner.
+    @Test func aSocketInAReadableDirectoryOfOursOrInTmpPasses() {
+        var facts = F.healthy
+        facts.socket = .present(
+            mode: 0o600, owner: F.uid, directoryMode: 0o755, directoryOwner: F.uid)
+        #expect(F.check("socket", facts)?.outcome == .passed)
+        facts.socket = .present(mode: 0o600, owner: F.uid, directoryMode: 0o1777, directoryOwner: 0)
+        #expect(F.check("socket", facts)?.outcome == .passed)
+        #expect(F.check("socket", facts)?.detail.contains("sticky") == true)
+        // Someone else's directory without the sticky bit is not.
+        facts.socket = .present(mode: 0o600, owner: F.uid, directoryMode: 0o755, directoryOwner: 0)
+        expectFailure("socket", facts, fix: "LANCHAT_SOCKET", detail: "uid 0")
     }
 
     @Test func aSocketOfAnotherUserOrNotASocketFails() {

@@ -1,7 +1,9 @@
 import LanChatControl
 
-/// The control socket exists, is a socket, is ours, and is 0600 in a 0700 directory
-/// (PRODUCT.md §2): anything looser lets other users talk to the daemon as us.
+/// The control socket exists, is a socket, is ours and 0600 (PRODUCT.md §2), in a directory
+/// nobody else can change: ours and writable by us alone, or sticky (as /tmp is), where
+/// others may not remove or replace our socket. The same rule as lanchatd's
+/// (`PrivateDirectory.ensureForSocket`), plus the mode of a directory of ours.
 struct SocketCheck: DoctorCheck {
     let name = "socket"
 
@@ -18,21 +20,30 @@ struct SocketCheck: DoctorCheck {
                 fix: "rm \(shellQuoted(path)) && \(DoctorFix.restartDaemon)")
         case .present(let mode, let owner, let directoryMode, let directoryOwner):
             let directory = parentDirectory(of: path)
-            if owner != facts.uid || directoryOwner != facts.uid {
+            let sticky = directoryMode & 0o1000 != 0
+            if owner != facts.uid || (directoryOwner != facts.uid && !sticky) {
                 return .failed(
                     name,
                     "\(path) or its directory belongs to uid \(owner == facts.uid ? directoryOwner : owner), "
                         + "not to you (uid \(facts.uid))",
                     fix: "--socket PATH or LANCHAT_SOCKET pointing at your own lanchatd's socket")
             }
-            if mode & 0o777 != 0o600 || directoryMode & 0o777 != 0o700 {
+            if mode & 0o777 != 0o600 {
+                return .failed(
+                    name, "\(path) is \(octalMode(mode)); it must be 0600",
+                    fix: "chmod 0600 \(shellQuoted(path))")
+            }
+            if !sticky && directoryMode & 0o022 != 0 {
                 return .failed(
                     name,
-                    "\(path) is \(octalMode(mode)) in a \(octalMode(directoryMode)) directory; it "
-                        + "must be 0600 in a 0700 directory",
-                    fix: "chmod 0700 \(shellQuoted(directory)) && chmod 0600 \(shellQuoted(path))")
+                    "\(directory) is \(octalMode(directoryMode)): others may replace the socket "
+                        + "in it",
+                    fix: "chmod go-w \(shellQuoted(directory))")
             }
-            return .passed(name, "\(path) (0600 in a 0700 directory)")
+            let place =
+                sticky
+                ? "a sticky directory" : "a \(octalMode(directoryMode)) directory of yours"
+            return .passed(name, "\(path) (0600, in \(place))")
         }
     }
 }
