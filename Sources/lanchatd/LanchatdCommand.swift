@@ -119,6 +119,10 @@ struct LanchatdCommand: AsyncParsableCommand {
 
     /// What the command line says; options not given stay `nil`, so the file's values stand.
     func commandLineSettings() throws(DaemonError) -> DaemonSettings {
+        let undecodable = UndecodableArguments.ofProcess().decoded
+        if let argument = undecodable.filter({ $0.hasPrefix("-") }).first ?? undecodable.first {
+            throw .usage("the argument '\(argument)' is not valid UTF-8")
+        }
         var settings = DaemonSettings()
         settings.name = name
         settings.dataDirectory = dataDir.map(absolute)

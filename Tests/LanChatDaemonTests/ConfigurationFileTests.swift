@@ -119,6 +119,7 @@ import Testing
         ("port = 70000", "port: must be 0 to 65535"),
         ("name = 5", "name: expected a string, found integer"),
         ("name = \"\"", "name: must be 1 to 64 bytes"),
+        ("name = \"a\\tb\"", "name: cannot contain control characters"),
         ("no-mdns = \"yes\"", "no-mdns: expected true or false, found string"),
         ("peer = [1]", "peer: expected a list of strings, found integer in it"),
         ("peer = [\"nowhere\"]", "peer: 'nowhere': expected [ID@]HOST:PORT"),
@@ -135,6 +136,31 @@ import Testing
         let error = try #require(failure("name = \"alice\"\nport = = 3\n"))
         #expect(error.exitCode == 78)
         #expect(error.description.hasPrefix("\(Self.path):2:"), "\(error)")
+    }
+
+    /// Bytes that are not UTF-8, and a NUL escape, would change a value silently (U+FFFD; a
+    /// name cut short at the NUL): refused with their line, before anything is parsed.
+    @Test func invalidUTF8AndNulEscapesAreRefusedWithTheirLine() throws {
+        let bad: [UInt8] = Array("port = 7000\nname = \"caf".utf8) + [0xE9] + Array("\"\n".utf8)
+        do {
+            _ = try ConfigurationFile.utf8Text(bad, path: Self.path)
+            Issue.record("a file that is not UTF-8 was read")
+        } catch {
+            #expect(error.exitCode == 78)
+            #expect(error.description == "\(Self.path):2: not valid UTF-8 (a TOML file is UTF-8)")
+        }
+        for escape in ["\\u0000", "\\U00000000"] {
+            let text = "# a comment\n\nname = \"a\(escape)b\"\n"
+            do {
+                _ = try ConfigurationFile.utf8Text(Array(text.utf8), path: Self.path)
+                Issue.record("a NUL escape was read")
+            } catch {
+                #expect(error.description == "\(Self.path):3: NUL (\(escape)) is not allowed")
+            }
+        }
+        #expect(
+            try ConfigurationFile.utf8Text(Array("name = \"café\"".utf8), path: Self.path)
+                == "name = \"café\"")
     }
 
     @Test func missingDefaultFileIsNoSettingsButMissingRequiredFileIsAnError() throws {

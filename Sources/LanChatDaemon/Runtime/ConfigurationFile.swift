@@ -24,8 +24,8 @@ public enum ConfigurationFile {
     {
         let text: String
         switch readFile(path) {
-        case .success(let contents):
-            text = contents
+        case .success(let bytes):
+            text = try utf8Text(bytes, path: path)
         case .failure(let failure) where failure.code == ENOENT && !required:
             return DaemonSettings()
         case .failure(let failure):
@@ -86,8 +86,8 @@ public enum ConfigurationFile {
     static let keys: [String: Apply] = [
         "name": { settings, value, _ throws(KeyError) in
             let name = try string(value)
-            guard !name.isEmpty, name.utf8.count <= Limits.maxDisplayNameBytes else {
-                throw KeyError(reason: "must be 1 to \(Limits.maxDisplayNameBytes) bytes")
+            if let problem = DaemonConfiguration.displayNameProblem(name) {
+                throw KeyError(reason: problem)
             }
             settings.name = name
         },
@@ -220,7 +220,34 @@ public enum ConfigurationFile {
         let code: Int32
     }
 
-    private static func readFile(_ path: String) -> Result<String, ReadFailure> {
+    /// TOML is UTF-8; bytes that are not would reach a name or a path changed (U+FFFD), so
+    /// they are refused with their line. So is a `\u0000` escape: the parser's strings end at
+    /// a NUL, so it would cut a value short where it stands.
+    static func utf8Text(_ bytes: [UInt8], path: String) throws(DaemonError) -> String {
+        func lineOf(_ offset: Int) -> Int { bytes[..<offset].count { $0 == 0x0A } + 1 }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            var decoder = UTF8()
+            var iterator = bytes.makeIterator()
+            var offset = 0
+            decoding: while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue(let scalar): offset += UTF8.width(scalar)
+                case .emptyInput, .error: break decoding
+                }
+            }
+            throw .configuration(
+                "\(path):\(lineOf(offset)): not valid UTF-8 (a TOML file is UTF-8)")
+        }
+        for escape in ["\\u0000", "\\U00000000"] {
+            if let found = text.utf8.firstRange(of: escape.utf8) {
+                let offset = text.utf8.distance(from: text.utf8.startIndex, to: found.lowerBound)
+                throw .configuration("\(path):\(lineOf(offset)): NUL (\(escape)) is not allowed")
+            }
+        }
+        return text
+    }
+
+    private static func readFile(_ path: String) -> Result<[UInt8], ReadFailure> {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return .failure(ReadFailure(code: errno)) }
         defer { close(fd) }
@@ -237,6 +264,6 @@ public enum ConfigurationFile {
             guard bytes.count + count <= 1 << 20 else { return .failure(ReadFailure(code: EFBIG)) }
             bytes += chunk[..<count]
         }
-        return .success(String(decoding: bytes, as: UTF8.self))
+        return .success(bytes)
     }
 }

@@ -74,11 +74,21 @@ public struct DaemonConfiguration: Sendable {
         return name
     }
 
+    /// Why `name` cannot be our display name, or nil: it is 1 to 64 bytes, and has no control
+    /// character (peers show it in their terminals, and a NUL cuts it short in C strings
+    /// such as the mDNS record's).
+    static func displayNameProblem(_ name: String) -> String? {
+        guard !name.isEmpty, name.utf8.count <= Limits.maxDisplayNameBytes else {
+            return "must be 1 to \(Limits.maxDisplayNameBytes) bytes"
+        }
+        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { return "cannot contain control characters" }
+        return nil
+    }
+
     /// Checks the values a user can get wrong; the message says which and why.
     public func validate() throws(DaemonError) {
-        guard !name.isEmpty, name.utf8.count <= Limits.maxDisplayNameBytes else {
-            throw .usage("--name must be 1 to \(Limits.maxDisplayNameBytes) bytes")
-        }
+        if let problem = Self.displayNameProblem(name) { throw .usage("--name \(problem)") }
         guard (0...65535).contains(port) else { throw .usage("--port must be 0 to 65535") }
         guard dataDirectory.hasPrefix("/") else {
             throw .usage("--data-dir must be an absolute path")

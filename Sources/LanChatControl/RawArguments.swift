@@ -1,5 +1,3 @@
-import LanChatControl
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -10,7 +8,8 @@ import LanChatControl
 /// already replaced their bad bytes with U+FFFD, so a message given that way would be sent
 /// changed; the raw bytes (`CommandLine.unsafeArgv`) tell which arguments those were, and the
 /// commands refuse them where they carry text or a PEER (exit 65), as `send` refuses invalid
-/// UTF-8 on standard input.
+/// UTF-8 on standard input. `lanchatd` refuses any such argument (exit 64): each of its
+/// options names something (a name, a path, a peer) that must not be changed silently.
 ///
 /// The set holds the arguments as Swift decoded them (with U+FFFD), and for `--name=value`
 /// also the value, so a command can recognise a parsed value that came from one of them.
