@@ -90,6 +90,9 @@ struct LanchatdCommand: AsyncParsableCommand {
     var resetIdentity = false
 
     func run() async throws {
+        // SIGHUP's default would end the daemon until the reload service traps it, once the
+        // daemon is up; a reload asked for earlier finds the file just read anyway.
+        signal(SIGHUP, SIG_IGN)
         let environment = ProcessInfo.processInfo.environment
         let journal = environment["JOURNAL_STREAM"].map { !$0.isEmpty } ?? false
         let levelSetting = LogLevelSetting(.info)

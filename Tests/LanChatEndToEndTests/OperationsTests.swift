@@ -113,6 +113,33 @@ extension EndToEnd {
             }
         }
 
+        /// A SIGHUP while lanchatd is still starting (before the reload service traps it) must
+        /// not end it: `kill -HUP` by hand, or a reload right after a start.
+        @Test func hangupWhileStartingDoesNotEndTheDaemon() async throws {
+            try await inSandbox { sandbox in
+                let logPath = sandbox.file("early.log")
+                let child = try DaemonProcess.launchRaw(
+                    ["--data-dir", sandbox.file("e-data"), "--socket", sandbox.file("e.sock")],
+                    in: sandbox, logPath: logPath)
+                // Its first line, written before the store, the listener and the services.
+                let early = try await pollUntil(
+                    timeout: DaemonProcess.readinessTimeout, interval: .milliseconds(1)
+                ) {
+                    DaemonProcess.readLog(logPath).contains("created a new identity key")
+                }
+                #expect(early, "\(DaemonProcess.readLog(logPath))")
+                child.send(SIGHUP)
+                let ready = try await pollUntil(timeout: DaemonProcess.readinessTimeout) {
+                    try await sandbox.lanchat(["--socket", sandbox.file("e.sock"), "status"])
+                        .status == 0
+                }
+                #expect(ready, "\(DaemonProcess.readLog(logPath))")
+                #expect(child.termination == nil)
+                child.send(SIGTERM)
+                #expect(await child.waitForExit(within: .seconds(2)) == .exited(0))
+            }
+        }
+
         @Test func hangupRenamesAndChangesTheLogLevel() async throws {
             try await inSandbox { sandbox in
                 let config = sandbox.file("carol.conf")
