@@ -280,6 +280,8 @@ extension MessageStore {
 
     /// Puts failed messages back in the queue with new seqs at the end of the current stream
     /// (their old seqs were already processed by the peer). `id` or `peer` narrows the set.
+    /// A group copy comes back with its group: the link sends what this returns, and without
+    /// it the copy went out as a 1:1 message.
     public func requeueFailed(id: MessageID? = nil, peer: PeerKey? = nil)
         async throws(StoreError) -> [StoredMessage]
     {
@@ -310,7 +312,7 @@ extension MessageStore {
                     db,
                     sql: """
                         UPDATE messages SET status = 0, fail_reason = NULL, stream = ?, seq = ?
-                        WHERE rowid = ? RETURNING \(StoredMessage.columns)
+                        WHERE rowid = ? RETURNING \(StoredMessage.columnsWithGroup)
                         """,
                     arguments: [stream.storedValue, nextSeq.storedValue, rowID])
                 try db.execute(

@@ -150,6 +150,20 @@ struct StoreTests {
         #expect(try await store.requeueFailed().isEmpty)
     }
 
+    /// A failed group copy goes out again as a group message: what `requeueFailed` returns is
+    /// what the link sends, so it carries the group.
+    @Test func retryKeepsAGroupCopysGroup() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        let group = try #require(GroupID(bytes: [UInt8](repeating: 7, count: 16)))
+        let copies = try await store.enqueueGroup(group, to: [bob], texts: ["to all"], at: 10)
+        let copy = try #require(copies[bob]?.first)
+        _ = try await store.markFailed(peer: bob, stream: copy.stream, seq: copy.seq, reason: "x")
+        let requeued = try await store.requeueFailed(id: copy.id)
+        #expect(requeued.map(\.group) == [group])
+    }
+
     @Test func rotationRenumbersQueuedMessagesOnAFreshStream() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
