@@ -205,6 +205,11 @@ extension MessageStore {
     /// inbox, the unread counts and "read everything" leave them out.
     static let notARequest =
         "pk NOT IN (SELECT pk FROM peers WHERE request_since IS NOT NULL)"
+
+    /// A message of a pending group request (schema v7) is the group's, held as its sender's
+    /// are: never read until the group is accepted.
+    static let notAGroupRequest =
+        "(group_id IS NULL OR group_id NOT IN (SELECT gid FROM groups WHERE request_since IS NOT NULL))"
 }
 
 /// A pending message request (`contacts`).

@@ -14,10 +14,11 @@ extension MessageStore {
     /// their sender's stream), and one `conversation.read` event per touched 1:1 conversation.
     public func markRead(peer: PeerKey?, at now: Int64) async throws(StoreError) -> ReadMarking {
         try await write("marking messages read") { db in
-            // A pending message request is never marked read (no READ is ever sent for it).
+            // A pending message request, 1:1 or group, is never marked read (no READ is ever
+            // sent for it).
             var sql =
                 "UPDATE messages SET read_at = ? WHERE direction = 0 AND read_at IS NULL AND "
-                + Self.notARequest
+                + Self.notARequest + " AND " + Self.notAGroupRequest
             var arguments: StatementArguments = [now]
             if let peer {
                 sql += " AND pk = ? AND group_id IS NULL"

@@ -297,6 +297,16 @@ struct GroupConversationTests {
             #expect(try await bob.client.inbox().conversations.isEmpty)
             #expect(try await bob.client.status().unread == 0)
             #expect(try await bob.client.contacts().requests.isEmpty)
+            // Not read before it is accepted: neither by reading everything nor by name, so
+            // no READ tells the non-contact it was.
+            #expect(try await bob.client.read().messages.isEmpty)
+            do throws(ControlError) {
+                _ = try await bob.client.read(ReadParams(peer: "#ops"))
+                Issue.record("a group request was read")
+            } catch {
+                #expect(error.exitCode == 1)
+                #expect(error.message.contains("accept"), "\(error.message)")
+            }
 
             let accepted = try await bob.client.accept(PeerParams(peer: "#ops"))
             #expect(accepted.group?.id == group.id)
@@ -306,6 +316,7 @@ struct GroupConversationTests {
             #expect(inbox.map(\.group?.id) == [group.id])
             #expect(inbox.first?.unread == 1)
             #expect(try await bob.client.status().unread == 1)
+            #expect(try await bob.client.read().messages.map(\.text) == ["join us"])
             do throws(ControlError) {
                 _ = try await bob.client.accept(PeerParams(peer: "#ops"))
                 Issue.record("a group accepted twice")

@@ -233,6 +233,12 @@ extension Messenger {
     /// `read GROUP`: the group's unread messages become read; each sender's link sends READ
     /// on its stream (or its next HELLO carries it).
     func readGroup(_ group: StoredGroup) async throws(ControlError) -> ReadResult {
+        // As a 1:1 request: its sender learns nothing (no READ) until it is accepted.
+        guard group.requestFrom == nil else {
+            throw .failed(
+                "#\(group.state.name) is a group request; 'lanchat accept #\(group.state.name)' it to read it"
+            )
+        }
         let marking: ReadMarking
         do {
             marking = try await store.markGroupRead(group.state.id, at: services.now())
