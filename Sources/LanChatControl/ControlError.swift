@@ -46,13 +46,16 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
             data: .init(candidates: candidates))
     }
     /// A GROUP argument that matches no group (or several): like a PEER, exit 67.
+    /// No peer list comes with it (`data` nil): `lanchat groups` is the list to look at.
     public static func groupNotFound(_ query: String) -> Self {
-        .init(.peerNotFound, "no group matches '\(query)'", data: .init(candidates: []))
+        .init(.peerNotFound, "no group matches '\(query)'; 'lanchat groups' lists them")
     }
-    public static func groupAmbiguous(_ query: String, names: [String]) -> Self {
+    /// `names` each say what they are (`group #ops (id)`, `peer bob (KEY-TAG)`); `hint` how to
+    /// name the one meant.
+    public static func groupAmbiguous(_ query: String, names: [String], hint: String) -> Self {
         .init(
             .peerAmbiguous,
-            "'\(query)' matches \(names.count) groups or peers: \(names.joined(separator: ", ")); write #NAME for the group"
+            "'\(query)' matches \(names.count) groups or peers: \(names.joined(separator: ", ")); \(hint)"
         )
     }
     /// `send --wait` ran out of time; the messages stay queued (exit 75).

@@ -304,8 +304,13 @@ import Testing
             ErrorView.render(.badInput("the message is empty")) == "lanchat: the message is empty\n"
         )
         // A name that is a group's and a peer's: the message says what to write; no peer list.
-        let both = ControlError.groupAmbiguous("ops", names: ["ops (aaaa)", "ops (a peer)"])
+        let both = ControlError.groupAmbiguous(
+            "ops", names: ["group #ops (aaaa)", "peer ops (ABCD-EFGH)"], hint: "write #ops")
         #expect(ErrorView.render(both) == "lanchat: \(both.message)\n")
+        // A group that matched nothing points at `lanchat groups`, not at the peers.
+        #expect(
+            ErrorView.render(.groupNotFound("#nosuch"))
+                == "lanchat: no group matches '#nosuch'; 'lanchat groups' lists them\n")
     }
 
     @Test(arguments: [

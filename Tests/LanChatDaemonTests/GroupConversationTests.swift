@@ -280,6 +280,69 @@ struct GroupConversationTests {
         }
     }
 
+    /// Naming groups beside peers: a peer's id and key tag always name the peer (whatever a
+    /// member names a group), a unique prefix names a group, a prefix of a group's and a
+    /// peer's name is ambiguous; our groups keep distinct names; a group with no other
+    /// member sends nothing and says so; removing yourself points at `group leave`.
+    @Test func groupNamesResolveBesidePeersAndStayDistinct() async throws {
+        func failure(_ call: () async throws(ControlError) -> Void) async -> ControlError? {
+            do throws(ControlError) {
+                try await call()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        try await withConnectedPair { alice, bob in
+            let client = alice.client
+            let tag = try #require(try await client.who().peers.first { $0.id == bob.id }).keyTag
+            for name in [tag, bob.id.prefix(40).description] {
+                _ = try await client.groupCreate(GroupCreateParams(name: name, peers: ["bob"]))
+            }
+            _ = try await client.send(SendParams(peer: tag, text: "by key tag"))
+            _ = try await client.send(SendParams(peer: bob.id, text: "by id"))
+            let direct = try await client.history(HistoryParams(peer: bob.id)).messages
+            #expect(direct.map(\.text) == ["by key tag", "by id"])
+
+            _ = try await client.groupCreate(GroupCreateParams(name: "team", peers: ["bob"]))
+            _ = try await client.send(SendParams(peer: "tea", text: "to the team"))
+            let team = try await client.history(HistoryParams(peer: "#team")).messages
+            #expect(team.map(\.text) == ["to the team"])
+
+            _ = try await client.groupCreate(GroupCreateParams(name: "bobcats", peers: ["bob"]))
+            let both = await failure { () async throws(ControlError) in
+                _ = try await client.send(SendParams(peer: "bo", text: "?"))
+            }
+            #expect(both?.exitCode == 67)
+            #expect(both?.message.contains("group #bobcats") == true, "\(String(describing: both))")
+            #expect(both?.message.contains("peer bob") == true)
+
+            let taken = await failure { () async throws(ControlError) in
+                _ = try await client.groupCreate(GroupCreateParams(name: "TEAM", peers: ["bob"]))
+            }
+            #expect(taken?.exitCode == 65)
+            let renamed = await failure { () async throws(ControlError) in
+                _ = try await client.groupRename(GroupRenameParams(group: "#bobcats", name: "Team"))
+            }
+            #expect(renamed?.exitCode == 65)
+
+            let yourself = await failure { () async throws(ControlError) in
+                _ = try await client.groupRemove(
+                    GroupMembersParams(group: "#team", peers: [alice.id]))
+            }
+            #expect(yourself?.message.contains("group leave") == true)
+            _ = try await client.groupRemove(GroupMembersParams(group: "#team", peers: ["bob"]))
+            let alone = await failure { () async throws(ControlError) in
+                _ = try await client.send(SendParams(peer: "#team", text: "x"))
+            }
+            #expect(alone?.exitCode == 1 && alone?.message.contains("no other member") == true)
+            let again = await failure { () async throws(ControlError) in
+                _ = try await client.groupRemove(GroupMembersParams(group: "#team", peers: ["bob"]))
+            }
+            #expect(again?.message.hasPrefix("bob (") == true, "\(String(describing: again))")
+        }
+    }
+
     /// Issue 13 item 3, `--accept contacts`: a group a non-contact adds us to is a group
     /// request: listed by `groups` as one, its messages out of the inbox and the unread
     /// count, and no peer request for its sender; `accept GROUP` brings the conversation in.

@@ -11,7 +11,9 @@ package enum ErrorView {
         if candidates.isEmpty {
             // An ambiguity without candidates is a name that is a group's and a peer's (or two
             // groups'): its message says how to pick one, and the peer list would not help.
-            guard error.isPeerNotFound else { return text }
+            // A group that matched nothing comes without a peer list: its message names
+            // `lanchat groups`.
+            guard error.isPeerNotFound, error.data?.candidates != nil else { return text }
             return text + "'lanchat who --all' lists the peers lanchatd knows.\n"
         }
         var table = TextTable(header: ["NAME", "KEY", "ID"])

@@ -22,7 +22,8 @@ extension Messenger {
 
     func groupCreate(_ params: GroupCreateParams) async throws(ControlError) -> GroupResult {
         try params.validate()
-        let members = try resolveMembers(params.peers)
+        let members = try resolveMembers(params.peers, removing: false)
+        try await refuseTakenName(params.name, except: nil)
         let state = GroupUpdate(
             id: GroupID.random(), version: 1, name: params.name,
             members: [directory.ownKey] + members)
@@ -32,11 +33,11 @@ extension Messenger {
 
     func groupAdd(_ params: GroupMembersParams) async throws(ControlError) -> GroupResult {
         try params.validate()
-        let added = try resolveMembers(params.peers)
         return try await change(params.group) { state throws(ControlError) in
+            let added = try resolveMembers(params.peers, removing: false)
             let fresh = added.filter { !state.hasMember($0) }
-            guard fresh.count == added.count else {
-                throw .badInput("a peer given is already a member of \(state.name)")
+            if let member = added.first(where: state.hasMember) {
+                throw .badInput("\(memberName(member)) is already a member of \(state.name)")
             }
             guard state.members.count + fresh.count <= ParamsLimits.maxGroupMembers else {
                 throw .badInput("a group has at most \(ParamsLimits.maxGroupMembers) members")
@@ -47,10 +48,10 @@ extension Messenger {
 
     func groupRemove(_ params: GroupMembersParams) async throws(ControlError) -> GroupResult {
         try params.validate()
-        let removed = try resolveMembers(params.peers)
         return try await change(params.group) { state throws(ControlError) in
-            guard removed.allSatisfy(state.hasMember) else {
-                throw .badInput("a peer given is not a member of \(state.name)")
+            let removed = try resolveMembers(params.peers, removing: true)
+            if let other = removed.first(where: { !state.hasMember($0) }) {
+                throw .badInput("\(memberName(other)) is not a member of \(state.name)")
             }
             return GroupConvergence.next(
                 after: state, members: state.members.filter { !removed.contains($0) })
@@ -59,6 +60,9 @@ extension Messenger {
 
     func groupRename(_ params: GroupRenameParams) async throws(ControlError) -> GroupResult {
         try params.validate()
+        if let renamed = try await groupTarget(params.group) {
+            try await refuseTakenName(params.name, except: renamed.state.id)
+        }
         return try await change(params.group) { state throws(ControlError) in
             GroupConvergence.next(after: state, name: params.name)
         }
@@ -86,6 +90,11 @@ extension Messenger {
             throw .failed("you are not a member of \(group.state.name)")
         }
         let members = group.state.members.filter { $0 != own }
+        guard !members.isEmpty else {
+            throw .failed(
+                "#\(group.state.name) has no other member: nothing would be sent; "
+                    + "'lanchat group add' someone first")
+        }
         let refused = await refusedMembers(members)
         // Before storing: from then on, every change to the copies is an event here.
         let subscription = wait.map { _ in
@@ -327,18 +336,34 @@ extension Messenger {
         if let id = GroupID(hex: query), let group = all.first(where: { $0.state.id == id }) {
             return group
         }
-        let named = all.filter { $0.state.name.lowercased() == query.lowercased() }
-        guard !named.isEmpty else { return nil }
-        if let peer = try? directory.resolve(query) {
-            // Named so that either can be given unambiguously: the key tag, or #NAME.
-            throw .groupAmbiguous(
-                query,
-                names: [
-                    "peer \(peer.displayName) (\(peer.record.keyTag))",
-                    "group #\(named[0].state.name)",
-                ])
+        // A bare name: the same steps as a PEER's (PeerResolver), groups beside peers. A
+        // peer's id or key tag is an identifier, never shadowed by a group a member named so.
+        let folded = query.lowercased()
+        let peers = directory.all
+        if peers.contains(where: { $0.key.id == query || $0.record.keyTag.lowercased() == folded })
+        {
+            return nil
         }
-        return try Self.pickGroup(query, among: all, query: query)
+        for matches in [
+            { (name: String) in name == folded }, { (name: String) in name.hasPrefix(folded) },
+        ] {
+            let groups = all.filter { matches($0.state.name.lowercased()) }
+            let peer = peers.first { entry in
+                matches(entry.record.name.lowercased())
+                    || entry.record.alias.map { matches($0.lowercased()) } ?? false
+            }
+            switch (groups.first, peer) {
+            case (nil, nil): continue
+            case (nil, .some): return nil
+            case (let group?, nil) where groups.count == 1: return group
+            case (_, let peer):
+                let names =
+                    groups.map { "group #\($0.state.name) (\($0.state.id))" }
+                    + (peer.map { ["peer \($0.displayName) (\($0.record.keyTag))"] } ?? [])
+                throw .groupAmbiguous(query, names: names, hint: Self.disambiguation(groups))
+            }
+        }
+        return nil
     }
 
     /// A group by name (case-insensitive), else by a unique name prefix.
@@ -353,14 +378,32 @@ extension Messenger {
         if matches.isEmpty { matches = all.filter { $0.state.name.lowercased().hasPrefix(lower) } }
         guard let first = matches.first else { throw .groupNotFound(query) }
         guard matches.count == 1 else {
-            throw .groupAmbiguous(query, names: matches.map { "\($0.state.name) (\($0.state.id))" })
+            throw .groupAmbiguous(
+                query, names: matches.map { "group #\($0.state.name) (\($0.state.id))" },
+                hint: disambiguation(matches))
         }
         return first
     }
 
+    /// How to name the one meant among `groups` (and perhaps a peer): two groups of one name
+    /// differ only by id; a group beside a peer is `#NAME`, the peer its key tag.
+    private static func disambiguation(_ groups: [StoredGroup]) -> String {
+        let names = Set(groups.map { $0.state.name.lowercased() })
+        if groups.count > 1 && names.count == 1 { return "give the group's id" }
+        return "write #NAME (or the id) for a group, the key tag for a peer"
+    }
+
     // MARK: Helpers
 
-    private func resolveMembers(_ queries: [String]) throws(ControlError) -> [PeerKey] {
+    /// The peers `queries` name, each once. Naming ourselves is refused with what to do
+    /// instead (`removing`: leave the group; else nothing, we are in it).
+    private func resolveMembers(_ queries: [String], removing: Bool) throws(ControlError)
+        -> [PeerKey]
+    {
+        let selfNamed: ControlError =
+            removing
+            ? .badInput("to remove yourself, use 'lanchat group leave'")
+            : .badInput("you are a member already")
         var keys: [PeerKey] = []
         for query in queries {
             let key: PeerKey
@@ -368,14 +411,41 @@ extension Messenger {
                 key = try directory.resolve(query).key
             } catch {
                 // The own node is no peer of the directory: naming it is not "not found".
-                guard !namesSelf(query) else { throw .badInput("you are a member already") }
+                guard !namesSelf(query) else { throw selfNamed }
                 throw error
             }
-            guard key != directory.ownKey else { throw .badInput("you are a member already") }
+            guard key != directory.ownKey else { throw selfNamed }
             guard !keys.contains(key) else { throw .badInput("'\(query)' is given twice") }
             keys.append(key)
         }
         return keys
+    }
+
+    /// A member as errors name it: its display name and key tag.
+    private func memberName(_ key: PeerKey) -> String {
+        directory.entry(key).map { "\($0.displayName) (\($0.record.keyTag))" }
+            ?? Fingerprint.keyTag(key)
+    }
+
+    /// A second group of ours with the same name (case-insensitive) could then only be
+    /// told apart by its id: refused when we create or rename one. (A member elsewhere may
+    /// still make one; `groupTarget` then asks for the id.)
+    private func refuseTakenName(_ name: String, except id: GroupID?) async throws(ControlError) {
+        let all: [StoredGroup]
+        do {
+            all = try await store.groups()
+        } catch {
+            throw .storeUnavailable("cannot read groups: \(error)")
+        }
+        let own = directory.ownKey
+        if let taken = all.first(where: {
+            $0.state.id != id && $0.state.hasMember(own)
+                && $0.state.name.lowercased() == name.lowercased()
+        }) {
+            throw .badInput(
+                "you are in a group named \(taken.state.name) already (\(taken.state.id)); "
+                    + "choose another name")
+        }
     }
 
     /// Whether a PEER argument names this node: its id, key tag or name.
