@@ -51,6 +51,34 @@ import Testing
         #expect(lines[1].contains("You: see you monday ✓✓"), "\(text)")
     }
 
+    /// A sender removed from the group (or gone) is no longer in its member list: `history`
+    /// and `inbox` name it from the peers the command looked up, not as `?`.
+    @Test func aFormerMemberIsStillNamedInHistoryAndInbox() {
+        let groupID = String(repeating: "a", count: 32)
+        let group = GroupInfo(id: groupID, name: "ops", members: [CLIFixtures.carol], version: 3)
+        var message = CLIFixtures.incoming(3, "before I left", at: "2026-11-21T11:58:00Z")
+        message.group = groupID
+        message.sender = CLIFixtures.bobID
+        var result = HistoryResult(peer: CLIFixtures.carol, messages: [message], hasOlder: false)
+        result.group = group
+        let former = [CLIFixtures.bobID: CLIFixtures.bob]
+        func line(_ peers: [String: PeerInfo]) -> String {
+            let text = HistoryView.render(
+                result, peers: peers, now: CLIFixtures.now, zone: utc, style: .plain)
+            return text.split(separator: "\n").last.map(String.init) ?? ""
+        }
+        #expect(line([:]).hasPrefix("11:58  ?  "), "\(line([:]))")
+        #expect(line(former).hasPrefix("11:58  Bob  "), "\(line(former))")
+        let row = InboxView.render(
+            InboxResult(conversations: [
+                ConversationInfo(
+                    peer: nil, group: group, unread: 1, lastMessage: message, archived: false,
+                    updatedAt: message.createdAt)
+            ]), query: nil, archived: false, peers: former, now: CLIFixtures.now, zone: utc,
+            style: .plain)
+        #expect(row.contains("Bob: before I left"), "\(row)")
+    }
+
     /// `read` of every conversation: a group's messages under `#name` with each sender, not
     /// under the sender's 1:1 header; `search` names the group beside the sender.
     @Test func readAndSearchShowAGroupMessageInItsGroup() {

@@ -46,10 +46,16 @@ struct HistoryCommand: AsyncParsableCommand {
         let context = global.makeContext()
         let params = HistoryParams(peer: peer, limit: limit, before: before, after: after)
         let result = try await context.client.history(params)
+        let former =
+            context.json
+            ? [:]
+            : await PeerDirectory.formerMembers(
+                in: result.messages,
+                members: result.group.map { [$0.id: $0] } ?? [:], client: context.client)
         try context.show(result) {
             HistoryView.render(
-                $0, paged: before != nil || after != nil, now: context.now, zone: context.zone,
-                style: context.style)
+                $0, paged: before != nil || after != nil, peers: former, now: context.now,
+                zone: context.zone, style: context.style)
         }
     }
 }

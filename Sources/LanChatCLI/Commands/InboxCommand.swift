@@ -36,10 +36,19 @@ struct InboxCommand: AsyncParsableCommand {
                 (try? await context.client.inbox(InboxParams(archived: true)))?.conversations
                 .count ?? 0
         }
+        let former =
+            context.json
+            ? [:]
+            : await PeerDirectory.formerMembers(
+                in: result.conversations.compactMap(\.lastMessage),
+                members: Dictionary(
+                    result.conversations.compactMap { $0.group.map { ($0.id, $0) } },
+                    uniquingKeysWith: { first, _ in first }),
+                client: context.client)
         try context.show(result) {
             InboxView.render(
                 $0, query: query, archived: archived, archivedCount: archivedCount,
-                now: context.now, zone: context.zone, style: context.style)
+                peers: former, now: context.now, zone: context.zone, style: context.style)
         }
     }
 }

@@ -15,6 +15,28 @@ enum PeerDirectory {
         return Dictionary(who.peers.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
+    /// The peers by id who wrote one of `messages` in a group but are no longer among its
+    /// `members` (removed, or left): the group's own member list cannot name them. Empty,
+    /// without a call, when every sender is still a member.
+    static func formerMembers(
+        in messages: [MessageInfo], members: [String: GroupInfo], client: ControlClient
+    ) async -> [String: PeerInfo] {
+        let missing = Set(
+            messages.compactMap { message -> String? in
+                guard message.direction == .incoming, let group = message.group,
+                    let sender = message.sender ?? Optional(message.peer),
+                    !(members[group]?.members.contains { $0.id == sender } ?? false)
+                else { return nil }
+                return sender
+            })
+        guard !missing.isEmpty, let who = try? await client.who(WhoParams(all: true)) else {
+            return [:]
+        }
+        return Dictionary(
+            who.peers.filter { missing.contains($0.id) }.map { ($0.id, $0) },
+            uniquingKeysWith: { first, _ in first })
+    }
+
     /// The groups by id when a message belongs to one; empty otherwise or when the call
     /// fails (the messages are then shown with their group ids).
     static func groups(for messages: [MessageInfo], client: ControlClient) async -> [String:

@@ -5,12 +5,15 @@ import LanChatControl
 package enum HistoryView {
     /// `paged`: the page was asked for with `--before` or `--after`, so an empty one is an
     /// empty range, not an empty conversation.
+    /// `peers`: in a group, senders that are no longer members, by id (the group's member
+    /// list names the others).
     package static func render(
-        _ result: HistoryResult, paged: Bool = false, now: Timestamp,
-        zone: any UTCOffsetProvider, style: TextStyle
+        _ result: HistoryResult, paged: Bool = false, peers: [String: PeerInfo] = [:],
+        now: Timestamp, zone: any UTCOffsetProvider, style: TextStyle
     ) -> String {
         if let group = result.group {
-            return renderGroup(result, group, paged: paged, now: now, zone: zone, style: style)
+            return renderGroup(
+                result, group, paged: paged, peers: peers, now: now, zone: zone, style: style)
         }
         let peer = result.peer
         return header(peer, style: style)
@@ -87,8 +90,8 @@ package enum HistoryView {
     /// A group conversation: `#name  N members`, then the messages with each sender's name
     /// and, on own ones, how many members have them (`✓✓ 2/3`).
     static func renderGroup(
-        _ result: HistoryResult, _ group: GroupInfo, paged: Bool, now: Timestamp,
-        zone: any UTCOffsetProvider, style: TextStyle
+        _ result: HistoryResult, _ group: GroupInfo, paged: Bool, peers: [String: PeerInfo],
+        now: Timestamp, zone: any UTCOffsetProvider, style: TextStyle
     ) -> String {
         groupHeader(group, style: style)
             + pageLines(
@@ -96,7 +99,7 @@ package enum HistoryView {
                 messages: {
                     messageLines(
                         $0, theirLabel: "?", now: now, zone: zone, style: style,
-                        senders: senderLabels(group, width: 24))
+                        senders: senderLabels(group, width: 24, former: peers))
                 })
     }
 
@@ -107,10 +110,13 @@ package enum HistoryView {
     }
 
     /// Each member's label by peer id (alias, else name, else key tag), at most `width`.
-    static func senderLabels(_ group: GroupInfo, width: Int) -> [String: String] {
+    /// `former`: senders no longer members, labelled the same way.
+    static func senderLabels(
+        _ group: GroupInfo, width: Int, former: [String: PeerInfo] = [:]
+    ) -> [String: String] {
         var senders: [String: String] = [:]
-        for member in group.members {
-            senders[member.id] = truncated(PeerText.nameOrKeyTag(member), to: width)
+        for peer in Array(former.values) + group.members {
+            senders[peer.id] = truncated(PeerText.nameOrKeyTag(peer), to: width)
         }
         return senders
     }

@@ -12,7 +12,8 @@ package enum InboxView {
     /// not "no conversations yet").
     package static func render(
         _ result: InboxResult, query: String?, archived: Bool, archivedCount: Int = 0,
-        now: Timestamp, zone: any UTCOffsetProvider, style: TextStyle
+        peers: [String: PeerInfo] = [:], now: Timestamp, zone: any UTCOffsetProvider,
+        style: TextStyle
     ) -> String {
         guard !result.conversations.isEmpty else {
             return emptyHint(query: query, archived: archived, archivedCount: archivedCount)
@@ -22,7 +23,7 @@ package enum InboxView {
                 name: truncated(title(conversation), to: 40),
                 unread: conversation.unread > 0 ? "\(conversation.unread)" : "",
                 // Plain first: its width aligns the time column, colour or not.
-                previewWidth: preview(conversation, style: .plain).count,
+                previewWidth: preview(conversation, former: peers, style: .plain).count,
                 conversation: conversation
             )
         }
@@ -41,7 +42,7 @@ package enum InboxView {
             var line = paint(dot) + " " + style.bold(row.name) + namePadding
             if unreadWidth > 0 { line += "  " + unreadPadding + style.bold(row.unread) }
             let previewPadding = String(repeating: " ", count: previewWidth - row.previewWidth)
-            line += "  " + preview(conversation, style: style) + previewPadding
+            line += "  " + preview(conversation, former: peers, style: style) + previewPadding
             line += "  " + style.dim(time)
             return line + "\n"
         }.joined()
@@ -65,14 +66,17 @@ package enum InboxView {
     }
 
     /// The preview of a conversation's last message; in a group, an incoming one is
-    /// prefixed with its sender's name.
-    static func preview(_ conversation: ConversationInfo, style: TextStyle) -> String {
+    /// prefixed with its sender's name (`former`: senders no longer members, by id).
+    static func preview(
+        _ conversation: ConversationInfo, former: [String: PeerInfo] = [:], style: TextStyle
+    ) -> String {
         let text = preview(conversation.lastMessage, style: style)
         guard let group = conversation.group, let message = conversation.lastMessage,
             message.direction == .incoming
         else { return text }
         let name =
-            HistoryView.senderLabels(group, width: 20)[message.sender ?? message.peer]
+            HistoryView.senderLabels(group, width: 20, former: former)[
+                message.sender ?? message.peer]
             ?? String(message.peer.prefix(8))
         return style.dim(name + ":") + " " + text
     }
