@@ -343,6 +343,24 @@ struct GroupConversationTests {
         }
     }
 
+    /// `--wait-read` to a group that timed out says where the copies stand: delivered to an
+    /// online member who has not read it is not "queued for those away".
+    @Test func aGroupWaitReadTimeoutSaysDeliveredButNotRead() async throws {
+        try await withConnectedPair { alice, _ in
+            _ = try await alice.client.groupCreate(GroupCreateParams(name: "ops", peers: ["bob"]))
+            do throws(ControlError) {
+                _ = try await alice.client.send(
+                    SendParams(peer: "#ops", text: "read me", waitRead: true, timeout: 2))
+                Issue.record("nobody read it, yet the wait succeeded")
+            } catch {
+                #expect(error.exitCode == 75)
+                #expect(
+                    error.message.hasSuffix("1 of 1 copies delivered but not read yet"),
+                    "\(error.message)")
+            }
+        }
+    }
+
     /// Issue 13 item 3, `--accept contacts`: a group a non-contact adds us to is a group
     /// request: listed by `groups` as one, its messages out of the inbox and the unread
     /// count, and no peer request for its sender; `accept GROUP` brings the conversation in.

@@ -206,9 +206,28 @@ extension Messenger {
                 "not delivered to \(who): \(failed?.failReason ?? "failed")",
                 messageIDs: ids.map(\.description))
         }
+        // Where the copies stand, acknowledgements not yet written included.
+        var queued = 0
+        var unread = 0
+        for copy in current {
+            let live = await liveState(for: copy.peer)
+            switch MessageMapping.info(copy, live: live).status {
+            case .delivered: unread += 1
+            case .read, .failed: break
+            case .queued, .sent, nil: queued += 1
+            }
+        }
+        var standing: [String] = []
+        if target == .read && unread > 0 {
+            standing.append("\(unread) of \(current.count) copies delivered but not read yet")
+        }
+        if queued > 0 {
+            standing.append("\(queued) of \(current.count) copies still queued for members away")
+        }
         let what = target == .read ? "read" : "delivered"
         return .timedOut(
-            "not \(what) by every member of \(group.name) within \(Self.format(seconds)) s; still queued for those away",
+            "not \(what) by every member of \(group.name) within \(Self.format(seconds)) s: "
+                + standing.joined(separator: ", "),
             messageIDs: ids.map(\.description))
     }
 
