@@ -61,9 +61,19 @@ extension ContactLimits {
         guard trimmed.utf8.count <= maxAliasBytes else {
             throw .badInput("an alias is at most \(maxAliasBytes) bytes")
         }
-        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else { throw .badInput("an alias cannot contain control characters") }
+        guard !trimmed.unicodeScalars.contains(where: \.isControlOrBidiOverride)
+        else { throw .badInput("an alias cannot contain control or bidi characters") }
         return trimmed
+    }
+}
+
+extension Unicode.Scalar {
+    /// A control character, or a bidi embedding, override or isolate (U+202A…U+202E,
+    /// U+2066…U+2069): what a name we are asked to store may not hold. Other format
+    /// characters stay allowed (U+200D joins emoji).
+    var isControlOrBidiOverride: Bool {
+        properties.generalCategory == .control || (0x202A...0x202E).contains(value)
+            || (0x2066...0x2069).contains(value)
     }
 }
 

@@ -171,9 +171,10 @@ enum GroupValidation {
                 "group name of \(name.utf8.count) bytes is over the limit of \(ParamsLimits.maxGroupNameBytes)"
             )
         }
-        // As an alias: a name typed back as '#name' cannot hold a tab or an escape.
-        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else { throw .badInput("a group name cannot contain control characters") }
+        // As an alias: a name typed back as '#name' cannot hold a tab, an escape, or a
+        // direction override that shows it (and what follows it) reordered.
+        guard !name.unicodeScalars.contains(where: \.isControlOrBidiOverride)
+        else { throw .badInput("a group name cannot contain control or bidi characters") }
     }
 
     static func peers(_ peers: [String]) throws(ControlError) {

@@ -182,11 +182,13 @@ struct BadParamsTests {
         }
     }
 
-    /// A group name holds no control character (as an alias): it could not be typed back as
-    /// `#name`; nothing is made or renamed.
+    /// A group name holds no control character and no bidi override (as an alias): it could
+    /// not be typed back as `#name`, or would show reordered; nothing is made or renamed.
     @Test func aGroupNameWithAControlCharacterIsBadInput() async throws {
         try await withConnectedPair { alice, _ in
-            for name in ["a\tb", "x\u{1B}[31m", "nul\u{0}", "line\nbreak"] {
+            for name in [
+                "a\tb", "x\u{1B}[31m", "nul\u{0}", "line\nbreak", "bidi\u{202E}eman", "x\u{2066}y",
+            ] {
                 await Self.expectRefused(Self.badInput, "group create \(name.debugDescription)") {
                     () async throws(ControlError) in
                     try await alice.client.groupCreate(
@@ -200,6 +202,9 @@ struct BadParamsTests {
                 try await alice.client.groupRename(GroupRenameParams(group: "#ops", name: "a\tb"))
             }
             #expect(try await alice.client.groups().groups.map(\.name) == ["ops"])
+            // A joiner is no override: family emoji stay allowed.
+            _ = try await alice.client.groupRename(
+                GroupRenameParams(group: "#ops", name: "fam \u{1F468}\u{200D}\u{1F469}"))
         }
     }
 

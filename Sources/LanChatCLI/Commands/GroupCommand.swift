@@ -19,7 +19,8 @@ struct GroupCommand: AsyncParsableCommand {
         var peers: [String] = []
 
         func run() async throws {
-            try CLIEnvironment.current.undecodableArguments.check([name] + peers, as: "argument")
+            try CLIEnvironment.current.undecodableArguments.check([name], as: "NAME")
+            try CLIEnvironment.current.undecodableArguments.check(peers, as: "PEER")
             let context = global.makeContext()
             let result = try await context.client.groupCreate(
                 GroupCreateParams(name: name, peers: peers))
@@ -63,7 +64,8 @@ struct GroupCommand: AsyncParsableCommand {
         @Argument(help: "The new name (at most 64 bytes).") var name: String
 
         func run() async throws {
-            try CLIEnvironment.current.undecodableArguments.check([group, name], as: "argument")
+            try CLIEnvironment.current.undecodableArguments.check([group], as: "GROUP")
+            try CLIEnvironment.current.undecodableArguments.check([name], as: "NAME")
             let context = global.makeContext()
             let result = try await context.client.groupRename(
                 GroupRenameParams(group: group, name: name))
@@ -77,7 +79,7 @@ struct GroupCommand: AsyncParsableCommand {
         @Argument(help: "The group: its id, name, or #NAME.") var group: String
 
         func run() async throws {
-            try CLIEnvironment.current.undecodableArguments.check([group], as: "argument")
+            try CLIEnvironment.current.undecodableArguments.check([group], as: "GROUP")
             let context = global.makeContext()
             let result = try await context.client.groupLeave(GroupParams(group: group))
             try context.show(result) { "You left \(terminalSafe($0.group.name)).\n" }
@@ -128,7 +130,8 @@ extension GroupCommand {
         _ global: GlobalOptions, _ group: String, _ peers: [String],
         _ call: (ControlClient, GroupMembersParams) async throws(ControlError) -> GroupResult
     ) async throws {
-        try CLIEnvironment.current.undecodableArguments.check([group] + peers, as: "argument")
+        try CLIEnvironment.current.undecodableArguments.check([group], as: "GROUP")
+        try CLIEnvironment.current.undecodableArguments.check(peers, as: "PEER")
         let context = global.makeContext()
         let result = try await call(
             context.client, GroupMembersParams(group: group, peers: peers))
