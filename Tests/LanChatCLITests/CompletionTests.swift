@@ -53,7 +53,7 @@ import Testing
             let (code, text, error) = await script(shell)
             #expect(code == 0 && error.isEmpty, "\(shell): \(error)")
             for word in [
-                "doctor", "completion", "send", "history", "json", "lanchat complete-peers",
+                "doctor", "completion", "send", "history", "json", "---completion",
             ] {
                 #expect(text.contains(word), "\(shell) script lacks \(word)")
             }
@@ -130,6 +130,36 @@ import Testing
         )
     }
 
+    /// The daemon the completed command line names with `--socket`, not the default one:
+    /// `lanchat --socket PATH send B<Tab>` with no LANCHAT_SOCKET.
+    @Test(.enabled(if: installed("bash") && lanchat != nil))
+    func bashCompletesPeersOfTheSocketOnTheCommandLine() async throws {
+        let path = try await scriptFile("bash")
+        defer { unlink(path) }
+        let server = try FakeDaemon.start()
+        defer { server.stop() }
+        let environment =
+            completionEnvironment(server, lanchat: try #require(Self.lanchat))
+            .filter { !$0.hasPrefix("LANCHAT_SOCKET=") } + ["XDG_RUNTIME_DIR=/nonexistent"]
+        let line = "lanchat --socket \(server.path) send B"
+        let outcome = try await run(
+            [
+                "bash", "-c",
+                """
+                source "$0"
+                COMP_WORDS=(lanchat --socket "$1" send B); COMP_CWORD=4
+                COMP_LINE='\(line)'; COMP_POINT=\(line.utf8.count)
+                _lanchat lanchat B send
+                printf '%s\\n' "${COMPREPLY[@]}" >&2
+                """,
+                path, server.path,
+            ], variables: environment)
+        #expect(outcome.status == 0)
+        #expect(
+            outcome.standardError.split(separator: "\n").contains("Bob"), "\(outcome.standardError)"
+        )
+    }
+
     @Test(.enabled(if: installed("fish") && lanchat != nil))
     func fishCompletesPeersFromTheDaemon() async throws {
         let path = try await scriptFile("fish")
@@ -138,7 +168,21 @@ import Testing
         defer { server.stop() }
         let outcome = try await run(
             [
-                "fish", "--no-config", "-c", "source $argv[1]; complete -C 'lanchat send ' >&2",
+                // fish 3 lets a script read the command line (`commandline`) only at a
+                // prompt, not under `complete -C`: the script's reader of it answers here as
+                // fish would at `lanchat send <Tab>`.
+                "fish", "--no-config", "-c",
+                """
+                source $argv[1]
+                function __lanchat_tokens
+                    switch "$argv"
+                        case -tC; echo 0
+                        case -t; echo ''
+                        case '*'; printf '%s\\n' lanchat send
+                    end
+                end
+                complete -C 'lanchat send ' >&2
+                """,
                 path,
             ],
             variables: completionEnvironment(server, lanchat: try #require(Self.lanchat)))

@@ -18,7 +18,8 @@ struct BackupCommand: AsyncParsableCommand {
 
     @Argument(
         help: ArgumentHelp(
-            "The file to create; relative to the current directory.", valueName: "path"))
+            "The file to create; relative to the current directory.", valueName: "path"),
+        completion: .file())
     var path: String
 
     func run() async throws {

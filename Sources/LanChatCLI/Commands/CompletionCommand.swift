@@ -53,24 +53,21 @@ struct CompletePeersCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async {
-        let context = global.makeContext()
-        defer { context.client.close() }
-        guard
-            let result = try? await context.client.call(
-                Methods.Who.self, WhoParams(all: true), timeout: Self.timeout)
-        else { return }
-        // GROUP arguments complete here too (PRODUCT.md §4); a daemon that cannot answer
-        // `groups` still completes peers.
-        let groups = try? await context.client.call(
-            Methods.Groups.self, NoParams(), timeout: Self.timeout)
-        let words = PeerCompletion.words(result.peers, groups: groups?.groups ?? [])
-        if !words.isEmpty { context.out(words.joined(separator: "\n") + "\n") }
+        let words = PeerCompletion.fetch(socket: global.socket)
+        if !words.isEmpty {
+            CLIEnvironment.current.output.standardOutput(
+                words.joined(separator: "\n") + "\n")
+        }
     }
 }
 
 extension CompletionKind {
-    /// A PEER (or GROUP) argument: the words `lanchat complete-peers` prints.
-    static var peers: CompletionKind { .shellCommand("lanchat complete-peers") }
+    /// A PEER (or GROUP) argument: the peers' and groups' words of the lanchatd that the
+    /// command line being completed talks to, its `--socket` included (a fixed shell command
+    /// could not see it). ArgumentParser runs this while parsing, synchronously.
+    static var peers: CompletionKind {
+        .custom { words, _, _ in PeerCompletion.fetch(socket: PeerCompletion.socket(in: words)) }
+    }
 }
 
 /// The word that completes each peer: its alias, else its name, as PEER resolves them
@@ -78,6 +75,36 @@ extension CompletionKind {
 /// zsh takes for a description, other shell syntax), or one that two peers share, is replaced
 /// by the peer's key tag, which always resolves to exactly that peer.
 enum PeerCompletion {
+    /// The words for the daemon at `socket` (else the default socket): one `who --all` and
+    /// one `groups`, each given `CompletePeersCommand.timeout`. Nothing when lanchatd does
+    /// not answer; a daemon that cannot answer `groups` still completes peers.
+    static func fetch(socket: String?) -> [String] {
+        let environment = CLIEnvironment.current
+        let path = ControlSocketPath.resolve(
+            explicit: socket, environment: environment.variables, uid: environment.uid)
+        let timeout = CompletePeersCommand.timeout
+        guard
+            let who = BlockingCall.call(
+                Methods.Who.self, WhoParams(all: true), socketPath: path, timeout: timeout)
+        else { return [] }
+        let groups = BlockingCall.call(
+            Methods.Groups.self, NoParams(), socketPath: path, timeout: timeout)
+        return words(who.peers, groups: groups?.groups ?? [])
+    }
+
+    /// The `--socket PATH` (or `--socket=PATH`) typed on the command line being completed.
+    static func socket(in words: [String]) -> String? {
+        var found: String?
+        for (index, word) in words.enumerated() {
+            if word == "--socket", index + 1 < words.count {
+                found = words[index + 1]
+            } else if word.hasPrefix("--socket=") {
+                found = String(word.dropFirst("--socket=".count))
+            }
+        }
+        return found.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     /// Peers' words, then each group's: its name where that is shell-safe and names no peer
     /// or other group (a name shared with a peer would be ambiguous, exit 67), else its id.
     static func words(_ peers: [PeerInfo], groups: [GroupInfo]) -> [String] {

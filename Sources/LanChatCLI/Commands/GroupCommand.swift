@@ -16,7 +16,7 @@ struct GroupCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The group's name (at most 64 bytes).") var name: String
         @Argument(help: "The other members (see PEER in lanchat --help).", completion: .peers)
-        var peers: [String] = []
+        var peers: [String]
 
         func run() async throws {
             try CLIEnvironment.current.undecodableArguments.check([name], as: "NAME")
@@ -31,8 +31,9 @@ struct GroupCommand: AsyncParsableCommand {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add peers to GROUP.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The group: its id, name, or #NAME.") var group: String
-        @Argument(help: "The peers to add.", completion: .peers) var peers: [String] = []
+        @Argument(help: "The group: its id, name, or #NAME.", completion: .peers)
+        var group: String
+        @Argument(help: "The peers to add.", completion: .peers) var peers: [String]
 
         func run() async throws {
             try await GroupCommand.changeMembers(global, group, peers) {
@@ -46,8 +47,9 @@ struct GroupCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove peers from GROUP; they receive nothing sent after this.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The group: its id, name, or #NAME.") var group: String
-        @Argument(help: "The peers to remove.", completion: .peers) var peers: [String] = []
+        @Argument(help: "The group: its id, name, or #NAME.", completion: .peers)
+        var group: String
+        @Argument(help: "The peers to remove.", completion: .peers) var peers: [String]
 
         func run() async throws {
             try await GroupCommand.changeMembers(global, group, peers) {
@@ -60,7 +62,8 @@ struct GroupCommand: AsyncParsableCommand {
     struct Rename: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Rename GROUP.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The group: its id, name, or #NAME.") var group: String
+        @Argument(help: "The group: its id, name, or #NAME.", completion: .peers)
+        var group: String
         @Argument(help: "The new name (at most 64 bytes).") var name: String
 
         func run() async throws {
@@ -76,7 +79,8 @@ struct GroupCommand: AsyncParsableCommand {
     struct Leave: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Leave GROUP.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The group: its id, name, or #NAME.") var group: String
+        @Argument(help: "The group: its id, name, or #NAME.", completion: .peers)
+        var group: String
 
         func run() async throws {
             try CLIEnvironment.current.undecodableArguments.check([group], as: "GROUP")

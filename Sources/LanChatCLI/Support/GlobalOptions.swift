@@ -12,7 +12,8 @@ struct GlobalOptions: ParsableArguments {
         help: ArgumentHelp(
             "The control socket of lanchatd (default: $LANCHAT_SOCKET, else "
                 + "$XDG_RUNTIME_DIR/lanchat/lanchatd.sock, else /tmp/lanchat-$UID/lanchatd.sock).",
-            valueName: "path"))
+            valueName: "path"),
+        completion: .file())
     var socket: String?
 
     @Flag(name: .long, help: "Print the control API's result object as JSON.")
