@@ -44,8 +44,8 @@ import Testing
         let report = DoctorReport.evaluate(F.healthy)
         #expect(
             report.checks.map(\.name) == [
-                "socket", "daemon", "version", "avahi-daemon", "mdns record", "peers", "multicast",
-                "port", "firewall", "systemd-resolved",
+                "socket", "daemon", "version", "data directory", "avahi-daemon", "mdns record",
+                "peers", "multicast", "port", "firewall", "systemd-resolved",
             ])
         for check in report.checks {
             #expect(check.outcome == .passed, "\(check.name): \(check.detail)")
@@ -73,7 +73,7 @@ import Testing
         #expect(
             F.check("daemon", F.noDaemon)?.detail
                 == "lanchatd is not running (no socket at \(F.socketPath))")
-        for name in ["version", "mdns record", "peers", "port"] {
+        for name in ["version", "data directory", "mdns record", "peers", "port"] {
             expectSkipped(name, F.noDaemon, detail: "needs a running lanchatd")
         }
         // What does not need the daemon still runs.
@@ -109,6 +109,19 @@ import Testing
         // Someone else's directory without the sticky bit is not.
         facts.socket = .present(mode: 0o600, owner: F.uid, directoryMode: 0o755, directoryOwner: 0)
         expectFailure("socket", facts, fix: "LANCHAT_SOCKET", detail: "uid 0")
+    }
+
+    /// A full disk fails every send (exit 74) while everything else looks fine; a data
+    /// directory we cannot write to stores nothing.
+    @Test func aFullDiskOrAnUnwritableDataDirectoryFails() {
+        var facts = F.healthy
+        let path = "/home/u/.local/share/lanchat"
+        facts.dataDirectory = DataDirectoryFacts(path: path, writable: true, freeBytes: 3 << 20)
+        expectFailure("data directory", facts, fix: "df -h \(path)", detail: "3 MiB free")
+        facts.dataDirectory = DataDirectoryFacts(path: path, writable: false, freeBytes: 1 << 40)
+        expectFailure("data directory", facts, fix: "chmod 0700 \(path)", detail: "not writable")
+        facts.dataDirectory = DataDirectoryFacts(path: path, writable: true, freeBytes: 20 << 30)
+        #expect(F.check("data directory", facts)?.detail == "\(path) (20 GiB free)")
     }
 
     @Test func aSocketOfAnotherUserOrNotASocketFails() {

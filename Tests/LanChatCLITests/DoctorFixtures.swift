@@ -61,7 +61,9 @@ enum DoctorFixtures {
             addresses: ran(ipAddr),
             portProbes: [PortProbe(address: "[::1]:41000")],
             ruleset: ran(openRuleset),
-            resolvectl: ran("Global: no\nLink 2 (eth0): no\n"))
+            resolvectl: ran("Global: no\nLink 2 (eth0): no\n"),
+            dataDirectory: DataDirectoryFacts(
+                path: "/home/u/.local/share/lanchat", writable: true, freeBytes: 20 << 30))
     }
 
     /// Facts of a machine where lanchatd is not running.
@@ -75,6 +77,7 @@ enum DoctorFixtures {
         facts.peers = nil
         facts.browse = nil
         facts.portProbes = []
+        facts.dataDirectory = nil
         return facts
     }
 

@@ -48,6 +48,39 @@ struct SocketCheck: DoctorCheck {
     }
 }
 
+/// The data directory can take messages: writable by us, and its file system not (nearly)
+/// full. A full disk fails every `send` (exit 74) while everything else looks fine.
+struct DataDirectoryCheck: DoctorCheck {
+    let name = "data directory"
+    /// Below this a burst of messages, or the WAL of one large batch, no longer fits.
+    static let lowSpace: UInt64 = 64 << 20
+
+    func evaluate(_ facts: DoctorFacts) -> DoctorCheckResult {
+        guard let directory = facts.dataDirectory else { return skippedWithoutDaemon(name) }
+        let path = shellQuoted(directory.path)
+        guard directory.writable else {
+            return .failed(
+                name, "\(directory.path) is not writable: no message can be stored",
+                fix: "chown \(facts.uid) \(path) && chmod 0700 \(path)")
+        }
+        guard let free = directory.freeBytes else {
+            return .passed(name, "\(directory.path) (free space unknown)")
+        }
+        let room = Self.megabytes(free)
+        guard free >= Self.lowSpace else {
+            return .failed(
+                name,
+                "the disk holding \(directory.path) has \(room) free: sending fails once it is full",
+                fix: "free some space on it (df -h \(path))")
+        }
+        return .passed(name, "\(directory.path) (\(room) free)")
+    }
+
+    static func megabytes(_ bytes: UInt64) -> String {
+        bytes >= 10 << 30 ? "\(bytes >> 30) GiB" : "\(bytes >> 20) MiB"
+    }
+}
+
 /// lanchatd answers `status` on the socket.
 struct DaemonCheck: DoctorCheck {
     let name = "daemon"

@@ -29,6 +29,9 @@ package struct DoctorFacts: Sendable {
     /// `MulticastDNS=` from /etc/systemd/resolved.conf and its drop-ins, the last one set;
     /// nil when none sets it. Read only when resolvectl is missing.
     package var resolvedConfMulticastDNS: String?
+    /// The daemon's data directory (from `status`) as this process sees it; nil without a
+    /// daemon.
+    package var dataDirectory: DataDirectoryFacts?
 
     package init(
         uid: UInt32, socketPath: String, socket: SocketFacts,
@@ -37,8 +40,9 @@ package struct DoctorFacts: Sendable {
         avahiCheck: ToolRun? = nil, browse: ToolRun? = nil,
         addresses: ToolRun = .missing("ip"), portProbes: [PortProbe] = [],
         ruleset: ToolRun = .missing("nft"), resolvectl: ToolRun = .missing("resolvectl"),
-        resolvedConfMulticastDNS: String? = nil
+        resolvedConfMulticastDNS: String? = nil, dataDirectory: DataDirectoryFacts? = nil
     ) {
+        self.dataDirectory = dataDirectory
         self.uid = uid
         self.socketPath = socketPath
         self.socket = socket
@@ -56,6 +60,21 @@ package struct DoctorFacts: Sendable {
 
     /// The daemon's status when it answered.
     var daemon: StatusResult? { try? status.get() }
+}
+
+/// The data directory: whether we may write there, and the room its file system has left.
+package struct DataDirectoryFacts: Sendable, Hashable {
+    package var path: String
+    package var writable: Bool
+    /// Bytes an unprivileged writer may still use (`statvfs`: `f_bavail × f_frsize`); nil
+    /// when it cannot be read.
+    package var freeBytes: UInt64?
+
+    package init(path: String, writable: Bool, freeBytes: UInt64?) {
+        self.path = path
+        self.writable = writable
+        self.freeBytes = freeBytes
+    }
 }
 
 /// The control socket and its directory as `stat(2)` sees them.

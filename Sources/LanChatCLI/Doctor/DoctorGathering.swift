@@ -58,6 +58,7 @@ enum DoctorGathering {
         // Browsed in any case (it runs alongside the rest), used only when there is a
         // daemon whose id to look for and mDNS is on.
         let browsed = await browse
+        if let daemon = facts.daemon { facts.dataDirectory = dataDirectoryFacts(daemon.dataDir) }
         if let daemon = facts.daemon, daemon.avahi != "disabled" { facts.browse = browsed }
         if case .missing = facts.avahiBus {
             facts.avahiCheck = await ToolRunner.run("avahi-daemon", ["--check"])
@@ -66,6 +67,14 @@ enum DoctorGathering {
             facts.resolvedConfMulticastDNS = ResolvedCheck.multicastDNS(in: resolvedConfFiles())
         }
         return facts
+    }
+
+    static func dataDirectoryFacts(_ path: String) -> DataDirectoryFacts {
+        var info = statvfs()
+        let free =
+            statvfs(path, &info) == 0 ? UInt64(info.f_bavail) * UInt64(info.f_frsize) : nil
+        return DataDirectoryFacts(
+            path: path, writable: access(path, W_OK) == 0, freeBytes: free)
     }
 
     static func socketFacts(_ path: String) -> SocketFacts {

@@ -49,13 +49,13 @@ check_field() {
 # ---- healthy: everything passes ------------------------------------------------------------
 doctor h1
 ((DOCTOR_STATUS == 0)) || fail "doctor exits $DOCTOR_STATUS on a healthy host"
-for name in socket daemon version avahi-daemon 'mdns record' peers multicast port firewall \
-  systemd-resolved; do
+for name in socket daemon version 'data directory' avahi-daemon 'mdns record' peers multicast \
+  port firewall systemd-resolved; do
   grep -q "^✓ $name " <<<"$DOCTOR_OUT" || fail "no ✓ for '$name' on a healthy host"
 done
 grep -q '^All checks passed\.$' <<<"$DOCTOR_OUT" || fail "no summary line"
 doctor h1 --json
-jq -e '.ok == true and (.checks | length) == 10 and all(.checks[]; .ok and .fix == null)' \
+jq -e '.ok == true and (.checks | length) == 11 and all(.checks[]; .ok and .fix == null)' \
   <<<"$DOCTOR_OUT" >/dev/null || fail "doctor --json is not all ok on a healthy host"
 [[ $(check_field h1 'mdns record' detail) == "published as 'h1 ("* ]] ||
   fail "the record check does not name h1's instance: $(check_field h1 'mdns record' detail)"
