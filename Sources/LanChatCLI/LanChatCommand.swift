@@ -66,6 +66,15 @@ public enum LanChatCLI {
         } catch {
             let code = LanChatCommand.exitCode(for: error)
             let text = LanChatCommand.fullMessage(for: error)
+            if code == .success, let word = helpByAccident(arguments) {
+                // `send bob "-> see above"`: read as bundled short flags, `-h` among them, it
+                // printed help and exited 0, and the message was silently not sent.
+                output.standardError(
+                    usageError(
+                        "'\(word)' is not an option; put '--' before text that starts with '-' "
+                            + "(lanchat send PEER -- '\(word)')"))
+                return ExitCode.validationFailure.rawValue
+            }
             if code == .success {
                 output.standardOutput(text.isEmpty ? "" : text + "\n")
             } else {
@@ -73,6 +82,16 @@ public enum LanChatCLI {
             }
             return code.rawValue
         }
+    }
+
+    /// The argument that made ArgumentParser print help (or the version) without being asked
+    /// for it: a word such as `-hi` or `-> see above`, which it reads as bundled short flags
+    /// with `-h` among them. Nil when help was asked for (`-h`, `--help`, `help`, `--version`).
+    static func helpByAccident(_ arguments: [String]) -> String? {
+        let words = arguments.prefix { $0 != "--" }
+        let asked = words.contains { ["-h", "--help", "--version", "help"].contains($0) }
+        guard !asked else { return nil }
+        return words.first { $0.hasPrefix("-") && !$0.hasPrefix("--") && $0.count > 2 }
     }
 
     /// ArgumentParser writes `Error: …`; lanchat writes every error as `lanchat: …`, made

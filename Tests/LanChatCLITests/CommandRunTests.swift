@@ -43,6 +43,27 @@ import Testing
             ])
     }
 
+    /// Text like `-hi` or `-> thanks` reads as bundled short flags with `-h` among them:
+    /// never help and exit 0 with nothing sent, but a usage error saying to write `--`; and
+    /// with `--` it is sent. Asking for help still works.
+    @Test func textThatLooksLikeBundledHelpIsAUsageErrorNotHelp() async throws {
+        for words in [["-hi"], ["-> see above, thanks"]] {
+            let server = try FakeDaemon.start()
+            let outcome = await run(["send", "bob"] + words, server: server)
+            #expect(outcome.code == 64, "\(words)")
+            #expect(outcome.output.isEmpty)
+            #expect(outcome.error.contains("put '--' before"), "\(outcome.error)")
+            #expect(await sentParams(server).isEmpty)
+        }
+        let server = try FakeDaemon.start()
+        #expect(await run(["send", "bob", "--", "-hi"], server: server).code == 0)
+        #expect(await sentParams(server).map(\.text) == ["-hi"])
+        for asked in [["send", "-h"], ["send", "--help"], ["help", "send"]] {
+            let outcome = await run(asked, server: nil)
+            #expect(outcome.code == 0 && outcome.output.contains("USAGE"), "\(asked)")
+        }
+    }
+
     @Test func sendJSONPrintsTheResultObjectExactly() async throws {
         let server = try FakeDaemon.start()
         defer { server.stop() }
