@@ -97,6 +97,35 @@ extension EndToEnd {
             }
         }
 
+        /// A line our own daemon does not take (it is restarting) is not lost: chat says why
+        /// and puts the line back, and Enter sends it once the daemon is back.
+        @Test func aLineTheDaemonDidNotTakeIsPutBack() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let alice = pair.alice
+                let chat = try await TmuxTerminal(
+                    [try Binaries.lanchat(), "--socket", alice.socket, "chat", "bob"])
+                defer { chat.kill() }
+                try await chat.waitFor("the chat is up") { screen in
+                    screen.last(where: { !$0.isEmpty }) == ">"
+                }
+                _ = await alice.stop()
+                try await chat.type("while you were away")
+                try await chat.keys("Enter")
+                try await chat.waitFor("the line back, with why") { screen in
+                    screen.contains { $0.hasPrefix("not sent: ") }
+                        && screen.last(where: { !$0.isEmpty }) == "> while you were away"
+                }
+                let back = try await DaemonProcess.start(
+                    "alice", in: sandbox, dataDirectory: alice.dataDirectory, socket: alice.socket)
+                defer { Task { _ = await back.stop() } }
+                try await chat.keys("Enter")
+                try await chat.waitFor(showing: "You  while you were away")
+                let history = try await back.json(HistoryResult.self, ["history", "bob"])
+                #expect(history.messages.map(\.text) == ["while you were away"])
+            }
+        }
+
         @Test func ctrlCAndCtrlDLeaveAndRestoreTheTerminal() async throws {
             try await inSandbox { sandbox in
                 let pair = try await DaemonPair.start(in: sandbox)

@@ -103,7 +103,8 @@ enum ChatTerminal {
                     case .send(let text):
                         switch await session.send(text) {
                         case .messages(let sent): inbox.post(.messages(sent))
-                        case .notice(let notice): inbox.post(.notice(notice))
+                        case .notice(let notice?): inbox.post(.unsent(text, notice: notice))
+                        case .notice(nil): break
                         default: break
                         }
                     case .typing(let typing):

@@ -13,6 +13,9 @@ enum ChatUpdate: Sendable {
     case peer(PeerInfo)
     case typing(Bool)
     case notice(String?)
+    /// A line the daemon did not take (not running, disk full…): why, and the line, which
+    /// goes back into an empty input to be sent again with Enter.
+    case unsent(String, notice: String)
     /// SIGWINCH: the terminal's size changed.
     case resized
     case stop

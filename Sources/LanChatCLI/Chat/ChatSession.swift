@@ -96,7 +96,7 @@ struct ChatSession {
             return .messages(
                 try await context.client.send(SendParams(peer: peerID, text: text)).messages ?? [])
         } catch {
-            return .notice("not sent: " + terminalSafe(error.message))
+            return .notice(ChatTerminalLoop.unsentPrefix + terminalSafe(error.message))
         }
     }
 

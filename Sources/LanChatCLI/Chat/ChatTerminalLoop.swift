@@ -81,6 +81,9 @@ final class ChatTerminalLoop {
         return true
     }
 
+    /// How `ChatSession.send` begins the notice of a line the daemon did not take.
+    static let unsentPrefix = "not sent: "
+
     private func apply(_ update: ChatUpdate) -> Bool {
         switch update {
         case .messages(let messages): screen.merge(messages)
@@ -90,7 +93,12 @@ final class ChatTerminalLoop {
             if messages.isEmpty { screen.notice = "nothing older" }
         case .peer(let peer): screen.peer = peer
         case .typing(let typing): screen.peerTyping = typing
-        case .notice(let notice): screen.notice = notice
+        case .notice(let notice):
+            // A line not sent stays said until a key is pressed, whatever else comes.
+            if screen.notice?.hasPrefix(Self.unsentPrefix) != true { screen.notice = notice }
+        case .unsent(let line, let notice):
+            screen.notice = notice
+            editor.restore(line)
         case .resized: break
         case .stop: return false
         }

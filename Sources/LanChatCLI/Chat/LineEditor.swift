@@ -25,6 +25,16 @@ package struct LineEditor: Equatable {
 
     package var line: String { String(text) }
 
+    /// Puts back a line that was submitted but not sent, when nothing new is being written:
+    /// Enter sends it again. A line already being written is kept (the unsent one is in the
+    /// Up history).
+    package mutating func restore(_ line: String) {
+        guard text.isEmpty else { return }
+        text = Array(line)
+        cursor = text.count
+        browsing = nil
+    }
+
     package mutating func apply(_ key: ChatKey) -> Action {
         switch key {
         case .character(let character):
