@@ -40,6 +40,25 @@ import Testing
         #expect(!screen.peerTyping)
     }
 
+    /// A pasted line far wider than the screen shows its end with the cursor after it, and
+    /// moving the cursor to the start shows the start: only a screen's width is measured.
+    @Test func aVeryLongInputLineShowsAroundTheCursor() {
+        var input = LineEditor()
+        for character in String(repeating: "abcdefghij", count: 10_000) + "日本END" {
+            _ = input.apply(.character(character))
+        }
+        let screen = ChatScreen(peer: Self.bob)
+        let atEnd = screen.render(
+            width: 40, height: 10, input: input, now: Self.now, zone: Self.utc)
+        #expect(atEnd.rows.last?.hasSuffix("日本END") == true, "\(atEnd.rows.last ?? "")")
+        #expect(atEnd.cursorColumn == 39)
+        _ = input.apply(.home)
+        let atStart = screen.render(
+            width: 40, height: 10, input: input, now: Self.now, zone: Self.utc)
+        #expect(atStart.rows.last?.hasPrefix("> abcdefghij") == true)
+        #expect(atStart.cursorColumn == 2)
+    }
+
     /// `chat GROUP`: the header names the group, each incoming line its sender, and no one
     /// member's presence or typing stands for the conversation.
     @Test func aGroupConversationShowsTheGroupAndEachSender() {

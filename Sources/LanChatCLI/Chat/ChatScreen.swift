@@ -92,8 +92,17 @@ package struct ChatScreen {
     /// The input line scrolled so the cursor stays in view.
     private func inputRow(_ input: LineEditor, width: Int) -> (String, Int) {
         let room = width - DisplayWidth.of(Self.prompt) - 1
-        var start = 0
-        while DisplayWidth.of(String(input.text[start..<input.cursor])) > room { start += 1 }
+        // Back from the cursor while the characters fit: as wide as the screen, not the line
+        // (a pasted line of 70 000 characters was measured again for every start tried, on
+        // every key: chat stopped answering).
+        var start = input.cursor
+        var beforeCursor = 0
+        while start > 0 {
+            let columns = DisplayWidth.of(input.text[start - 1])
+            if beforeCursor + columns > room { break }
+            beforeCursor += columns
+            start -= 1
+        }
         var shown: [Character] = []
         var used = 0
         for character in input.text[start...] {
@@ -102,9 +111,9 @@ package struct ChatScreen {
             shown.append(character)
             used += columns
         }
-        let column =
-            DisplayWidth.of(Self.prompt) + DisplayWidth.of(String(input.text[start..<input.cursor]))
-        return (Self.prompt + terminalSafe(String(shown)), column)
+        return (
+            Self.prompt + terminalSafe(String(shown)), DisplayWidth.of(Self.prompt) + beforeCursor
+        )
     }
 
     package func presenceLine(now: Timestamp, zone: any UTCOffsetProvider) -> String {
