@@ -126,6 +126,40 @@ extension EndToEnd {
             }
         }
 
+        /// Messages are marked read once shown: one that arrives while the view is scrolled
+        /// back is announced, stays unread, and is read when the view is back at the end.
+        @Test func aMessageArrivingWhileScrolledBackIsReadOnlyOnceShown() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
+                let older = (1...40).map { "old \($0)" }
+                _ = try await bob.lanchat(
+                    ["send", "alice", "--lines"], input: Data(older.joined(separator: "\n").utf8))
+                try #require(
+                    try await pollUntil(timeout: .seconds(10)) {
+                        try await alice.json(HistoryResult.self, ["history", "bob"])
+                            .messages.count == 40
+                    })
+                let chat = try await TmuxTerminal(
+                    [try Binaries.lanchat(), "--socket", alice.socket, "chat", "bob"])
+                defer { chat.kill() }
+                try await chat.waitFor(showing: "bob  old 40")
+                try await chat.keys("PageUp")
+                try await chat.waitFor("scrolled back") { !$0.contains { $0.contains("old 40") } }
+
+                _ = try await bob.lanchat(["send", "alice", "while scrolled up"])
+                try await chat.waitFor(showing: "new messages below: PageDown")
+                let status = { () async throws -> String? in
+                    try await bob.json(HistoryResult.self, ["history", "alice", "--limit", "1"])
+                        .messages.last?.status
+                }
+                #expect(try await status() == "delivered")
+                try await chat.keys("PageDown")
+                try await chat.waitFor(showing: "bob  while scrolled up")
+                #expect(try await pollUntil(timeout: .seconds(10)) { try await status() == "read" })
+            }
+        }
+
         @Test func ctrlCAndCtrlDLeaveAndRestoreTheTerminal() async throws {
             try await inSandbox { sandbox in
                 let pair = try await DaemonPair.start(in: sandbox)

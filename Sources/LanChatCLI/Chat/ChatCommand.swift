@@ -109,6 +109,8 @@ enum ChatTerminal {
                         }
                     case .typing(let typing):
                         await session.typing(typing)
+                    case .markRead:
+                        await session.markRead()
                     case .more(let before):
                         do {
                             let page = try await session.older(before: before)

@@ -70,9 +70,10 @@ struct ChatSession {
     private func handle(_ event: EventInfo, _ deliver: @Sendable (Event) -> Void) async {
         switch event.type {
         case .messageReceived:
+            // Marked read by whoever shows it: the screen once it is in view, line mode
+            // once printed.
             guard let message = event.message else { return }
             deliver(.messages([message]))
-            await markRead()
         case .messageStatus:
             if let message = event.message { deliver(.messages([message])) }
         case .peerPresence, .peerNew:

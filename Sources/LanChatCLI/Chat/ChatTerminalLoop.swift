@@ -10,6 +10,8 @@ enum ChatRequest: Sendable {
     case send(String)
     case typing(Bool)
     case more(before: String)
+    /// Incoming messages are on screen: mark the conversation read.
+    case markRead
 }
 
 /// The terminal side of `lanchat chat`, on a thread of its own (blocking `poll`, and
@@ -28,6 +30,9 @@ final class ChatTerminalLoop {
     private let zone: any UTCOffsetProvider
     /// When TYPING(1) was last asked for; nil while the peer is not told we type.
     private var typingSince: Int64?
+    /// Incoming messages arrived while the view was scrolled back, not yet seen: marked read
+    /// once the view is back at the newest (PageDown to the end, or Enter).
+    private var unseenIncoming = false
     /// The terminal's size at the last draw.
     private var size = (width: 80, height: 24)
 
@@ -81,12 +86,23 @@ final class ChatTerminalLoop {
         return true
     }
 
+    /// The notice while incoming messages wait below a scrolled-back view.
+    static let newBelow = "new messages below: PageDown"
+
     /// How `ChatSession.send` begins the notice of a line the daemon did not take.
     static let unsentPrefix = "not sent: "
 
     private func apply(_ update: ChatUpdate) -> Bool {
         switch update {
-        case .messages(let messages): screen.merge(messages)
+        case .messages(let messages):
+            screen.merge(messages)
+            if messages.contains(where: { $0.direction == .incoming }) {
+                unseenIncoming = true
+                markReadIfSeen()
+                if unseenIncoming, screen.notice?.hasPrefix(Self.unsentPrefix) != true {
+                    screen.notice = Self.newBelow
+                }
+            }
         case .older(let messages, let hasOlder):
             screen.prepend(messages, hasOlder: hasOlder)
             screen.scrollToStart(width: size.width, height: size.height, now: now(), zone: zone)
@@ -121,6 +137,7 @@ final class ChatTerminalLoop {
             break
         }
         let action = editor.apply(key)
+        markReadIfSeen()
         if key != .resize { screen.notice = nil }
         switch action {
         case .none, .redraw:
@@ -158,6 +175,13 @@ final class ChatTerminalLoop {
     }
 
     /// TYPING(1) at most every 2 s while the line has text; TYPING(0) when it is cleared.
+    /// "Messages shown are marked read": only while the newest are in view.
+    private func markReadIfSeen() {
+        guard unseenIncoming, screen.scrollBack == 0 else { return }
+        unseenIncoming = false
+        requests.yield(.markRead)
+    }
+
     private func typingChanged() {
         guard !editor.text.isEmpty else { return stopTyping() }
         let time = now().millisecondsSince1970
