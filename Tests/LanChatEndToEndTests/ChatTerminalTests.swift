@@ -221,6 +221,29 @@ extension EndToEnd {
             }
         }
 
+        /// Line mode checks its lines as `send --lines` does: a line over the limit or not
+        /// UTF-8 is reported with its number and not sent (never sent repaired), the others
+        /// are, and the exit is 65.
+        @Test func lineModeRefusesBadLinesAndSaysSo() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
+                var input = Data("ok\n".utf8)
+                input.append(Data(repeating: UInt8(ascii: "Q"), count: 65_537))
+                input.append(contentsOf: [0x0A, 0xFF, 0xFE, 0x0A])
+                input.append(Data("after\n".utf8))
+                let result = try await alice.lanchat(["chat", "bob"], input: input)
+                #expect(result.status == 65, "\(result)")
+                #expect(result.standardError.contains("line 2 is 65 537 bytes"), "\(result)")
+                #expect(result.standardError.contains("line 3 is not valid UTF-8"), "\(result)")
+                let received = try await pollUntil(timeout: .seconds(10)) {
+                    try await bob.json(HistoryResult.self, ["history", "alice"]).messages.map(
+                        \.text) == ["ok", "after"]
+                }
+                #expect(received)
+            }
+        }
+
         /// `chat GROUP`: lines go to the group, members' messages come back with their names.
         @Test func lineModeInAGroup() async throws {
             try await inSandbox { sandbox in

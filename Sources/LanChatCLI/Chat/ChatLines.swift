@@ -7,7 +7,8 @@ import LanChatControl
 
 /// Line mode of `lanchat chat`: each non-empty input line is sent; each incoming message is
 /// printed as `HH:MM NAME: TEXT` (one line, terminal-safe) and marked read. Ends at the end
-/// of input, once every line was handed to the daemon.
+/// of input, once every line was handed to the daemon; a line not sent is reported and the
+/// exit code says so, as for `send --lines`.
 enum ChatLines {
     static func run(session: ChatSession, peer: PeerInfo, group: GroupInfo?)
         async throws(ControlError)
@@ -15,7 +16,11 @@ enum ChatLines {
         let name = truncated(peer.displayName, to: 40)
         let senders = group.map { HistoryView.senderLabels($0, width: 40) } ?? [:]
         let context = session.context
-        let lines = StandardInputLines.stream(fd: context.environment.standardInput)
+        // Read and checked as `send --lines` reads them: a line that is too long, not UTF-8
+        // or holds a NUL is reported and not sent.
+        let lines = LineBatchQueue()
+        LineReader.start(fd: context.environment.standardInput, into: lines)
+        var outcome = LinesOutcome()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 let (events, feeding) = AsyncStream.makeStream(of: ChatSession.Event.self)
@@ -34,14 +39,49 @@ enum ChatLines {
                 }
                 await following
             }
-            for await line in lines {
-                let text = line.trimmingWhitespace
-                guard !text.isEmpty else { continue }
-                if case .notice(let notice?) = await session.send(text) {
-                    context.err("lanchat: \(notice)\n")
+            outcome = await sendLines(session: session, queue: lines)
+            group.cancelAll()
+        }
+        // As `send --lines`: the daemon's own error first, else 65 for lines refused.
+        if let error = outcome.daemonError { throw error }
+        if outcome.rejected > 0 {
+            let lines = outcome.rejected == 1 ? "1 line was" : "\(outcome.rejected) lines were"
+            throw .badInput("\(lines) not sent (see above); the other lines were sent")
+        }
+    }
+
+    /// What became of the input lines: how many were refused, and the first error of the
+    /// daemon (whose exit code the command ends with).
+    struct LinesOutcome {
+        var rejected = 0
+        var daemonError: ControlError?
+    }
+
+    /// Sends each good line in order until input ends; reports every line not sent on
+    /// standard error (as `lanchat: REASON; not sent`) and goes on with the next.
+    static func sendLines(session: ChatSession, queue: LineBatchQueue) async -> LinesOutcome {
+        let context = session.context
+        var outcome = LinesOutcome()
+        while true {
+            let batch = await queue.nextBatch(maxBytes: 1 << 20, maxCount: 1)
+            if batch.isEmpty { return outcome }
+            for item in batch {
+                switch item {
+                case .message(let number, let text):
+                    if case .failure(let error) = await session.sending(text.trimmingWhitespace) {
+                        outcome.daemonError = outcome.daemonError ?? error
+                        context.err(
+                            "lanchat: line \(number): \(terminalSafe(error.message)); not sent\n")
+                    }
+                case .rejected(_, let reason):
+                    outcome.rejected += 1
+                    context.err("lanchat: \(reason); not sent\n")
+                case .readFailed(let reason):
+                    outcome.daemonError =
+                        outcome.daemonError ?? .badInput("cannot read standard input: \(reason)")
+                    return outcome
                 }
             }
-            group.cancelAll()
         }
     }
 
@@ -50,30 +90,5 @@ enum ChatLines {
     {
         let time = SmartTime.clock(LocalDateTime(message.createdAt, in: zone))
         return time + " " + name + ": " + terminalSafe(message.text) + "\n"
-    }
-}
-
-/// Standard input as lines, read on a dispatch thread (a blocking read must not hold a
-/// Swift-concurrency thread). Invalid UTF-8 is repaired (U+FFFD), as for any message.
-enum StandardInputLines {
-    static func stream(fd: Int32) -> AsyncStream<String> {
-        AsyncStream { continuation in
-            DispatchQueue(label: "lanchat.chat.input").async {
-                var pending: [UInt8] = []
-                var chunk = [UInt8](repeating: 0, count: 4096)
-                while true {
-                    let count = read(fd, &chunk, chunk.count)
-                    if count < 0 && errno == EINTR { continue }
-                    if count <= 0 { break }
-                    pending.append(contentsOf: chunk[0..<count])
-                    while let newline = pending.firstIndex(of: 0x0A) {
-                        continuation.yield(String(decoding: pending[..<newline], as: UTF8.self))
-                        pending.removeSubrange(...newline)
-                    }
-                }
-                if !pending.isEmpty { continuation.yield(String(decoding: pending, as: UTF8.self)) }
-                continuation.finish()
-            }
-        }
     }
 }

@@ -92,12 +92,21 @@ struct ChatSession {
     }
 
     func send(_ text: String) async -> Event {
-        do {
+        switch await sending(text) {
+        case .success(let messages): .messages(messages)
+        case .failure(let error):
+            .notice(ChatTerminalLoop.unsentPrefix + terminalSafe(error.message))
+        }
+    }
+
+    /// One line sent; the stored messages, or why the daemon did not take it.
+    func sending(_ text: String) async -> Result<[MessageInfo], ControlError> {
+        do throws(ControlError) {
             // Not `idsOnly`, so the answer carries the messages.
-            return .messages(
+            return .success(
                 try await context.client.send(SendParams(peer: peerID, text: text)).messages ?? [])
         } catch {
-            return .notice(ChatTerminalLoop.unsentPrefix + terminalSafe(error.message))
+            return .failure(error)
         }
     }
 
