@@ -187,6 +187,9 @@ import Testing
         let input = InputPipe()
         var requests = server.requests.makeAsyncIterator()
         async let outcome = run(["send", "bob", "--lines"], server: server, input: input)
+        // Before any line: the daemon is asked whether it is there and knows bob.
+        let check = try #require(await requests.next())
+        #expect(try Request(line: check).method == "history")
         input.write("one\n")
         let first = try #require(await requests.next())
         #expect(try Request(line: first).params(SendParams.self)?.texts == ["one"])
@@ -204,6 +207,20 @@ import Testing
             texts += (try? Request(line: line).params(SendParams.self))??.texts ?? []
         }
         #expect(texts == ["two", "three"])
+    }
+
+    /// `journalctl -f | lanchat send typo --lines`: a PEER that names no one, or no daemon,
+    /// fails at once, not at the first line (which may come hours later).
+    @Test func linesFailAtOnceForAnUnknownPeerOrNoDaemon() async throws {
+        // With no line at all (input ends at once), nothing was ever sent: before, that was
+        // exit 0 whatever the peer or the daemon.
+        let server = try FakeDaemon.start()
+        for (peer, socket, code) in [("nobody", server as CannedServer?, 67), ("bob", nil, 69)] {
+            let input = InputPipe()
+            input.closeWriteEnd()
+            let outcome = await run(["send", peer, "--lines"], server: socket, input: input)
+            #expect(outcome.code == Int32(code), "\(peer): \(outcome.error)")
+        }
     }
 
     @Test func badLineAmongGoodOnesSendsTheGoodOnesAndExits65() async throws {

@@ -52,6 +52,9 @@ enum FakeDaemon {
             }
             return Reply.result(request, SendResult(messages: messages))
         case Methods.History.name:
+            if (try? request.params(HistoryParams.self))?.peer == "nobody" {
+                return Reply.error(request, .peerNotFound("nobody"))
+            }
             let messages = [CLIFixtures.incoming(1, "hello", at: "2026-11-21T11:00:00Z")]
             return Reply.result(
                 request, HistoryResult(peer: CLIFixtures.bob, messages: messages, hasOlder: false))
