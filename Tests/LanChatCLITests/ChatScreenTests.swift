@@ -147,4 +147,26 @@ import Testing
         #expect(ChatKeyDecoder.character(0x9B) == .other)
         #expect(ChatKeyDecoder.character(0x1F600) == .character("😀"))
     }
+
+    /// An Alt chord (`ESC b`) or an escape sequence ncurses did not decode (`ESC [ 4 ~`,
+    /// `ESC O F`) is dropped whole: none of it is typed into the message.
+    @Test func unknownEscapeSequencesAndAltChordsTypeNothing() {
+        func kept(_ text: String, functionKeyAt: Int? = nil) -> String {
+            var characters: [UInt32?] = text.unicodeScalars.map(\.value)
+            if let functionKeyAt { characters.insert(nil, at: functionKeyAt) }
+            let keep = ChatKeyDecoder.withoutEscapeSequences(characters)
+            return String(
+                String.UnicodeScalarView(
+                    zip(characters, keep).compactMap { character, kept in
+                        kept ? character.flatMap(Unicode.Scalar.init) : nil
+                    }))
+        }
+        #expect(kept("abc\u{1B}bdef") == "abcdef")
+        #expect(kept("x\u{1B}[4~y") == "xy")
+        #expect(kept("x\u{1B}[1;5Cy") == "xy")
+        #expect(kept("x\u{1B}OFy") == "xy")
+        // A lone Escape, and one before a key ncurses decoded, stay what they were.
+        #expect(kept("x\u{1B}") == "x\u{1B}")
+        #expect(ChatKeyDecoder.withoutEscapeSequences([0x1B, nil]) == [true, true])
+    }
 }

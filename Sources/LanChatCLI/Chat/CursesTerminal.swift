@@ -53,12 +53,17 @@ final class CursesTerminal {
 
     /// Every key waiting, decoded (none when there is none).
     func readKeys() -> [ChatKey] {
-        var keys: [ChatKey] = []
+        var read: [(kind: Int32, value: UInt32)] = []
         while true {
             var value: wint_t = 0
             let kind = get_wch(&value)
-            if kind == ERR { return keys }
-            keys.append(Self.decode(kind: kind, value: UInt32(value)))
+            if kind == ERR { break }
+            read.append((kind, UInt32(value)))
+        }
+        let characters = ChatKeyDecoder.withoutEscapeSequences(
+            read.map { $0.kind == KEY_CODE_YES ? nil : $0.value })
+        return zip(read, characters).compactMap { key, kept in
+            kept ? Self.decode(kind: key.kind, value: key.value) : nil
         }
     }
 
@@ -97,6 +102,38 @@ final class CursesTerminal {
 
 /// Characters as keys: control characters by their readline meaning, everything else typed.
 package enum ChatKeyDecoder {
+    /// Which of the keys read to keep: an escape sequence ncurses did not know (`ESC [ 4 ~`
+    /// under a TERM that lacks it) or an Alt chord (`ESC b`) is dropped whole, so none of it
+    /// ends up typed into the message. `characters`: each key's character, nil for a key
+    /// ncurses decoded itself.
+    package static func withoutEscapeSequences(_ characters: [UInt32?]) -> [Bool] {
+        var keep = [Bool](repeating: true, count: characters.count)
+        var index = 0
+        while index < characters.count {
+            guard characters[index] == 0x1B, index + 1 < characters.count,
+                let next = characters[index + 1]
+            else {
+                index += 1
+                continue
+            }
+            var end = index + 1  // ESC x: an Alt chord
+            if next == 0x5B {
+                // CSI (`ESC [`): parameter and intermediate bytes, then one final byte.
+                end += 1
+                while end < characters.count, let byte = characters[end],
+                    (0x20...0x3F).contains(byte)
+                {
+                    end += 1
+                }
+            } else if next == 0x4F {
+                end += 1  // SS3 (`ESC O`): one final byte
+            }
+            for dropped in index...min(end, characters.count - 1) { keep[dropped] = false }
+            index = end + 1
+        }
+        return keep
+    }
+
     package static func character(_ value: UInt32) -> ChatKey {
         if value < 0x20 || value == 0x7F { return ChatKey(control: value) }
         guard let scalar = Unicode.Scalar(value) else { return .other }
