@@ -361,6 +361,40 @@ struct GroupConversationTests {
         }
     }
 
+    /// A pending group request's messages are held from `watch` as a peer request's are
+    /// (its `group.changed` is what announces it), and show once it is accepted.
+    @Test func watchHoldsAGroupRequestsMessagesUntilAccepted() async throws {
+        let contactsOnly: @Sendable (inout DaemonConfiguration) -> Void = { $0.accept = .contacts }
+        try await withConnectedPair(bob: contactsOnly) { alice, bob in
+            let group = try await alice.client.groupCreate(
+                GroupCreateParams(name: "ops", peers: ["bob"])
+            ).group
+            _ = try await alice.client.send(
+                SendParams(peer: "#ops", text: "join us", wait: true, timeout: 20))
+            // A change after the message: its group.changed is the last event to wait for.
+            _ = try await alice.client.groupRename(GroupRenameParams(group: "#ops", name: "ops2"))
+            try await eventually("bob has the new name") {
+                try await bob.client.groups().groups.first?.name == "ops2"
+            }
+            func replayed() async throws -> [EventType] {
+                var types: [EventType] = []
+                var changes = 0
+                for try await update in bob.client.watch(
+                    WatchParams(peer: group.id, since: "0000000000000000"))
+                {
+                    guard case .event(let event) = update else { continue }
+                    types.append(event.type)
+                    if event.type == .groupChanged { changes += 1 }
+                    if changes == 2 { break }
+                }
+                return types
+            }
+            #expect(try await replayed() == [.groupChanged, .groupChanged])
+            _ = try await bob.client.accept(PeerParams(peer: "#ops2"))
+            #expect(try await replayed() == [.groupChanged, .messageReceived, .groupChanged])
+        }
+    }
+
     /// Issue 13 item 3, `--accept contacts`: a group a non-contact adds us to is a group
     /// request: listed by `groups` as one, its messages out of the inbox and the unread
     /// count, and no peer request for its sender; `accept GROUP` brings the conversation in.

@@ -69,11 +69,16 @@ extension Messenger {
             // One peer object per peer and batch: a replay names the same few peers over and
             // over, and building one (addresses and all) per event was most of its cost.
             var peers: [PeerKey: PeerInfo] = [:]
-            let groups = try await groupsNamed(in: batch)
+            let (groups, requests) = try await groupsNamed(in: batch)
             for event in batch {
                 let wanted =
                     followed.map { event.group == $0 } ?? (peer == nil || event.peer == peer)
-                if wanted {
+                // A pending group request's messages are held as a peer request's are: not
+                // announced until it is accepted (its `group.changed` is the announcement).
+                let held =
+                    event.type == .messageReceived
+                    && (event.message?.group ?? event.group).map(requests.contains) == true
+                if wanted && !held {
                     try await answer.notify(
                         Methods.Watch.notification,
                         eventInfo(event, peers: &peers, groups: groups))
@@ -96,13 +101,21 @@ extension Messenger {
         }
     }
 
-    /// The groups a batch's events concern, read once per batch (most batches have none).
-    func groupsNamed(in batch: [StoredEvent]) async throws(ControlError) -> [GroupID: GroupInfo] {
-        guard batch.contains(where: { $0.group != nil }) else { return [:] }
+    /// The groups a batch's events concern, read once per batch (most batches have none),
+    /// and which of them are pending group requests.
+    func groupsNamed(in batch: [StoredEvent]) async throws(ControlError)
+        -> (infos: [GroupID: GroupInfo], requests: Set<GroupID>)
+    {
+        guard batch.contains(where: { $0.group != nil || $0.message?.group != nil }) else {
+            return ([:], [])
+        }
         do {
             let all = try await store.groups()
-            return Dictionary(
-                all.map { ($0.state.id, groupInfo($0.state)) }, uniquingKeysWith: { a, _ in a })
+            return (
+                Dictionary(
+                    all.map { ($0.state.id, groupInfo($0.state)) }, uniquingKeysWith: { a, _ in a }),
+                Set(all.filter { $0.requestFrom != nil }.map(\.state.id))
+            )
         } catch {
             throw .storeUnavailable("cannot read groups: \(error)")
         }
