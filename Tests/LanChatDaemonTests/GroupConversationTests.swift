@@ -395,6 +395,26 @@ struct GroupConversationTests {
         }
     }
 
+    /// A group request we left is nothing to accept: `groups` no longer offers it, and
+    /// `accept` says why it cannot.
+    @Test func aGroupRequestLeftIsNoLongerOffered() async throws {
+        let contactsOnly: @Sendable (inout DaemonConfiguration) -> Void = { $0.accept = .contacts }
+        try await withConnectedPair(bob: contactsOnly) { alice, bob in
+            _ = try await alice.client.groupCreate(GroupCreateParams(name: "ops", peers: ["bob"]))
+            try await eventually("bob holds the request") {
+                try await bob.client.groups().groups.first?.request == true
+            }
+            _ = try await bob.client.groupLeave(GroupParams(group: "#ops"))
+            #expect(try await bob.client.groups().groups.first?.request == nil)
+            do throws(ControlError) {
+                _ = try await bob.client.accept(PeerParams(peer: "#ops"))
+                Issue.record("a group left was accepted")
+            } catch {
+                #expect(error.exitCode == 1 && error.message.contains("not a member"))
+            }
+        }
+    }
+
     /// Issue 13 item 3, `--accept contacts`: a group a non-contact adds us to is a group
     /// request: listed by `groups` as one, its messages out of the inbox and the unread
     /// count, and no peer request for its sender; `accept GROUP` brings the conversation in.

@@ -63,6 +63,9 @@ extension Messenger {
         guard let from = group.requestFrom else {
             throw .failed("\(group.state.name) is not a group request")
         }
+        guard group.state.hasMember(directory.ownKey) else {
+            throw .failed("you are not a member of \(group.state.name) any more: nothing to accept")
+        }
         do {
             _ = try await store.acceptGroupRequest(group.state.id)
         } catch {

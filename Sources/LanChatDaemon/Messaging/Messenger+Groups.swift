@@ -12,7 +12,10 @@ extension Messenger {
             return GroupsResult(
                 groups: try await store.groups().map { group in
                     var info = groupInfo(group.state)
-                    if group.requestFrom != nil { info.request = true }
+                    // One we left (or were removed from) is nothing to accept any more.
+                    if group.requestFrom != nil, group.state.hasMember(directory.ownKey) {
+                        info.request = true
+                    }
                     return info
                 })
         } catch {
