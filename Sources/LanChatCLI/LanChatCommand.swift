@@ -66,6 +66,11 @@ public enum LanChatCLI {
         } catch {
             let code = LanChatCommand.exitCode(for: error)
             let text = LanChatCommand.fullMessage(for: error)
+            if code == .success, let unknown = unknownHelpTopic(arguments) {
+                output.standardError(
+                    usageError("no command '\(unknown)'; 'lanchat --help' lists them"))
+                return ExitCode.validationFailure.rawValue
+            }
             if code == .success, let word = helpByAccident(arguments) {
                 // `send bob "-> see above"`: read as bundled short flags, `-h` among them, it
                 // printed help and exited 0, and the message was silently not sent.
@@ -82,6 +87,16 @@ public enum LanChatCLI {
             }
             return code.rawValue
         }
+    }
+
+    /// `lanchat help NAME` for a NAME that is no command (ArgumentParser prints the general
+    /// help and exits 0, as if it were found).
+    static func unknownHelpTopic(_ arguments: [String]) -> String? {
+        guard arguments.first == "help", arguments.count > 1 else { return nil }
+        let names = LanChatCommand.configuration.subcommands.map {
+            $0.configuration.commandName ?? ""
+        }
+        return names.contains(arguments[1]) ? nil : arguments[1]
     }
 
     /// The argument that made ArgumentParser print help (or the version) without being asked

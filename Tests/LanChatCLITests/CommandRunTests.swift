@@ -62,6 +62,9 @@ import Testing
             let outcome = await run(asked, server: nil)
             #expect(outcome.code == 0 && outcome.output.contains("USAGE"), "\(asked)")
         }
+        // Help about a command there is not: a usage error, not the general help and 0.
+        let unknown = await run(["help", "nosuch"], server: nil)
+        #expect(unknown.code == 64 && unknown.error.contains("no command 'nosuch'"))
     }
 
     @Test func sendJSONPrintsTheResultObjectExactly() async throws {
