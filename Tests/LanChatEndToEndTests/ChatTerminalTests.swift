@@ -160,6 +160,38 @@ extension EndToEnd {
             }
         }
 
+        /// Ctrl-Z stops chat as a job of the shell (the terminal given back), and `fg`
+        /// brings it back with the line being written.
+        @Test func ctrlZStopsChatAsAJobAndFgResumesIt() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
+                // An interactive shell: job control is the shell's.
+                let shell = try await TmuxTerminal(["bash", "--norc", "--noprofile", "-i"])
+                defer { shell.kill() }
+                try await shell.type(
+                    "PS1='$ '; '\(try Binaries.lanchat())' --socket '\(alice.socket)' chat bob")
+                try await shell.keys("Enter")
+                try await shell.waitFor("the chat is up") { $0.last(where: { !$0.isEmpty }) == ">" }
+                try await shell.type("draft")
+                try await shell.keys("C-z")
+                try await shell.waitFor(showing: "Stopped")
+                try await shell.type("fg")
+                try await shell.keys("Enter")
+                try await shell.waitFor("back, with the draft") { screen in
+                    screen.last(where: { !$0.isEmpty }) == "> draft"
+                }
+                try await shell.keys("Enter")
+                let sent = try await pollUntil(timeout: .seconds(10)) {
+                    try await bob.json(HistoryResult.self, ["history", "alice"]).messages.map(
+                        \.text) == ["draft"]
+                }
+                #expect(sent)
+                try await shell.type("/quit")
+                try await shell.keys("Enter")
+            }
+        }
+
         @Test func ctrlCAndCtrlDLeaveAndRestoreTheTerminal() async throws {
             try await inSandbox { sandbox in
                 let pair = try await DaemonPair.start(in: sandbox)

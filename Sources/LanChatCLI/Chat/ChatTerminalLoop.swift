@@ -79,6 +79,11 @@ final class ChatTerminalLoop {
             }
             // Also after EINTR: a SIGWINCH arrives as KEY_RESIZE.
             for key in terminal.readKeys() where running {
+                if key == .suspend {
+                    stopTyping()
+                    terminal.suspend()
+                    continue
+                }
                 running = handle(key, height: terminal.height)
             }
         }

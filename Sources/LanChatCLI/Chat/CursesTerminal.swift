@@ -90,6 +90,27 @@ final class CursesTerminal {
         return ChatKeyDecoder.character(value)
     }
 
+    /// Ctrl-Z: gives the terminal back and stops the process as a job (SIGTSTP, whose
+    /// default stops it); once `fg` continues it, the screen is drawn again in full.
+    func suspend() {
+        endwin()
+        // The default action (stop), not ncurses' handler, which does not stop a process in
+        // raw mode. This thread (a dispatch thread) blocks signals: unblocked for the raise,
+        // the signal is taken here before `raise` returns, so the process stops at this
+        // point and goes on from it when continued (`fg`). Sent elsewhere, it could land
+        // while ncurses' refresh below briefly ignores SIGTSTP, and be lost.
+        signal(SIGTSTP, SIG_DFL)
+        var stop = sigset_t()
+        sigemptyset(&stop)
+        sigaddset(&stop, SIGTSTP)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_UNBLOCK, &stop, &previous)
+        raise(SIGTSTP)
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
+        clearok(lanchat_stdscr(), true)
+        refresh()
+    }
+
     func end() {
         guard !ended else { return }
         ended = true

@@ -100,7 +100,7 @@ package struct LineEditor: Equatable {
             return .quit
         case .redraw:
             return .redraw
-        case .resize, .other, .pageUp, .pageDown:
+        case .resize, .other, .pageUp, .pageDown, .suspend:
             return .none
         }
         return .none
@@ -131,6 +131,8 @@ package enum ChatKey: Equatable, Sendable {
     case interrupt
     /// Ctrl-L.
     case redraw
+    /// Ctrl-Z: stop chat as a shell's job (`fg` resumes it).
+    case suspend
     case resize
     case other
 
@@ -147,6 +149,7 @@ package enum ChatKey: Equatable, Sendable {
         case 0x0C: self = .redraw
         case 0x15: self = .killLine
         case 0x17: self = .killWord
+        case 0x1A: self = .suspend
         case 0x02: self = .left
         case 0x06: self = .right
         case 0x0E: self = .down
