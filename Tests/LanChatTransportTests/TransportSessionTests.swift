@@ -64,10 +64,14 @@ struct TransportSessionTests {
     /// SO_DEBUG, which needs CAP_NET_ADMIN, and asking for it made every connection fail
     /// for a daemon not run as root.
     @Test func sessionSocketsSetNoDelayAndNothingPrivileged() async throws {
-        let server = try await RunningListener.start(configuration: keepaliveConfiguration())
+        // PINGs often, but no dead timer a stall of this process could fire before the
+        // sockets are read.
+        var configuration = keepaliveConfiguration()
+        configuration.deadTimeout = .seconds(40)
+        let server = try await RunningListener.start(configuration: configuration)
         defer { Task { await server.stop() } }
         let client = Transport(
-            identity: try IdentityKeyPair.generate(), configuration: keepaliveConfiguration(),
+            identity: try IdentityKeyPair.generate(), configuration: configuration,
             logger: testLogger)
         let clientDelegate = RecordingDelegate()
         let dial = Task {
