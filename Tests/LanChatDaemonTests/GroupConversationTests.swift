@@ -361,9 +361,11 @@ struct GroupConversationTests {
         }
     }
 
-    /// A pending group request's messages are held from `watch` as a peer request's are
-    /// (its `group.changed` is what announces it), and show once it is accepted.
-    @Test func watchHoldsAGroupRequestsMessagesUntilAccepted() async throws {
+    /// bob runs `--accept contacts`; alice, no contact of his, makes group #ops with him and
+    /// sends "join us" to it, delivered: bob holds a group request. `body` gets the group.
+    func withGroupRequest(
+        _ body: (_ alice: TestNode, _ bob: TestNode, _ group: GroupInfo) async throws -> Void
+    ) async throws {
         let contactsOnly: @Sendable (inout DaemonConfiguration) -> Void = { $0.accept = .contacts }
         try await withConnectedPair(bob: contactsOnly) { alice, bob in
             let group = try await alice.client.groupCreate(
@@ -371,6 +373,14 @@ struct GroupConversationTests {
             ).group
             _ = try await alice.client.send(
                 SendParams(peer: "#ops", text: "join us", wait: true, timeout: 20))
+            try await body(alice, bob, group)
+        }
+    }
+
+    /// A pending group request's messages are held from `watch` as a peer request's are
+    /// (its `group.changed` is what announces it), and show once it is accepted.
+    @Test func watchHoldsAGroupRequestsMessagesUntilAccepted() async throws {
+        try await withGroupRequest { alice, bob, group in
             // A change after the message: its group.changed is the last event to wait for.
             _ = try await alice.client.groupRename(GroupRenameParams(group: "#ops", name: "ops2"))
             try await eventually("bob has the new name") {
@@ -420,13 +430,7 @@ struct GroupConversationTests {
     /// count, and no peer request for its sender; `accept GROUP` brings the conversation in.
     /// A group from a contact is taken at once.
     @Test func underAcceptContactsAGroupFromANonContactIsARequest() async throws {
-        let contactsOnly: @Sendable (inout DaemonConfiguration) -> Void = { $0.accept = .contacts }
-        try await withConnectedPair(bob: contactsOnly) { alice, bob in
-            let group = try await alice.client.groupCreate(
-                GroupCreateParams(name: "ops", peers: ["bob"])
-            ).group
-            _ = try await alice.client.send(
-                SendParams(peer: "#ops", text: "join us", wait: true, timeout: 20))
+        try await withGroupRequest { alice, bob, group in
             let held = try #require(try await bob.client.groups().groups.first)
             #expect(held.id == group.id && held.request == true)
             #expect(try await bob.client.inbox().conversations.isEmpty)

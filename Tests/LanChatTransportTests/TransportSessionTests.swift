@@ -70,22 +70,8 @@ struct TransportSessionTests {
         configuration.deadTimeout = .seconds(40)
         let server = try await RunningListener.start(configuration: configuration)
         defer { Task { await server.stop() } }
-        let client = Transport(
-            identity: try IdentityKeyPair.generate(), configuration: configuration,
-            logger: testLogger)
-        let clientDelegate = RecordingDelegate()
-        let dial = Task {
-            await client.dial(
-                server.endpoint, expectation: .pinned(server.transport.identity.publicKey),
-                delegate: clientDelegate)
-        }
-        _ = await server.delegate.next { event in
-            if case .opened(let session) = event { session } else { nil }
-        }
-        let clientSession = try #require(
-            await clientDelegate.next { event in
-                if case .opened(let session) = event { session } else { nil }
-            })
+        let (clientSession, dial) = try await dialOpened(server, configuration: configuration)
+        _ = await server.delegate.openedSession()
         let sockets = connectedSockets(port: server.endpoint.port)
         #expect(sockets.count == 2, "the dialled and the accepted socket")
         for fd in sockets {

@@ -283,3 +283,19 @@ struct WaitTimedOut: Error, CustomStringConvertible {
     let what: String
     var description: String { "timed out waiting: \(what)" }
 }
+
+/// A client transport dialling `server` (its key pinned), and the client's session once it
+/// is open; the dial's task ends when the session does.
+func dialOpened(_ server: RunningListener, configuration: TransportConfiguration) async throws
+    -> (session: SessionHandle, dial: Task<Transport.DialOutcome, Never>)
+{
+    let client = Transport(
+        identity: try IdentityKeyPair.generate(), configuration: configuration, logger: testLogger)
+    let delegate = RecordingDelegate()
+    let dial = Task {
+        await client.dial(
+            server.endpoint, expectation: .pinned(server.transport.identity.publicKey),
+            delegate: delegate)
+    }
+    return (try #require(await delegate.openedSession()), dial)
+}
