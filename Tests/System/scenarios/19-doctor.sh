@@ -70,7 +70,7 @@ grep -q '^✗ avahi-daemon .*fix: sudo systemctl enable --now avahi-daemon$' <<<
 grep -q '^✗ mdns record .*fix: sudo systemctl enable --now avahi-daemon$' <<<"$DOCTOR_OUT" ||
   fail "the record check does not blame the stopped avahi-daemon"
 grep -q '^✓ daemon ' <<<"$DOCTOR_OUT" || fail "lanchatd is blamed for avahi-daemon"
-[[ $DOCTOR_ERR == 'lanchat: 2 of 10 checks failed: avahi-daemon, mdns record' ]] ||
+[[ $DOCTOR_ERR == 'lanchat: 2 of 11 checks failed: avahi-daemon, mdns record' ]] ||
   fail "no failure summary on standard error"
 host_avahi_start h1
 wait_until 5000 "h1 reports avahi running" status_field_is h1 avahi running >/dev/null
