@@ -51,6 +51,28 @@ import Testing
         #expect(Self.shown(recorded, live).deliveredAt?.millisecondsSince1970 == 150)
     }
 
+    /// An own group message is one message with its members' copies as recipients; its
+    /// status is the least advanced copy's, and so are its times: delivered when the last
+    /// member had it, read when the last read it (not when the first did).
+    @Test func anOwnGroupMessageIsDeliveredWhenTheLastMemberHasIt() throws {
+        let group = try #require(GroupID(bytes: [UInt8](repeating: 0x0A, count: 16)))
+        let id = MessageID.random()
+        let carol = try #require(PeerKey(bytes: [UInt8](repeating: 0x33, count: 31) + [0x03]))
+        let copies = try [(Self.peer, 110 as Int64?, 130 as Int64?), (carol, 120, nil)].map {
+            member, delivered, read in
+            StoredMessage(
+                rowID: 1, id: id, peer: try #require(member), direction: .outgoing, stream: 7,
+                seq: 1, text: "hi all", createdAt: 100, readAt: read,
+                status: read == nil ? .delivered : .read, deliveredAt: delivered, group: group)
+        }
+        let shown = Messenger.groupInfos(copies, lives: [:], group: group, ownID: "OWN")
+        #expect(shown.count == 1)
+        #expect(shown.first?.status == .delivered)
+        #expect(shown.first?.deliveredAt?.millisecondsSince1970 == 120)
+        #expect(shown.first?.readAt == nil)
+        #expect(shown.first?.recipients?.map(\.readAt?.millisecondsSince1970) == [130, nil])
+    }
+
     /// ACKs waiting to be written together each keep their time: one step per millisecond.
     @Test func coalescedAcksKeepEachMessagesTime() throws {
         var mark = DeliveryMark(upTo: 2, at: 200)

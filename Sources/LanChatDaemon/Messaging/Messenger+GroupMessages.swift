@@ -256,7 +256,21 @@ extension Messenger {
                 result.append(info)
             }
         }
+        // An own message's times follow its status, the least advanced copy's: delivered
+        // (read) when the last member had it (read it), not when the first did.
+        for index in ownIndex.values {
+            let recipients = result[index].recipients ?? []
+            result[index].deliveredAt = Self.whenAll(recipients.map(\.deliveredAt))
+            result[index].readAt = Self.whenAll(recipients.map(\.readAt))
+        }
         return result
+    }
+
+    /// The latest of `times` when every one is set, else nil.
+    static func whenAll(_ times: [Timestamp?]) -> Timestamp? {
+        let set = times.compactMap { $0 }
+        guard set.count == times.count else { return nil }
+        return set.max { $0.millisecondsSince1970 < $1.millisecondsSince1970 }
     }
 
     static func leastAdvanced(_ a: MessageStatus, _ b: MessageStatus) -> MessageStatus {
