@@ -183,9 +183,10 @@ struct TransportAttackTests {
         for probe in 1...8 {
             _ = try await RawConnection.connect(to: server.endpoint).run(readToEnd: false) { _, _ in
             }
-            // The listener is done with it: its slot is back, a failure counted or not.
-            try await until("probe \(probe) finished") {
-                server.transport.admission.finishedCount == probe
+            // The listener is done with it: its slot is back, a failure counted or not. (A
+            // loaded machine stalls this for seconds: the whole run's tests took 17 s once.)
+            try await until("probe \(probe) finished", timeout: .seconds(30)) {
+                server.transport.admission.finishedCount >= probe
             }
         }
         var handshake = ChannelHandshake(role: .initiator, identity: try IdentityKeyPair.generate())
