@@ -71,6 +71,15 @@ public enum LanChatCLI {
                     usageError("no command '\(unknown)'; 'lanchat --help' lists them"))
                 return ExitCode.validationFailure.rawValue
             }
+            if code == .success, !arguments.contains(where: { ["-h", "--help"].contains($0) }),
+                arguments.filter({ !$0.hasPrefix("-") }) == ["group"]
+            {
+                // A command group without its command: a usage error, with the help.
+                output.standardError(
+                    usageError("'group' needs a command: create, add, remove, rename or leave")
+                        + text + "\n")
+                return ExitCode.validationFailure.rawValue
+            }
             if code == .success, let word = helpByAccident(arguments) {
                 // `send bob "-> see above"`: read as bundled short flags, `-h` among them, it
                 // printed help and exited 0, and the message was silently not sent.

@@ -65,6 +65,12 @@ import Testing
         // Help about a command there is not: a usage error, not the general help and 0.
         let unknown = await run(["help", "nosuch"], server: nil)
         #expect(unknown.code == 64 && unknown.error.contains("no command 'nosuch'"))
+        // `group` without its command, and `chat --json` (chat has no JSON): usage errors.
+        let group = await run(["group"], server: nil)
+        #expect(group.code == 64 && group.error.contains("'group' needs a command"))
+        #expect(await run(["group", "--help"], server: nil).code == 0)
+        let chat = await run(["--json", "chat", "bob"], server: nil)
+        #expect(chat.code == 64 && chat.error.contains("no JSON output"), "\(chat.error)")
     }
 
     @Test func sendJSONPrintsTheResultObjectExactly() async throws {

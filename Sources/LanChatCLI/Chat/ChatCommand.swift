@@ -33,6 +33,14 @@ struct ChatCommand: AsyncParsableCommand {
         completion: .peers)
     var peer: String
 
+    func validate() throws {
+        // Accepted and ignored, it looked like a script could read chat as JSON.
+        if global.json {
+            throw ValidationError(
+                "chat has no JSON output; scripts use 'watch --json' and 'send --json'")
+        }
+    }
+
     func run() async throws {
         try CLIEnvironment.current.undecodableArguments.check([peer], as: "PEER")
         let context = global.makeContext()
