@@ -208,6 +208,28 @@ struct BadParamsTests {
         }
     }
 
+    /// An alias that is this node's own name would take `send alice` away from meaning
+    /// alice; adding a blocked key would say "messages wait" when none will go.
+    @Test func anAliasOfOurOwnNameAndAddingABlockedKeyAreRefused() async throws {
+        try await withConnectedPair { alice, bob in
+            await Self.expectRefused(Self.badInput, "alias of our own name") {
+                () async throws(ControlError) in
+                try await alice.client.alias(AliasParams(peer: bob.id, name: "ALICE"))
+            }
+            _ = try await alice.client.block(PeerParams(peer: bob.id))
+            do throws(ControlError) {
+                _ = try await alice.client.add(AddParams(name: "bobby", id: bob.id))
+                Issue.record("a blocked key was added")
+            } catch {
+                #expect(error.exitCode == 1 && error.message.contains("unblock"))
+            }
+            let record = try await alice.client.who(WhoParams(all: true)).peers.first {
+                $0.id == bob.id
+            }
+            #expect(record?.alias == nil && record?.trust == .blocked)
+        }
+    }
+
     /// A key no handshake can ever succeed with (a low-order point: the all-zero id) is no
     /// contact to keep.
     @Test func addRefusesALowOrderKey() async throws {

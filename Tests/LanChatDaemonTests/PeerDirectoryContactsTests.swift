@@ -92,6 +92,28 @@ import Testing
         await #expect(throws: DirectoryError.self) { _ = try await directory.unblock(Self.carol) }
     }
 
+    /// PROTOCOL.md §3.8 row 7 names the earlier key the user knows: a contact added under an
+    /// alias (it never said its name) counts, and of several earlier keys the verified one
+    /// is named, not the oldest.
+    @Test func aNameClashNamesTheEarlierKeyThatMatters() async throws {
+        let dave = PeerResolverTests.key(0x23)
+        let stranger = PeerResolverTests.key(0x24)
+        let verifiedBob = PeerResolverTests.key(0x25)
+        let thirdBob = PeerResolverTests.key(0x26)
+        let (directory, _) = Self.directory(
+            Self.records + [
+                PeerRecord(key: stranger, keyTag: "EEEE-5555", name: "", firstSeen: 9),
+                PeerRecord(
+                    key: verifiedBob, keyTag: "FFFF-6666", name: "bob", trust: .verified,
+                    firstSeen: 5),
+                PeerRecord(key: thirdBob, keyTag: "GGGG-7777", name: "", firstSeen: 10),
+            ])
+        _ = try await directory.addContact(dave, alias: "dave", at: 3)
+        #expect(try await directory.noteNameClash(stranger, name: "Dave", at: 11)?.key == dave)
+        #expect(
+            try await directory.noteNameClash(thirdBob, name: "bob", at: 12)?.key == verifiedBob)
+    }
+
     @Test func removeForgetsAliasVerificationAndContactButKeepsABlock() async throws {
         let (directory, persistence) = Self.directory(Self.records)
         _ = try await directory.markVerified(Self.carol)

@@ -34,6 +34,13 @@ extension Messenger {
         guard let key = PeerKey(id: id), !key.isLowOrder else {
             throw .badInput("'\(params.id)' is not a valid peer id (not a public key)")
         }
+        try refuseOwnName(alias)
+        if let blocked = directory.entry(key), blocked.record.trust == .blocked {
+            // Added, it would still get nothing: say so instead of "messages wait".
+            throw .failed(
+                "\(blocked.displayName) (\(blocked.record.keyTag)) is blocked; 'lanchat unblock' it first"
+            )
+        }
         let entry = try await changing { () async throws(DirectoryError) -> PeerEntry in
             try await directory.addContact(key, alias: alias, at: services.now())
         }
@@ -44,11 +51,19 @@ extension Messenger {
 
     func alias(_ params: AliasParams) async throws(ControlError) -> PeerResult {
         let alias = try params.validatedAlias()
+        if let alias { try refuseOwnName(alias) }
         let peer = try directory.resolve(params.peer)
         let entry = try await changing { () async throws(DirectoryError) -> PeerEntry in
             try await directory.setAlias(peer.key, to: alias)
         }
         return PeerResult(peer: entry.info)
+    }
+
+    /// An alias equal to this node's own name would make PEER arguments that meant us (or
+    /// another peer of that name) resolve to the aliased peer.
+    private func refuseOwnName(_ alias: String) throws(ControlError) {
+        guard alias.lowercased() == services.profile.snapshot.name.lowercased() else { return }
+        throw .badInput("'\(alias)' is this node's own name; choose another alias")
     }
 
     func verify(_ params: VerifyParams) async throws(ControlError) -> VerifyResult {

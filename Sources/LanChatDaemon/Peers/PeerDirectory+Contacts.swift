@@ -116,16 +116,28 @@ extension PeerDirectory {
             entry.record.trust != .verified
         else { return nil }
         let folded = name.lowercased()
+        // The earlier key the user knows by that name, by its display name or the alias it
+        // was added with; of several, the one that matters most: a verified one, else a
+        // contact, else the latest seen (not the oldest, perhaps long removed).
         let earlier = all.filter {
             $0.pinned && $0.key != key && $0.record.firstSeen <= entry.record.firstSeen
-                && $0.record.name.lowercased() == folded
-        }.min { $0.record.firstSeen < $1.record.firstSeen }
+                && ($0.record.name.lowercased() == folded
+                    || $0.record.alias?.lowercased() == folded)
+        }.max { Self.clashRank($0) < Self.clashRank($1) }
         guard let earlier else { return nil }
         guard try await persistence.recordKeyChange(key, from: earlier.key, at: now) else {
             return nil
         }
         modify(key) { $0.record.keyChangedFrom = earlier.key }
         return earlier
+    }
+
+    /// How much an earlier key with a new key's name matters to the user (`noteNameClash`).
+    private static func clashRank(_ entry: PeerEntry) -> (Int, Int, Int64) {
+        (
+            entry.record.trust == .verified ? 1 : 0, entry.record.contact ? 1 : 0,
+            entry.record.firstSeen
+        )
     }
 
     /// Peers whose key appeared under an earlier peer's name and is not settled yet.
