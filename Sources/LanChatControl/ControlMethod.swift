@@ -10,6 +10,23 @@ public protocol ControlMethod {
 /// Params of a method that takes none. Decodes from `{}`, `null` or an absent `params`.
 public struct NoParams: Codable, Sendable, Hashable {
     public init() {}
+
+    /// `{}` (any members are ignored, as unknown fields are everywhere); a string, number or
+    /// array is the wrong type of params (-32602), as lanchat-api(7) says.
+    public init(from decoder: any Decoder) throws {
+        _ = try decoder.container(keyedBy: AnyKey.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        _ = encoder.container(keyedBy: AnyKey.self)
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
 }
 
 public enum Methods {

@@ -35,6 +35,18 @@ import Testing
         #expect(given.params == RetryParams(target: "bob"))
     }
 
+    /// A method without params takes `{}` (members ignored, as unknown fields are) or none;
+    /// a string, a number or an array is the wrong type, as for any method.
+    @Test func noParamsAreAnObjectOrNothing() throws {
+        let empty = try GoldenJSON.decode(RPCRequestParams<NoParams>.self, #"{"params":{"a":1}}"#)
+        #expect(empty.params == NoParams())
+        for wrong in [#""x""#, "[]", "5"] {
+            #expect(throws: (any Error).self, "\(wrong)") {
+                try GoldenJSON.decode(RPCRequestParams<NoParams>.self, #"{"params":"# + wrong + "}")
+            }
+        }
+    }
+
     @Test func successResponse() throws {
         let response = RPCResponse(id: .number(1), result: WhoResult(peers: []))
         let golden =

@@ -159,6 +159,13 @@ struct BadParamsTests {
                     try await alice.client.retry(RetryParams(target: target))
                 }
             }
+            // An empty target (a script's empty variable) is not "every failed message".
+            for target in ["", "  "] {
+                await Self.expectRefused(Self.invalidParams, "retry \(target.debugDescription)") {
+                    () async throws(ControlError) in
+                    try await alice.client.retry(RetryParams(target: target))
+                }
+            }
             let shown = try await alice.history(with: bob)
             #expect(shown.map(\.status) == [.failed])
             #expect(shown.map(\.seq) == [1])

@@ -240,7 +240,9 @@ struct ReadingTests {
                     _ = try await Self.collect(bob.client, WatchParams(since: bad)) { _ in true }
                     Issue.record("watch accepted the cursor \(bad)")
                 } catch let error as ControlError {
+                    // lanchat-api(7): cursorTooOld, with the oldest kept to start again from.
                     #expect(error.exitCode == 65)
+                    #expect(error.data?.cursor != nil, "\(bad): \(error.message)")
                 }
             }
         }

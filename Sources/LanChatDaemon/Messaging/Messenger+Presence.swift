@@ -25,7 +25,13 @@ extension Messenger {
     func retry(_ params: RetryParams) async throws(ControlError) -> RetryResult {
         var id: MessageID?
         var peer: PeerKey?
-        if let target = params.target, !target.isEmpty {
+        if let target = params.target {
+            // An empty variable in a script must not retry everything, which an absent
+            // target does.
+            guard !target.allSatisfy(\.isWhitespace) else {
+                throw .invalidParams(
+                    "the target is empty; leave it out to retry every failed message")
+            }
             if let parsed = MessageID(text: target) {
                 id = parsed
             } else {

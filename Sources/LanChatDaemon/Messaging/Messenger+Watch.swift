@@ -22,9 +22,6 @@ extension Messenger {
             followed != nil
             ? nil
             : try params.peer.map { text throws(ControlError) in try directory.resolve(text).key }
-        let since = try params.since.map { text throws(ControlError) in
-            try Self.cursor(parsing: text)
-        }
         let watcher = eventFeed.register()
         defer { eventFeed.unregister(watcher) }
         let bounds: (oldest: Int64?, newest: Int64)
@@ -34,6 +31,17 @@ extension Messenger {
             throw .storeUnavailable("cannot read the event log: \(error)")
         }
         let oldestKept = bounds.oldest ?? bounds.newest + 1
+        // A `since` that is no cursor at all is refused as one the log does not have
+        // (lanchat-api(7)): with the oldest kept, from which a client can start again.
+        let since = try params.since.map { text throws(ControlError) in
+            guard let cursor = Self.cursor(parsing: text) else {
+                throw .cursorTooOld(
+                    "'\(text)' is not a cursor of this event log; the oldest kept is "
+                        + Self.cursorText(oldestKept),
+                    oldest: Self.cursorText(oldestKept))
+            }
+            return cursor
+        }
         if let since {
             guard since + 1 >= oldestKept else {
                 throw .cursorTooOld(
@@ -180,10 +188,8 @@ extension Messenger {
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
-    static func cursor(parsing text: String) throws(ControlError) -> Int64 {
-        guard let value = Int64(text), value >= 0 else {
-            throw .badInput("'\(text)' is not a watch cursor")
-        }
+    static func cursor(parsing text: String) -> Int64? {
+        guard let value = Int64(text), value >= 0 else { return nil }
         return value
     }
 }
