@@ -177,6 +177,7 @@ let package = Package(
             dependencies: [
                 "LanChatDaemon", "LanChatClient", "LanChatControl", "LanChatCore",
                 "LanChatCrypto", "LanChatStore",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
         // The built lanchatd and lanchat binaries as separate processes on loopback.

@@ -123,12 +123,16 @@ final class ControlServer: Sendable {
     {
         // A failed initializer's channel is not closed by NIO: close it here.
         peerUID(of: channel).flatMapThrowing { uid in
+            let slot = open.take(for: channel)
             try channel.pipeline.syncOperations.addHandler(
                 ByteToMessageHandler(
                     ControlLineDecoder(maxLength: ControlAPI.maxRequestBytes)))
+            if let slot {
+                try channel.pipeline.syncOperations.addHandler(InputEndWatcher(slot: slot))
+            }
             return ControlClientConnection(
                 channel: try NIOAsyncChannel(wrappingChannelSynchronously: channel),
-                peerUID: uid, slot: open.take(for: channel))
+                peerUID: uid, slot: slot)
         }.flatMapErrorThrowing { error in
             channel.close(promise: nil)
             throw error
@@ -252,7 +256,9 @@ struct ControlClientConnection: Sendable {
 
 /// The control connections being served, at most `limit`. When a new one would exceed it,
 /// the one idle for longest is closed to make room, so idle clients can never lock out a
-/// `lanchat status`; only when every one is busy with a request is the new one refused.
+/// `lanchat status`; failing that, a busy one whose client has closed its side (a `send
+/// --wait` interrupted: the client is gone or wants one last answer, and its wait may last
+/// a day); only when every one is busy with a client still there is the new one refused.
 final class OpenConnections: Sendable {
     private let limit: Int
     private let slots = Mutex<[ObjectIdentifier: Slot]>([:])
@@ -267,11 +273,10 @@ final class OpenConnections: Sendable {
         let evicted: Slot?? = slots.withLock { slots in
             var evicted: Slot?
             if slots.count >= limit {
-                guard
-                    let idlest = slots.values.filter({ !$0.isBusy }).min(by: {
-                        $0.idleSince < $1.idleSince
-                    })
-                else { return .none }
+                let closable =
+                    slots.values.filter { !$0.isBusy }.min { $0.idleSince < $1.idleSince }
+                    ?? slots.values.filter(\.clientEnded).min { $0.idleSince < $1.idleSince }
+                guard let idlest = closable else { return .none }
                 slots[ObjectIdentifier(idlest)] = nil
                 evicted = idlest
             }
@@ -294,6 +299,8 @@ final class OpenConnections: Sendable {
         private let owner: OpenConnections
         let channel: any Channel
         private let activity: Mutex<(busy: Bool, idleSince: ContinuousClock.Instant)>
+        /// The client closed its side (`InputEndWatcher`): it sends nothing more.
+        private let ended = Atomic(false)
 
         fileprivate init(owner: OpenConnections, channel: any Channel, now: ContinuousClock.Instant)
         {
@@ -303,6 +310,8 @@ final class OpenConnections: Sendable {
         }
 
         var isBusy: Bool { activity.withLock { $0.busy } }
+        var clientEnded: Bool { ended.load(ordering: .relaxed) }
+        func clientClosedItsSide() { ended.store(true, ordering: .relaxed) }
         var idleSince: ContinuousClock.Instant { activity.withLock { $0.idleSince } }
 
         /// A request is being answered: not to be closed for room meanwhile.
@@ -310,6 +319,22 @@ final class OpenConnections: Sendable {
         func idle(now: ContinuousClock.Instant = .now) { activity.withLock { $0 = (false, now) } }
 
         func release() { owner.remove(self) }
+    }
+}
+
+/// Tells a connection's slot when its client has closed its side: the serving task learns it
+/// only at its next read, which a request being answered (a `send --wait`) delays.
+final class InputEndWatcher: ChannelInboundHandler, Sendable {
+    typealias InboundIn = NIOAny
+    let slot: OpenConnections.Slot
+
+    init(slot: OpenConnections.Slot) {
+        self.slot = slot
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .inputClosed? = event as? ChannelEvent { slot.clientClosedItsSide() }
+        context.fireUserInboundEventTriggered(event)
     }
 }
 
