@@ -35,13 +35,15 @@ struct DeliveryMark: Sendable {
     }
 
     /// A later ACK: a step of its own, unless it came in the same millisecond as the last.
-    /// ACKs are cumulative, so one that covers nothing new changes nothing.
-    mutating func add(upTo: UInt64, at: Int64) {
-        guard upTo > self.upTo else { return }
+    /// ACKs are cumulative, so one that covers nothing new changes nothing (false).
+    @discardableResult
+    mutating func add(upTo: UInt64, at: Int64) -> Bool {
+        guard upTo > self.upTo else { return false }
         if let last = steps.indices.last, steps[last].at == at {
             steps[last].upTo = upTo
         } else {
             steps.append(DeliveryStep(upTo: upTo, at: at))
         }
+        return true
     }
 }

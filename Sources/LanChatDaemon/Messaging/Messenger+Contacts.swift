@@ -38,7 +38,7 @@ extension Messenger {
         if let blocked = directory.entry(key), blocked.record.trust == .blocked {
             // Added, it would still get nothing: say so instead of "messages wait".
             throw .failed(
-                "\(blocked.displayName) (\(blocked.record.keyTag)) is blocked; 'lanchat unblock' it first"
+                "\(blocked.labelled) is blocked; 'lanchat unblock' it first"
             )
         }
         let entry = try await changing { () async throws(DirectoryError) -> PeerEntry in
@@ -75,7 +75,7 @@ extension Messenger {
         }
         guard given == number else {
             throw .failed(
-                "the safety numbers differ: \(peer.displayName) (\(peer.record.keyTag)) is not verified; nothing changed"
+                "the safety numbers differ: \(peer.labelled) is not verified; nothing changed"
             )
         }
         let entry = try await changing { () async throws(DirectoryError) -> PeerEntry in
@@ -122,7 +122,7 @@ extension Messenger {
         let peer = try directory.resolve(params.peer)
         guard peer.record.hasPendingRequest else {
             throw .failed(
-                "there is no message request from \(peer.displayName) (\(peer.record.keyTag))")
+                "there is no message request from \(peer.labelled)")
         }
         let entry = try await changing { () async throws(DirectoryError) -> PeerEntry in
             try await directory.makeContact(peer.key)

@@ -40,7 +40,8 @@ extension Messenger {
             let added = try resolveMembers(params.peers, removing: false)
             let fresh = added.filter { !state.hasMember($0) }
             if let member = added.first(where: state.hasMember) {
-                throw .badInput("\(memberName(member)) is already a member of \(state.name)")
+                throw .badInput(
+                    "\(directory.describe(member)) is already a member of \(state.name)")
             }
             guard state.members.count + fresh.count <= ParamsLimits.maxGroupMembers else {
                 throw .badInput("a group has at most \(ParamsLimits.maxGroupMembers) members")
@@ -54,7 +55,7 @@ extension Messenger {
         return try await change(params.group) { state throws(ControlError) in
             let removed = try resolveMembers(params.peers, removing: true)
             if let other = removed.first(where: { !state.hasMember($0) }) {
-                throw .badInput("\(memberName(other)) is not a member of \(state.name)")
+                throw .badInput("\(directory.describe(other)) is not a member of \(state.name)")
             }
             return GroupConvergence.next(
                 after: state, members: state.members.filter { !removed.contains($0) })
@@ -119,7 +120,7 @@ extension Messenger {
             case (_, let peer):
                 let names =
                     groups.map { "group #\($0.state.name) (\($0.state.id))" }
-                    + (peer.map { ["peer \($0.displayName) (\($0.record.keyTag))"] } ?? [])
+                    + (peer.map { ["peer \($0.labelled)"] } ?? [])
                 throw .groupAmbiguous(query, names: names, hint: Self.disambiguation(groups))
             }
         }
@@ -179,12 +180,6 @@ extension Messenger {
             keys.append(key)
         }
         return keys
-    }
-
-    /// A member as errors name it: its display name and key tag.
-    private func memberName(_ key: PeerKey) -> String {
-        directory.entry(key).map { "\($0.displayName) (\($0.record.keyTag))" }
-            ?? Fingerprint.keyTag(key)
     }
 
     /// A second group of ours with the same name (case-insensitive) could then only be

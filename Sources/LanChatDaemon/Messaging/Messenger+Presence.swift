@@ -38,7 +38,7 @@ extension Messenger {
                 let entry = try directory.resolve(target)
                 guard entry.record.trust != .blocked else {
                     throw .failed(
-                        "\(entry.displayName) (\(entry.record.keyTag)) is blocked; 'lanchat "
+                        "\(entry.labelled) is blocked; 'lanchat "
                             + "unblock' it, then retry")
                 }
                 peer = entry.key

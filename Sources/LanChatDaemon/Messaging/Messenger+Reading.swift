@@ -65,7 +65,7 @@ extension Messenger {
             let entry = try directory.resolve(query)
             guard !entry.record.hasPendingRequest else {
                 throw .failed(
-                    "\(entry.displayName) (\(entry.record.keyTag)) sent a message request; 'lanchat accept' it to read it"
+                    "\(entry.labelled) sent a message request; 'lanchat accept' it to read it"
                 )
             }
             return entry.key

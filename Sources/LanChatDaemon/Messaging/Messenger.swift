@@ -49,7 +49,7 @@ final class Messenger: Sendable {
         }
         let peer = try directory.resolve(params.peer)
         guard peer.record.trust != .blocked else {
-            throw .failed("\(peer.displayName) (\(peer.record.keyTag)) is blocked; unblock to send")
+            throw .failed("\(peer.labelled) is blocked; unblock to send")
         }
         // Before storing: from then on, every change to the messages is an event here.
         let subscription = waitTarget.map { _ in

@@ -23,10 +23,9 @@ extension PeerLink {
     func recordDelivery(stream: UInt64, upTo: UInt64, at now: Int64) {
         if var mark = deliveryMarks[stream] {
             // An ACK that covers nothing new (a repeat, a HELLO's resume point) changes nothing.
-            guard upTo > mark.upTo else { return }
             // A mark being written keeps its steps, so views keep their times meanwhile; the
             // next round writes them again, which changes no row twice.
-            mark.add(upTo: upTo, at: now)
+            guard mark.add(upTo: upTo, at: now) else { return }
             mark.taken = false
             deliveryMarks[stream] = mark
         } else {

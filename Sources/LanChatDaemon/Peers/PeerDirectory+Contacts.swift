@@ -169,14 +169,15 @@ extension PeerDirectory {
         if let clash {
             throw .refused(
                 .badInput(
-                    "'\(alias)' is already used by \(clash.displayName) (\(clash.record.keyTag)); choose another alias"
+                    "'\(alias)' is already used by \(clash.labelled); choose another alias"
                 ))
         }
     }
 
-    private func describe(_ key: PeerKey) -> String {
+    /// A peer as messages name it (`PeerEntry.labelled`), or its key tag when unknown.
+    func describe(_ key: PeerKey) -> String {
         guard let entry = entry(key) else { return Self.keyTag(key) }
-        return "\(entry.displayName) (\(entry.record.keyTag))"
+        return entry.labelled
     }
 
     /// Writes with `store`, then applies `memory` to the entry.

@@ -48,6 +48,9 @@ struct PeerEntry: Sendable, Equatable {
         return record.name.isEmpty ? record.keyTag : record.name
     }
 
+    /// How messages name it: `bob (BBBB-2222)`, the key tag telling apart peers of one name.
+    var labelled: String { "\(displayName) (\(record.keyTag))" }
+
     var info: PeerInfo {
         PeerInfo(
             id: record.key.id, keyTag: record.keyTag, name: record.name, alias: record.alias,

@@ -6,7 +6,7 @@ extension Messenger {
     func typing(_ params: TypingParams) async throws(ControlError) -> TypingResult {
         let peer = try directory.resolve(params.peer)
         guard peer.record.trust != .blocked else {
-            throw .failed("\(peer.displayName) (\(peer.record.keyTag)) is blocked")
+            throw .failed("\(peer.labelled) is blocked")
         }
         guard let link = registry.existingLink(for: peer.key) else {
             return TypingResult(sent: false)
