@@ -66,27 +66,8 @@ public enum LanChatCLI {
         } catch {
             let code = LanChatCommand.exitCode(for: error)
             let text = LanChatCommand.fullMessage(for: error)
-            if code == .success, let unknown = unknownHelpTopic(arguments) {
-                output.standardError(
-                    usageError("no command '\(unknown)'; 'lanchat --help' lists them"))
-                return ExitCode.validationFailure.rawValue
-            }
-            if code == .success, !arguments.contains(where: { ["-h", "--help"].contains($0) }),
-                arguments.filter({ !$0.hasPrefix("-") }) == ["group"]
-            {
-                // A command group without its command: a usage error, with the help.
-                output.standardError(
-                    usageError("'group' needs a command: create, add, remove, rename or leave")
-                        + text + "\n")
-                return ExitCode.validationFailure.rawValue
-            }
-            if code == .success, let word = helpByAccident(arguments) {
-                // `send bob "-> see above"`: read as bundled short flags, `-h` among them, it
-                // printed help and exited 0, and the message was silently not sent.
-                output.standardError(
-                    usageError(
-                        "'\(word)' is not an option; put '--' before text that starts with '-' "
-                            + "(lanchat send PEER -- '\(word)')"))
+            if code == .success, let refusal = helpNotAskedFor(arguments, help: text) {
+                output.standardError(refusal)
                 return ExitCode.validationFailure.rawValue
             }
             if code == .success {
@@ -98,24 +79,35 @@ public enum LanChatCLI {
         }
     }
 
-    /// `lanchat help NAME` for a NAME that is no command (ArgumentParser prints the general
-    /// help and exits 0, as if it were found).
-    static func unknownHelpTopic(_ arguments: [String]) -> String? {
-        guard arguments.first == "help", arguments.count > 1 else { return nil }
-        let names = LanChatCommand.configuration.subcommands.map {
-            $0.configuration.commandName ?? ""
+    /// ArgumentParser printed `help` (exit 0) where the user asked for something else; the
+    /// usage error to print instead (exit 64), nil when help was what was asked for:
+    /// - `lanchat help NAME` for a NAME that is no command (it prints the general help);
+    /// - `lanchat group` without its command (with the group's help after the error);
+    /// - a word such as `-hi` or `-> see above`, read as bundled short flags with `-h` among
+    ///   them: it printed help and the message was silently not sent.
+    static func helpNotAskedFor(_ arguments: [String], help: String) -> String? {
+        if arguments.first == "help", arguments.count > 1 {
+            let names = LanChatCommand.configuration.subcommands.map {
+                $0.configuration.commandName ?? ""
+            }
+            guard !names.contains(arguments[1]) else { return nil }
+            return usageError("no command '\(arguments[1])'; 'lanchat --help' lists them")
         }
-        return names.contains(arguments[1]) ? nil : arguments[1]
-    }
-
-    /// The argument that made ArgumentParser print help (or the version) without being asked
-    /// for it: a word such as `-hi` or `-> see above`, which it reads as bundled short flags
-    /// with `-h` among them. Nil when help was asked for (`-h`, `--help`, `help`, `--version`).
-    static func helpByAccident(_ arguments: [String]) -> String? {
         let words = arguments.prefix { $0 != "--" }
-        let asked = words.contains { ["-h", "--help", "--version", "help"].contains($0) }
-        guard !asked else { return nil }
-        return words.first { $0.hasPrefix("-") && !$0.hasPrefix("--") && $0.count > 2 }
+        guard !words.contains(where: { ["-h", "--help", "--version", "help"].contains($0) })
+        else { return nil }
+        if words.filter({ !$0.hasPrefix("-") }) == ["group"] {
+            return usageError("'group' needs a command: create, add, remove, rename or leave")
+                + help + "\n"
+        }
+        guard
+            let word = words.first(where: {
+                $0.hasPrefix("-") && !$0.hasPrefix("--") && $0.count > 2
+            })
+        else { return nil }
+        return usageError(
+            "'\(word)' is not an option; put '--' before text that starts with '-' "
+                + "(lanchat send PEER -- '\(word)')")
     }
 
     /// ArgumentParser writes `Error: …`; lanchat writes every error as `lanchat: …`, made
