@@ -109,11 +109,10 @@ enum ChatTerminal {
                 for await request in requests {
                     switch request {
                     case .send(let text):
-                        switch await session.send(text) {
-                        case .messages(let sent): inbox.post(.messages(sent))
-                        case .notice(let notice?): inbox.post(.unsent(text, notice: notice))
-                        case .notice(nil): break
-                        default: break
+                        switch await session.sending(text) {
+                        case .success(let sent): inbox.post(.messages(sent))
+                        case .failure(let error):
+                            inbox.post(.unsent(text, reason: terminalSafe(error.message)))
                         }
                     case .typing(let typing):
                         await session.typing(typing)

@@ -15,7 +15,7 @@ enum ChatUpdate: Sendable {
     case notice(String?)
     /// A line the daemon did not take (not running, disk full…): why, and the line, which
     /// goes back into an empty input to be sent again with Enter.
-    case unsent(String, notice: String)
+    case unsent(String, reason: String)
     /// SIGWINCH: the terminal's size changed.
     case resized
     case stop

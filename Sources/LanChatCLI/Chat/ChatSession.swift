@@ -91,14 +91,6 @@ struct ChatSession {
         _ = try? await context.client.read(ReadParams(peer: peerID))
     }
 
-    func send(_ text: String) async -> Event {
-        switch await sending(text) {
-        case .success(let messages): .messages(messages)
-        case .failure(let error):
-            .notice(ChatTerminalLoop.unsentPrefix + terminalSafe(error.message))
-        }
-    }
-
     /// One line sent; the stored messages, or why the daemon did not take it.
     func sending(_ text: String) async -> Result<[MessageInfo], ControlError> {
         do throws(ControlError) {

@@ -33,6 +33,9 @@ final class ChatTerminalLoop {
     /// Incoming messages arrived while the view was scrolled back, not yet seen: marked read
     /// once the view is back at the newest (PageDown to the end, or Enter).
     private var unseenIncoming = false
+    /// The notice says a line was not sent: it stays until a key is pressed, whatever else
+    /// comes meanwhile (a reconnecting daemon's notices).
+    private var noticeIsUnsent = false
     /// The terminal's size at the last draw.
     private var size = (width: 80, height: 24)
 
@@ -94,9 +97,6 @@ final class ChatTerminalLoop {
     /// The notice while incoming messages wait below a scrolled-back view.
     static let newBelow = "new messages below: PageDown"
 
-    /// How `ChatSession.send` begins the notice of a line the daemon did not take.
-    static let unsentPrefix = "not sent: "
-
     private func apply(_ update: ChatUpdate) -> Bool {
         switch update {
         case .messages(let messages):
@@ -104,7 +104,7 @@ final class ChatTerminalLoop {
             if messages.contains(where: { $0.direction == .incoming }) {
                 unseenIncoming = true
                 markReadIfSeen()
-                if unseenIncoming, screen.notice?.hasPrefix(Self.unsentPrefix) != true {
+                if unseenIncoming, !noticeIsUnsent {
                     screen.notice = Self.newBelow
                 }
             }
@@ -115,10 +115,10 @@ final class ChatTerminalLoop {
         case .peer(let peer): screen.peer = peer
         case .typing(let typing): screen.peerTyping = typing
         case .notice(let notice):
-            // A line not sent stays said until a key is pressed, whatever else comes.
-            if screen.notice?.hasPrefix(Self.unsentPrefix) != true { screen.notice = notice }
-        case .unsent(let line, let notice):
-            screen.notice = notice
+            if !noticeIsUnsent { screen.notice = notice }
+        case .unsent(let line, let reason):
+            screen.notice = "not sent: " + reason
+            noticeIsUnsent = true
             editor.restore(line)
         case .resized: break
         case .stop: return false
@@ -143,7 +143,10 @@ final class ChatTerminalLoop {
         }
         let action = editor.apply(key)
         markReadIfSeen()
-        if key != .resize { screen.notice = nil }
+        if key != .resize {
+            screen.notice = nil
+            noticeIsUnsent = false
+        }
         switch action {
         case .none, .redraw:
             if action == .redraw { clearok(lanchat_stdscr(), true) }
