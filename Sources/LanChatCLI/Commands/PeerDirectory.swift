@@ -23,8 +23,8 @@ enum PeerDirectory {
     ) async -> [String: PeerInfo] {
         let missing = Set(
             messages.compactMap { message -> String? in
+                let sender = message.sender ?? message.peer
                 guard message.direction == .incoming, let group = message.group,
-                    let sender = message.sender ?? Optional(message.peer),
                     !(members[group]?.members.contains { $0.id == sender } ?? false)
                 else { return nil }
                 return sender
