@@ -22,7 +22,7 @@ extension MessageStore {
     public func markVerified(_ key: PeerKey) async throws(StoreError) {
         try await updatePeer(
             "marking a peer verified", key,
-            "trust = 'verified', verified_fp = pk, key_changed_from = NULL", [])
+            "trust = 'verified', verified_fp = pk, " + Self.settleKeyChange, [])
     }
 
     /// Blocks the key. A pending request from it is dropped with its messages (they were never
@@ -44,7 +44,7 @@ extension MessageStore {
             try db.execute(
                 sql: """
                     UPDATE peers SET trust = 'blocked', verified_fp = NULL, request_since = NULL,
-                        key_changed_from = NULL
+                        \(Self.settleKeyChange)
                     WHERE pk = ?
                     """,
                 arguments: [key.blob])
@@ -71,7 +71,7 @@ extension MessageStore {
             try db.execute(
                 sql: """
                     UPDATE peers SET alias = NULL, contact = 0, request_since = NULL,
-                        key_changed_from = NULL, verified_fp = NULL,
+                        \(Self.settleKeyChange), verified_fp = NULL,
                         trust = CASE trust WHEN 'blocked' THEN 'blocked' ELSE 'unverified' END
                     WHERE pk = ?
                     """,
@@ -115,16 +115,20 @@ extension MessageStore {
     }
 
     /// `key` appeared using the name of the earlier key `previous` (PROTOCOL.md §3.8 row 7):
-    /// recorded on the new key with a `peer.keyMismatch` event, once.
+    /// recorded on the new key with a `peer.keyMismatch` event, once; not again once the user
+    /// settled that very change (schema v10), whatever restarts came between.
     @discardableResult
     public func recordKeyChange(_ key: PeerKey, from previous: PeerKey, at now: Int64)
         async throws(StoreError) -> Bool
     {
         try await write("recording a key change") { db in
             try db.execute(
-                sql:
-                    "UPDATE peers SET key_changed_from = ? WHERE pk = ? AND key_changed_from IS NULL",
-                arguments: [previous.blob, key.blob])
+                sql: """
+                    UPDATE peers SET key_changed_from = ?
+                    WHERE pk = ? AND key_changed_from IS NULL
+                        AND key_change_settled IS NOT ?
+                    """,
+                arguments: [previous.blob, key.blob, previous.blob])
             guard db.changesCount == 1 else { return false }
             try Self.logEvent(db, .peerKeyMismatch, peer: key, at: now)
             return true
@@ -176,6 +180,13 @@ extension MessageStore {
             try db.execute(sql: sql, arguments: arguments)
         }
     }
+
+    /// Settles a pending key-change warning: cleared, and remembered as settled
+    /// (`recordKeyChange`). Assignments for `UPDATE peers SET`.
+    static let settleKeyChange = """
+        key_change_settled = coalesce(key_changed_from, key_change_settled),
+        key_changed_from = NULL
+        """
 
     /// The inbox keeps no row for a peer with no message left.
     static func dropEmptyConversation(_ db: Database, _ key: PeerKey) throws {

@@ -259,21 +259,7 @@ extension MessageStore {
     ) async throws(StoreError) -> UInt64 {
         try await write("starting a new stream") { db in
             let stream = newStreamID()
-            let queued = try Int64.fetchAll(
-                db,
-                sql: """
-                    SELECT rowid FROM messages WHERE pk = ? AND direction = 1 AND status = 0
-                    ORDER BY stream, seq
-                    """,
-                arguments: [peer.blob])
-            var nextSeq: UInt64 = 1
-            for rowID in queued {
-                try db.execute(
-                    sql: "UPDATE messages SET stream = ?, seq = ? WHERE rowid = ?",
-                    arguments: [stream.storedValue, nextSeq.storedValue, rowID])
-                nextSeq += 1
-            }
-            try Self.saveOutgoingStream(db, peer: peer, stream: stream, nextSeq: nextSeq)
+            try Self.restartStream(db, to: peer, stream: stream)
             return stream
         }
     }

@@ -107,6 +107,9 @@ enum Schema {
         migrator.registerMigration("v9: received batches staged") { db in
             try db.execute(sql: v9)
         }
+        migrator.registerMigration("v10: settled key changes") { db in
+            try db.execute(sql: v10)
+        }
         return migrator
     }
 
@@ -447,5 +450,12 @@ enum Schema {
             count INTEGER NOT NULL,
             records BLOB NOT NULL
         );
+        """
+
+    /// A key-change warning the user settled (verify, block, remove, link) names the earlier
+    /// key it was about, so the same clash seen again after a restart is not raised again
+    /// (`recordKeyChange`); another earlier key with the name still raises one.
+    static let v10 = """
+        ALTER TABLE peers ADD COLUMN key_change_settled BLOB;
         """
 }

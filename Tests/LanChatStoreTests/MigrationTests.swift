@@ -20,6 +20,7 @@ struct MigrationTests {
                 "v5: search after the write, unread counts", "v6: groups",
                 "v7: group conversations, group events, group requests",
                 "v8: set-based bookkeeping for batches", "v9: received batches staged",
+                "v10: settled key changes",
             ])
         _ = try MessageStore.open(path: directory.storePath)
         #expect(try appliedMigrations(directory.storePath) == first)

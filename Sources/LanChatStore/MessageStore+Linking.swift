@@ -1,0 +1,165 @@
+import Foundation
+import GRDB
+import LanChatCore
+
+/// "Verify and link" (PROTOCOL.md §3.8 rows 7 and 8): a contact reinstalled, so its name
+/// came back with a new key. Once the user confirms the new key is the same person, the
+/// earlier key's conversation and standing move to it, and what was held for the earlier key
+/// goes out to the new one.
+extension MessageStore {
+    /// Moves `earlier`'s 1:1 conversation and standing to `key`, in one transaction:
+    /// - every 1:1 message, sent and received, is filed under `key`. Those still queued get
+    ///   `key`'s stream, with seqs after its own, in their order; the caller hands them to
+    ///   `key`'s link. Delivered ones keep the stream and seq they were acknowledged on.
+    /// - `earlier`'s stream starts afresh (what it still queues, group copies, moves to the
+    ///   new stream), so a seq of it that now belongs to `key` is never looked for again.
+    /// - the inbox has one conversation, `key`'s; archived only if both were.
+    /// - `key` takes `earlier`'s alias, or its name as the alias when it had none (the name
+    ///   the user knew it by then resolves to `key` alone), becomes a contact (a pending
+    ///   request is accepted with it), and is `verified` when `verified`, else `unverified`.
+    ///   The key-change warning is settled.
+    /// - `earlier` keeps its key, its group memberships and their messages, and loses its
+    ///   alias, contact status and verification.
+    /// Group messages stay where they are: a group's members are keys, and `key` is not one
+    /// until a member adds it.
+    public func link(
+        _ key: PeerKey, replacing earlier: PeerKey, verified: Bool,
+        newStreamID: @escaping @Sendable () -> UInt64 = randomStreamID
+    ) async throws(StoreError) -> LinkedConversation {
+        try await write("linking a new key to an earlier one") { db in
+            guard key != earlier else { throw StoreError(.notFound, "a key cannot replace itself") }
+            guard
+                let previous = try Row.fetchOne(
+                    db, sql: "SELECT alias, name FROM peers WHERE pk = ?",
+                    arguments: [earlier.blob]),
+                try !Self.isUnknownPeer(db, key)
+            else { throw StoreError(.notFound, "unknown peer") }
+            let queued = try Self.moveQueued(
+                db, from: earlier, to: key, newStream: newStreamID)
+            try db.execute(
+                sql: "UPDATE messages SET pk = ? WHERE pk = ? AND group_id IS NULL",
+                arguments: [key.blob, earlier.blob])
+            let moved = db.changesCount + queued.count
+            if try Self.outgoingStream(db, peer: earlier) != nil {
+                try Self.restartStream(db, to: earlier, stream: newStreamID())
+            }
+            try Self.mergeConversation(db, from: earlier, into: key)
+            let alias: String? = previous["alias"] ?? (previous["name"] as String?)
+            try db.execute(
+                sql: """
+                    UPDATE peers SET alias = NULL, contact = 0, request_since = NULL,
+                        verified_fp = NULL, key_changed_from = NULL,
+                        trust = CASE trust WHEN 'blocked' THEN 'blocked' ELSE 'unverified' END
+                    WHERE pk = ?
+                    """,
+                arguments: [earlier.blob])
+            try db.execute(
+                sql: """
+                    UPDATE peers SET alias = ?, contact = 1, request_since = NULL,
+                        trust = ?, verified_fp = CASE WHEN ? THEN pk END,
+                        \(Self.settleKeyChange)
+                    WHERE pk = ?
+                    """,
+                arguments: [
+                    alias.flatMap { $0.isEmpty ? nil : $0 },
+                    verified ? StoredTrust.verified.rawValue : StoredTrust.unverified.rawValue,
+                    verified, key.blob,
+                ])
+            return LinkedConversation(moved: moved, queued: queued)
+        }
+    }
+
+    /// `earlier`'s queued 1:1 messages, renumbered onto the end of `key`'s stream (started
+    /// if it has none) in their order, and filed under `key`.
+    private static func moveQueued(
+        _ db: Database, from earlier: PeerKey, to key: PeerKey, newStream: () -> UInt64
+    ) throws -> [StoredMessage] {
+        let rows = try Int64.fetchAll(
+            db,
+            sql: """
+                SELECT rowid FROM messages
+                WHERE pk = ? AND direction = 1 AND status = 0 AND group_id IS NULL
+                ORDER BY seq, rowid
+                """,
+            arguments: [earlier.blob])
+        guard !rows.isEmpty else { return [] }
+        let current = try outgoingStream(db, peer: key)
+        let stream = current?.0 ?? newStream()
+        var nextSeq = current?.1 ?? 1
+        var moved: [StoredMessage] = []
+        for rowID in rows {
+            moved += try StoredMessage.fetchAll(
+                db,
+                sql: """
+                    UPDATE messages SET pk = ?, stream = ?, seq = ? WHERE rowid = ?
+                    RETURNING \(StoredMessage.columnsWithGroup)
+                    """,
+                arguments: [key.blob, stream.storedValue, nextSeq.storedValue, rowID])
+            nextSeq += 1
+        }
+        try saveOutgoingStream(db, peer: key, stream: stream, nextSeq: nextSeq)
+        return moved
+    }
+
+    /// Gives `peer` a fresh stream; what is queued for it moves there, in its order.
+    static func restartStream(_ db: Database, to peer: PeerKey, stream: UInt64) throws {
+        let queued = try Int64.fetchAll(
+            db,
+            sql: """
+                SELECT rowid FROM messages WHERE pk = ? AND direction = 1 AND status = 0
+                ORDER BY seq, rowid
+                """,
+            arguments: [peer.blob])
+        var nextSeq: UInt64 = 1
+        for rowID in queued {
+            try db.execute(
+                sql: "UPDATE messages SET stream = ?, seq = ? WHERE rowid = ?",
+                arguments: [stream.storedValue, nextSeq.storedValue, rowID])
+            nextSeq += 1
+        }
+        try saveOutgoingStream(db, peer: peer, stream: stream, nextSeq: nextSeq)
+    }
+
+    /// After `earlier`'s 1:1 messages became `key`'s: one conversation row, `key`'s, with the
+    /// latest message, the unread count of both, archived only if both were archived.
+    private static func mergeConversation(
+        _ db: Database, from earlier: PeerKey, into key: PeerKey
+    ) throws {
+        let archived = try Bool.fetchOne(
+            db,
+            sql: """
+                SELECT min(archived) FROM conversations WHERE pk IN (?, ?)
+                """,
+            arguments: [earlier.blob, key.blob])
+        try db.execute(sql: "DELETE FROM conversations WHERE pk = ?", arguments: [earlier.blob])
+        guard
+            let last = try Int64.fetchOne(
+                db, sql: "SELECT max(rowid) FROM messages WHERE pk = ? AND group_id IS NULL",
+                arguments: [key.blob])
+        else { return }
+        try db.execute(
+            sql: """
+                INSERT INTO conversations (pk, last_message, updated_at, archived, unread)
+                SELECT pk, rowid,
+                    CASE direction WHEN 0 THEN coalesce(received_at, created_at)
+                        ELSE created_at END,
+                    ?,
+                    (SELECT count(*) FROM messages u
+                        WHERE u.pk = m.pk AND u.direction = 0 AND u.read_at IS NULL
+                            AND u.group_id IS NULL)
+                FROM messages m WHERE rowid = ?
+                ON CONFLICT (pk) DO UPDATE SET last_message = excluded.last_message,
+                    updated_at = excluded.updated_at, archived = excluded.archived,
+                    unread = excluded.unread
+                """,
+            arguments: [archived ?? false, last])
+    }
+}
+
+/// What `link` moved.
+public struct LinkedConversation: Sendable, Equatable {
+    /// The 1:1 messages now filed under the new key, queued ones included.
+    public var moved: Int
+    /// The queued ones, in their new stream order: the new key's link sends them.
+    public var queued: [StoredMessage]
+}
