@@ -101,6 +101,10 @@ enum ControlRequestSeeds {
                             "70211 28878 91429 23862 92742 56558 90647 36537 89653 28314 69873 92838"
                     ))
             ),
+            (
+                "verify-link",
+                request(Methods.Verify.name, VerifyParams(peer: "3EBM-VERF", link: true))
+            ),
             ("block", request(Methods.Block.name, PeerParams(peer: "bob"))),
             ("unblock", request(Methods.Unblock.name, PeerParams(peer: "bob"))),
             ("remove", request(Methods.Remove.name, RemoveParams(peer: "bob", purge: true))),

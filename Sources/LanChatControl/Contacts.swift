@@ -92,10 +92,16 @@ public struct VerifyParams: Codable, Sendable, Hashable {
     public var peer: String
     /// The safety number the other side sees: 60 digits, spaces allowed anywhere.
     public var number: String?
+    /// "Verify and link" (PROTOCOL.md §3.8 row 7): `peer` is a contact's new key; the earlier
+    /// key its key-change warning names hands it its conversation, alias and contact status,
+    /// and the messages held for it go out to `peer`. With `number`, only when the numbers
+    /// match (then verified); without, `peer` stays unverified.
+    public var link: Bool?
 
-    public init(peer: String, number: String? = nil) {
+    public init(peer: String, number: String? = nil, link: Bool? = nil) {
         self.peer = peer
         self.number = number
+        self.link = link
     }
 }
 
@@ -137,11 +143,42 @@ public struct VerifyResult: Codable, Sendable, Hashable {
     /// Whether `number` was given and matched (then `peer.trust` is `verified`); false when
     /// no number was given.
     public var verified: Bool
+    /// With `link`: what moved to `peer`. The key is absent otherwise.
+    public var linked: LinkedInfo?
 
-    public init(peer: PeerInfo, safetyNumber: String, verified: Bool) {
+    public init(
+        peer: PeerInfo, safetyNumber: String, verified: Bool, linked: LinkedInfo? = nil
+    ) {
         self.peer = peer
         self.safetyNumber = safetyNumber
         self.verified = verified
+        self.linked = linked
+    }
+
+    enum CodingKeys: String, CodingKey { case peer, safetyNumber, verified, linked }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(peer, forKey: .peer)
+        try container.encode(safetyNumber, forKey: .safetyNumber)
+        try container.encode(verified, forKey: .verified)
+        if let linked { try container.encode(linked, forKey: .linked) }
+    }
+}
+
+/// What `verify --link` moved from the earlier key to the new one.
+public struct LinkedInfo: Codable, Sendable, Hashable {
+    /// The earlier key, as it is now (no alias, not a contact).
+    public var previous: PeerCandidate
+    /// 1:1 messages, sent and received, now in the new key's conversation.
+    public var messages: Int
+    /// Of those, the ones that were held for the earlier key and now go to the new one.
+    public var released: Int
+
+    public init(previous: PeerCandidate, messages: Int, released: Int) {
+        self.previous = previous
+        self.messages = messages
+        self.released = released
     }
 }
 

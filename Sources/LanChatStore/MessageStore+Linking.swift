@@ -22,7 +22,7 @@ extension MessageStore {
     ///   alias, contact status and verification.
     /// Group messages stay where they are: a group's members are keys, and `key` is not one
     /// until a member adds it.
-    public func link(
+    public func linkKey(
         _ key: PeerKey, replacing earlier: PeerKey, verified: Bool,
         newStreamID: @escaping @Sendable () -> UInt64 = randomStreamID
     ) async throws(StoreError) -> LinkedConversation {
@@ -162,4 +162,9 @@ public struct LinkedConversation: Sendable, Equatable {
     public var moved: Int
     /// The queued ones, in their new stream order: the new key's link sends them.
     public var queued: [StoredMessage]
+
+    public init(moved: Int, queued: [StoredMessage]) {
+        self.moved = moved
+        self.queued = queued
+    }
 }

@@ -67,6 +67,32 @@ import Testing
         #expect(done.contains("bob@laptop (Bob) (BOBB-2345) is now verified"))
     }
 
+    @Test func aLinkSaysWhatMovedAndWhetherTheNewKeyIsVerified() {
+        let digits = String(repeating: "0123456789", count: 6)
+        let previous = PeerCandidate(id: "OLD", keyTag: "OLDB-2345", name: "bob", alias: nil)
+        let unverified = VerifyView.render(
+            VerifyResult(
+                peer: CLIFixtures.bob, safetyNumber: digits, verified: false,
+                linked: LinkedInfo(previous: previous, messages: 12, released: 2)),
+            style: .plain)
+        #expect(
+            unverified
+                == "bob@laptop (Bob) (BOBB-2345) now has the conversation of OLDB-2345 "
+                + "(12 messages), and the 2 messages held for it go out now.\n"
+                + "bob@laptop (Bob) (BOBB-2345) is unverified: compare safety numbers with "
+                + "'lanchat verify BOBB-2345'.\n")
+        let verified = VerifyView.render(
+            VerifyResult(
+                peer: CLIFixtures.bob, safetyNumber: digits, verified: true,
+                linked: LinkedInfo(previous: previous, messages: 1, released: 0)),
+            style: .plain)
+        #expect(
+            verified
+                == "The safety numbers match: bob@laptop (Bob) (BOBB-2345) is now verified.\n"
+                + "bob@laptop (Bob) (BOBB-2345) now has the conversation of OLDB-2345 "
+                + "(1 message).\n")
+    }
+
     @Test func contactsListsContactsBlockedAndRequests() {
         let request = ContactRequestInfo(
             peer: CLIFixtures.carol, count: 3,

@@ -119,6 +119,28 @@ final class InMemoryPeerPersistence: PeerPersistence {
         }
         return recorded
     }
+    /// The peer rows' part of `MessageStore.linkKey`; there are no messages here.
+    func linkKey(
+        _ key: PeerKey, replacing earlier: PeerKey, verified: Bool,
+        newStreamID: @escaping @Sendable () -> UInt64
+    ) async throws(StoreError) -> LinkedConversation {
+        guard let previous = record(earlier) else { throw StoreError(.notFound, "unknown peer") }
+        try update(earlier) {
+            $0.alias = nil
+            $0.contact = false
+            $0.requestSince = nil
+            $0.keyChangedFrom = nil
+            if $0.trust == .verified { $0.trust = .unverified }
+        }
+        try update(key) {
+            $0.alias = previous.alias ?? (previous.name.isEmpty ? nil : previous.name)
+            $0.contact = true
+            $0.requestSince = nil
+            $0.keyChangedFrom = nil
+            $0.trust = verified ? .verified : .unverified
+        }
+        return LinkedConversation(moved: 0, queued: [])
+    }
 }
 
 /// A session without a socket: records what the link writes and whether it closed it, and

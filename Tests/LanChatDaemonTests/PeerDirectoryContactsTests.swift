@@ -125,4 +125,41 @@ import Testing
         _ = try await directory.block(Self.bob)
         #expect(try await directory.forget(Self.bob, purge: true).record.trust == .blocked)
     }
+
+    @Test func linkingMovesTheEarlierKeysStandingOnlyWhenItIsAway() async throws {
+        let newBobKey = PeerResolverTests.key(0x24)
+        let (directory, persistence) = Self.directory(
+            Self.records + [
+                PeerRecord(key: newBobKey, keyTag: "DDDD-4444", name: "bob", firstSeen: 9)
+            ])
+        _ = try await directory.markVerified(Self.bob)
+        try await directory.makeContact(Self.bob)
+        // No warning yet: nothing to link.
+        await #expect(throws: DirectoryError.self) {
+            _ = try await directory.linkKey(newBobKey, verified: true)
+        }
+        _ = try await directory.noteNameClash(newBobKey, name: "bob", at: 10)
+        // The earlier key online is still in use: refused, nothing changed.
+        directory.sessionCountChanged(Self.bob, by: 1, at: 11)
+        await #expect(throws: DirectoryError.self) {
+            _ = try await directory.linkKey(newBobKey, verified: true)
+        }
+        #expect(persistence.record(Self.bob)?.trust == .verified)
+        #expect(directory.keyChanges.map(\.new.key) == [newBobKey])
+
+        directory.sessionCountChanged(Self.bob, by: -1, at: 12)
+        let outcome = try await directory.linkKey(newBobKey, verified: false)
+        #expect(outcome.earlier.key == Self.bob && outcome.entry.key == newBobKey)
+        for record in [outcome.entry.record, persistence.record(newBobKey)] {
+            #expect(record?.alias == "bob" && record?.contact == true)
+            #expect(record?.trust == .unverified && record?.keyChangedFrom == nil)
+        }
+        for record in [outcome.earlier.record, persistence.record(Self.bob)] {
+            #expect(record?.alias == nil && record?.contact == false)
+            #expect(record?.trust == .unverified)
+        }
+        #expect(directory.keyChanges.isEmpty)
+        // The name now resolves to the new key alone (its alias comes first).
+        #expect(try directory.resolve("bob").key == newBobKey)
+    }
 }

@@ -25,7 +25,7 @@ struct LinkingStoreTests {
         _ = try await store.enqueue(to: new, texts: ["to the new key"], at: 210) { 90 }
         #expect(try await store.recordKeyChange(new, from: old, at: 220))
 
-        let linked = try await store.link(new, replacing: old, verified: false) { 55 }
+        let linked = try await store.linkKey(new, replacing: old, verified: false) { 55 }
 
         #expect(linked.moved == 4)
         #expect(linked.queued.map(\.text) == ["held 1", "held 2"])
@@ -70,7 +70,7 @@ struct LinkingStoreTests {
         let store = try await openStoreWithPeer(directory, peer: old)  // named "bob"
         try await store.addPeer(new, keyTag: "NEWK-EYAA", name: "bob", at: 200)
         #expect(try await store.openRequest(new, at: 210))
-        let linked = try await store.link(new, replacing: old, verified: true)
+        let linked = try await store.linkKey(new, replacing: old, verified: true)
         #expect(linked == LinkedConversation(moved: 0, queued: []))
         let record = try #require(try await store.peers().first { $0.key == new })
         #expect(record.trust == .verified && record.alias == "bob")
@@ -78,10 +78,10 @@ struct LinkingStoreTests {
         // The earlier key had no stream: none is made for it.
         #expect(try await store.outgoingState(for: old) == nil)
         await #expect(throws: StoreError.self) {
-            try await store.link(new, replacing: testKey(9), verified: true)
+            try await store.linkKey(new, replacing: testKey(9), verified: true)
         }
         await #expect(throws: StoreError.self) {
-            try await store.link(new, replacing: new, verified: true)
+            try await store.linkKey(new, replacing: new, verified: true)
         }
         try store.close()
     }

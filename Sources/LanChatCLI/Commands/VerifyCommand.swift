@@ -22,11 +22,20 @@ struct VerifyCommand: AsyncParsableCommand {
             valueName: "number"))
     var number: [String] = []
 
+    @Flag(
+        help: ArgumentHelp(
+            "PEER is a contact's new key (its key-change warning names the earlier one): move "
+                + "the earlier key's conversation, alias and contact status to PEER, and send "
+                + "PEER what was held for it. With NUMBER only if the numbers match (PEER is "
+                + "then verified); without, PEER stays unverified."))
+    var link = false
+
     func run() async throws {
         try CLIEnvironment.current.undecodableArguments.check([peer] + number, as: "PEER or NUMBER")
         let context = global.makeContext()
         let given = number.isEmpty ? nil : number.joined(separator: " ")
-        let result = try await context.client.verify(VerifyParams(peer: peer, number: given))
+        let result = try await context.client.verify(
+            VerifyParams(peer: peer, number: given, link: link ? true : nil))
         try context.show(result) { VerifyView.render($0, style: context.style) }
     }
 }
@@ -35,6 +44,9 @@ struct VerifyCommand: AsyncParsableCommand {
 package enum VerifyView {
     package static func render(_ result: VerifyResult, style: TextStyle) -> String {
         let label = ContactsView.label(result.peer)
+        if let linked = result.linked {
+            return linkedText(linked, result: result, style: style)
+        }
         if result.verified {
             return style.green("The safety numbers match: \(label) is now verified.") + "\n"
         }
@@ -42,6 +54,30 @@ package enum VerifyView {
             + "\(label) sees the same 60 digits with 'lanchat verify' on its side. Compare them in\n"
             + "person or over a call you trust; if they match, mark it verified with:\n"
             + "  lanchat verify \(terminalSafe(result.peer.keyTag)) '<the number it shows>'\n"
+    }
+
+    private static func linkedText(
+        _ linked: LinkedInfo, result: VerifyResult, style: TextStyle
+    ) -> String {
+        let label = ContactsView.label(result.peer)
+        let verified = result.verified
+        let previous = terminalSafe(linked.previous.keyTag)
+        let messages = linked.messages == 1 ? "1 message" : "\(linked.messages) messages"
+        var text =
+            (verified
+                ? style.green("The safety numbers match: \(label) is now verified.") + "\n"
+                : "")
+            + "\(label) now has the conversation of \(previous) (\(messages))"
+        let released =
+            linked.released == 1 ? "the message" : "the \(linked.released) messages"
+        text += linked.released > 0 ? ", and \(released) held for it go out now.\n" : ".\n"
+        if !verified {
+            text +=
+                style.yellow(
+                    "\(label) is unverified: compare safety numbers with "
+                        + "'lanchat verify \(terminalSafe(result.peer.keyTag))'.") + "\n"
+        }
+        return text
     }
 
     /// 12 groups of 5 digits in 3 rows (PROTOCOL.md §6).

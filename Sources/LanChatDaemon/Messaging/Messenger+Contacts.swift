@@ -70,18 +70,44 @@ extension Messenger {
         let given = try params.validatedNumber()
         let peer = try directory.resolve(params.peer)
         let number = Self.safetyDigits(own: directory.ownKey, peer: peer.key)
-        guard let given else {
-            return VerifyResult(peer: peer.info, safetyNumber: number, verified: false)
-        }
-        guard given == number else {
+        if let given, given != number {
             throw .failed(
                 "the safety numbers differ: \(peer.labelled) is not verified; nothing changed"
             )
+        }
+        if params.link == true {
+            return try await linkKey(peer, safetyNumber: number, verified: given != nil)
+        }
+        guard given != nil else {
+            return VerifyResult(peer: peer.info, safetyNumber: number, verified: false)
         }
         let entry = try await changing { () async throws(DirectoryError) -> PeerEntry in
             try await directory.markVerified(peer.key)
         }
         return VerifyResult(peer: entry.info, safetyNumber: number, verified: true)
+    }
+
+    /// `verify --link`: `peer` takes over the earlier key its key-change warning names
+    /// (`PeerDirectory.linkKey`), and the messages held for that key go out to `peer`, after
+    /// its own, in their order.
+    private func linkKey(_ peer: PeerEntry, safetyNumber: String, verified: Bool)
+        async throws(ControlError) -> VerifyResult
+    {
+        let outcome: (entry: PeerEntry, earlier: PeerEntry, linked: LinkedConversation)
+        do {
+            outcome = try await directory.linkKey(peer.key, verified: verified)
+        } catch {
+            throw error.controlError
+        }
+        if !outcome.linked.queued.isEmpty {
+            await registry.link(for: peer.key).committed(outcome.linked.queued)
+            await connections.wantSession(with: peer.key)
+        }
+        return VerifyResult(
+            peer: outcome.entry.info, safetyNumber: safetyNumber, verified: verified,
+            linked: LinkedInfo(
+                previous: outcome.earlier.candidate, messages: outcome.linked.moved,
+                released: outcome.linked.queued.count))
     }
 
     /// Blocks the key: its live session is closed at once, it is never dialled again and its

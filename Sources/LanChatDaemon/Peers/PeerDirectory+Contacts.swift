@@ -140,6 +140,59 @@ extension PeerDirectory {
         )
     }
 
+    /// "Verify and link" (PROTOCOL.md §3.8 rows 7 and 8): `key` is the new key of the peer its
+    /// key-change warning names, which hands it its conversation, alias and contact status
+    /// (`MessageStore.linkKey`). Refused, with nothing changed, when `key` has no warning, when
+    /// the earlier key is unknown, or when the earlier key is online: then it is still in
+    /// use, and this is not the same person's reinstalled machine.
+    func linkKey(_ key: PeerKey, verified: Bool) async throws(DirectoryError)
+        -> (entry: PeerEntry, earlier: PeerEntry, linked: LinkedConversation)
+    {
+        guard let entry = entry(key), entry.pinned else {
+            throw .refused(.peerNotFound(key.id))
+        }
+        guard let earlierKey = entry.record.keyChangedFrom else {
+            throw .refused(
+                .failed(
+                    "\(entry.labelled) took no earlier key's name (no key-change warning): "
+                        + "nothing to link; 'lanchat verify' without --link verifies it"))
+        }
+        guard let earlier = self.entry(earlierKey) else {
+            throw .refused(.failed("the key \(entry.labelled) replaced is no longer known"))
+        }
+        guard earlier.presence != .online else {
+            throw .refused(
+                .failed(
+                    "\(earlier.labelled) is online: that key is still in use, so "
+                        + "\(entry.labelled) is not its replacement; nothing changed"))
+        }
+        let linked: LinkedConversation
+        do {
+            linked = try await persistence.linkKey(
+                key, replacing: earlierKey, verified: verified, newStreamID: randomStreamID)
+        } catch {
+            throw .store(error)
+        }
+        let alias =
+            earlier.record.alias ?? (earlier.record.name.isEmpty ? nil : earlier.record.name)
+        let previous = modify(earlierKey) { entry in
+            entry.record.alias = nil
+            entry.record.contact = false
+            entry.record.requestSince = nil
+            entry.record.keyChangedFrom = nil
+            if entry.record.trust == .verified { entry.record.trust = .unverified }
+        }
+        let updated = modify(key) { entry in
+            entry.record.alias = alias
+            entry.record.contact = true
+            entry.record.requestSince = nil
+            entry.record.keyChangedFrom = nil
+            entry.record.trust = verified ? .verified : .unverified
+        }
+        guard let previous, let updated else { throw .refused(.peerNotFound(key.id)) }
+        return (updated, previous, linked)
+    }
+
     /// Peers whose key appeared under an earlier peer's name and is not settled yet.
     var keyChanges: [(new: PeerEntry, earlier: PeerEntry?)] {
         all.filter { $0.record.keyChangedFrom != nil }

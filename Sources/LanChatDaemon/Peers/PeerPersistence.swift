@@ -27,6 +27,10 @@ protocol PeerPersistence: Sendable {
     @discardableResult
     func recordKeyChange(_ key: PeerKey, from previous: PeerKey, at now: Int64)
         async throws(StoreError) -> Bool
+    func linkKey(
+        _ key: PeerKey, replacing earlier: PeerKey, verified: Bool,
+        newStreamID: @escaping @Sendable () -> UInt64
+    ) async throws(StoreError) -> LinkedConversation
 }
 
 extension MessageStore: PeerPersistence {}

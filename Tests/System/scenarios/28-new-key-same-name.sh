@@ -6,6 +6,9 @@
 # as a new, unverified peer with a marker and a one-line warning in `who` and `status`, and a
 # logged `peer.keyMismatch` event; `lanchat send h2` is refused as ambiguous (exit 67, both key
 # tags listed) instead of reaching the new key, and a message to the old key stays queued.
+# Then `verify NEW NUMBER --link` (h1) and `verify NEW --link` (h3) link the new key: the held
+# message goes to it, the name and conversation move, and the warning stays settled across a
+# restart of h1.
 
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../lib/netsim.sh
@@ -58,3 +61,34 @@ host_run h1 lanchat send "$old_tag" "held for the old key" >/dev/null || fail "s
 [[ $(json_history_count h1 "$old_tag" queued) == 1 ]] || fail "the message to the old key is not held"
 netsim_log "new key under an old name: warned, event logged, name ambiguous, old key held"
 for h in h1 h3; do host_bg_stop "$h" watch >/dev/null; done
+
+# Verify and link (§3.8 rows 7 and 8): h1 compares numbers with the new h2 and links it. The
+# held message goes to the new key, the conversation and the name move to it.
+new_number=$(host_run h2 lanchat verify h1 --json | jq -r .safetyNumber)
+linked=$(host_run h1 lanchat verify "$new_tag" "$new_number" --link --json) ||
+  fail "h1 could not link the new h2: $linked"
+[[ $(jq -r '.verified, .linked.previous.keyTag, .linked.messages, .linked.released' <<<"$linked" | paste -sd ' ') == "true $old_tag 2 1" ]] ||
+  fail "the link moved something else: $linked"
+held_arrived() { host_run h2 lanchat history h1 --json | jq -e '.messages[] | select(.text == "held for the old key")' >/dev/null; }
+wait_until 5000 "the new h2 receives the message held for the old key" held_arrived >/dev/null
+delivered_both() { [[ $(json_history_count h1 h2 delivered) == 2 ]]; }
+wait_until 5000 "h1's conversation with h2 (now the new key) has both delivered" delivered_both >/dev/null
+[[ $(host_run h1 lanchat who --json | jq '.keyChanges | length') == 0 ]] || fail "h1 still warns after the link"
+host_run h1 lanchat send h2 --wait "after the link" >/dev/null || fail "h1's send h2 after the link failed"
+
+# h3 had not verified h2: it links without numbers, and the new key stays unverified.
+host_run h3 lanchat verify "$new_tag" --link >/dev/null || fail "h3 could not link the new h2"
+trust=$(host_run h3 lanchat who --all --json | jq -r ".peers[] | select(.keyTag == \"$new_tag\") | .trust")
+[[ $trust == unverified ]] || fail "h3's link without numbers verified the new key: $trust"
+
+# Settled for good: after h1 restarts, the new h2's HELLO (processed before its message) raises
+# no warning again.
+host_daemon_stop h1 >/dev/null
+host_daemon_start h1 --name h1 >/dev/null
+new_online() { host_run h1 lanchat who --json | jq -e --arg tag "$new_tag" 'any(.peers[]; .keyTag == $tag)' >/dev/null; }
+wait_until 8000 "h1 sees the new h2 online again" new_online >/dev/null
+host_run h2 lanchat send h1 "h2 again" >/dev/null || fail "the new h2 could not write to h1"
+again_arrived() { host_run h1 lanchat history h2 --json | jq -e '.messages[] | select(.text == "h2 again")' >/dev/null; }
+wait_until 8000 "h1 receives the new h2's message after its restart" again_arrived >/dev/null
+[[ $(host_run h1 lanchat who --json | jq '.keyChanges | length') == 0 ]] || fail "the settled warning came back"
+netsim_log "verify --link: held message released to the new key, name moved, warning stays settled"

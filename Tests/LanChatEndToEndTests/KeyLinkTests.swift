@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+extension EndToEnd {
+    /// "Verify and link" (PROTOCOL.md §3.8 rows 7 and 8, §7.4 48) with the built binaries: a
+    /// verified contact reinstalls; what alice sends to its old key is held; `verify NEW
+    /// NUMBER --link` releases it to the new key, which takes over the conversation and the
+    /// name, and the settled warning does not come back after alice restarts.
+    @Suite struct KeyLink {
+        @Test func aReinstalledContactIsLinkedAndGetsWhatWasHeldForIt() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                var alice = pair.alice
+                let bob = pair.bob
+                try await alice.sendDelivered("hi old bob", to: "bob")
+                let oldNumber = try await bob.json(VerifyObject.self, ["verify", "alice"])
+                #expect(
+                    try await alice.lanchat(["verify", "bob", oldNumber.safetyNumber]).status == 0)
+                let alicePort = try alice.port
+                let bobPort = try bob.port
+                #expect(await bob.stop() == .exited(0))
+
+                let newBob = try await DaemonProcess.start(
+                    "bob", in: sandbox, port: bobPort, peers: ["127.0.0.1:\(alicePort)"],
+                    dataDirectory: sandbox.file("bob-reinstalled"))
+                #expect(try await alice.awaitOnline(newBob.id), "\(alice.log)")
+                let warned = try await pollUntil(timeout: .seconds(5)) {
+                    try await !alice.json(WhoKeyChanges.self, ["who"]).keyChanges.isEmpty
+                }
+                #expect(warned)
+                // Held: queued for the old key, nothing reaches the new one.
+                let held = try await alice.send("held for bob", to: bob.keyTag)
+
+                // Nothing to link for a peer without a warning; a wrong number links nothing.
+                let noWarning = try await alice.lanchat(["verify", bob.keyTag, "--link"])
+                #expect(noWarning.status == 1, "\(noWarning)")
+                #expect(noWarning.standardError.contains("nothing to link"), "\(noWarning)")
+                let wrong = try await alice.lanchat(
+                    ["verify", newBob.keyTag, String(repeating: "1", count: 60), "--link"])
+                #expect(wrong.status == 1, "\(wrong)")
+                #expect(try await alice.peer(newBob.id)?.trust == "unverified")
+                #expect(
+                    try await alice.json(HistoryResult.self, ["history", bob.keyTag]).messages.count
+                        == 2)
+
+                let number = try await newBob.json(VerifyObject.self, ["verify", "alice"])
+                let linked = try await alice.json(
+                    LinkedVerifyObject.self,
+                    ["verify", newBob.keyTag, number.safetyNumber, "--link"])
+                #expect(linked.verified && linked.peer.trust == "verified")
+                #expect(linked.peer.alias == "bob" && linked.peer.contact)
+                #expect(linked.linked.previous.keyTag == bob.keyTag)
+                #expect(linked.linked.messages == 2 && linked.linked.released == 1)
+
+                // The held message reaches the new key, once; the name now means it.
+                let received = try await newBob.awaitReceived(held, from: "alice")
+                #expect(received?.text == "held for bob", "\(newBob.log)")
+                #expect(try await alice.awaitMessage(held, to: "bob", status: "delivered") != nil)
+                let history = try await alice.json(HistoryResult.self, ["history", "bob"])
+                #expect(history.peer.id == newBob.id)
+                #expect(history.messages.map(\.text) == ["hi old bob", "held for bob"])
+                #expect(try await alice.json(WhoKeyChanges.self, ["who"]).keyChanges.isEmpty)
+                try await alice.sendDelivered("hello new bob", to: "bob")
+                let text = try await alice.lanchat(["status"])
+                #expect(!text.output.contains("different key"), "\(text)")
+
+                // After a restart the settled change stays settled: the new key's HELLO
+                // (processed before its message below) raises no warning again.
+                #expect(await alice.stop() == .exited(0))
+                alice = try await DaemonProcess.start(
+                    "alice", in: sandbox, port: alicePort,
+                    peers: ["\(newBob.id)@127.0.0.1:\(bobPort)"])
+                #expect(try await alice.awaitOnline(newBob.id), "\(alice.log)")
+                let reply = try await newBob.send("back again", to: "alice")
+                #expect(try await alice.awaitReceived(reply, from: "bob") != nil, "\(alice.log)")
+                #expect(try await alice.json(WhoKeyChanges.self, ["who"]).keyChanges.isEmpty)
+                #expect(try await alice.peer(newBob.id)?.trust == "verified")
+                let again = try await alice.lanchat(["verify", "bob", "--link"])
+                #expect(again.status == 1, "\(again)")
+            }
+        }
+    }
+}
+
+/// `lanchat verify --link --json`.
+struct LinkedVerifyObject: Decodable, Sendable {
+    struct Linked: Decodable, Sendable {
+        var previous: WhoKeyChanges.Candidate
+        var messages: Int
+        var released: Int
+    }
+    var peer: ContactPeer
+    var verified: Bool
+    var linked: Linked
+}
