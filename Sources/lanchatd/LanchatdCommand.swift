@@ -86,7 +86,9 @@ struct LanchatdCommand: AsyncParsableCommand {
 
     @Flag(
         name: .customLong("reset-identity"),
-        help: "Move a broken identity key aside (identity.key.broken-<time>) and create a new one.")
+        help: ArgumentHelp(
+            "Move a broken identity key aside (identity.key.broken-<time>) and create a new "
+                + "one; or create one where the key is missing beside an existing store."))
     var resetIdentity = false
 
     func run() async throws {

@@ -86,6 +86,44 @@ extension EndToEnd {
             }
         }
 
+        /// PROTOCOL.md §5: only a first start creates a key by itself. A used data directory
+        /// whose key file is gone (a store restored without it) is refused; --reset-identity
+        /// goes on under a new key with the store as it was.
+        @Test func aMissingKeyBesideAUsedStoreExits78UntilResetOnPurpose() async throws {
+            try await inSandbox { sandbox in
+                let daemon = try await DaemonProcess.start("alice", in: sandbox)
+                let oldID = daemon.id
+                #expect(
+                    try await daemon.lanchat(["add", "carol", EndToEnd.Contacts.unseenID]).status
+                        == 0)
+                #expect(await daemon.stop() == .exited(0))
+                try FileManager.default.removeItem(atPath: daemon.dataDirectory + "/identity.key")
+                let arguments = [
+                    "--name", "alice", "--data-dir", daemon.dataDirectory, "--socket",
+                    daemon.socket, "--port", "0",
+                ]
+
+                let logPath = sandbox.file("lost-key.log")
+                let refused = try DaemonProcess.launchRaw(arguments, in: sandbox, logPath: logPath)
+                let ended = await refused.waitForExit(within: Self.refusalTimeout)
+                let message = DaemonProcess.readLog(logPath)
+                #expect(ended == .exited(78), "\(message)")
+                #expect(message.contains("identity.key is missing"), "\(message)")
+                #expect(
+                    message.contains("--reset-identity"), "the message names the fix: \(message)")
+                #expect(
+                    !FileManager.default.fileExists(atPath: daemon.dataDirectory + "/identity.key"),
+                    "no key was created")
+
+                let reset = try await DaemonProcess.start(
+                    "alice", in: sandbox, dataDirectory: daemon.dataDirectory,
+                    socket: daemon.socket, extraArguments: ["--reset-identity"])
+                #expect(reset.id != oldID)
+                let contacts = try await reset.json(ContactsObject.self, ["contacts"])
+                #expect(contacts.contacts.map(\.alias) == ["carol"], "the store is kept")
+            }
+        }
+
         @Test func fileInPlaceOfTheDataDirectoryExits73() async throws {
             try await inSandbox { sandbox in
                 let blocker = sandbox.file("not-a-directory")

@@ -326,6 +326,7 @@ public final class Daemon: Sendable {
                 )
                 return identity
             }
+            try refuseLostIdentity(configuration.dataDirectory)
             let (identity, created) = try IdentityKeyPair.loadOrCreate(
                 directory: configuration.dataDirectory)
             if created {
@@ -338,6 +339,26 @@ public final class Daemon: Sendable {
         }
     }
 
+    /// Only a first start creates a key by itself (PROTOCOL.md §5). A data directory whose
+    /// store exists had a key: without `identity.key` (a store restored from a backup, which
+    /// holds no key, or a deleted file) a new key would silently make this node a stranger to
+    /// every contact, so the start is refused until the key is restored or
+    /// `--reset-identity` asks for a new one.
+    private static func refuseLostIdentity(_ directory: String) throws(DaemonError) {
+        let keyPath = directory + "/" + IdentityKeyPair.fileName
+        guard access(keyPath, F_OK) != 0, errno == ENOENT else { return }
+        let store = directory + "/" + storeFileName
+        guard access(store, F_OK) == 0 else { return }
+        throw .identity(
+            "\(keyPath) is missing, but \(store) exists: this node had a key, and a new one "
+                + "would make it a stranger to every contact. Restore identity.key from your "
+                + "backup (lanchat backup does not copy it), or run lanchatd --reset-identity to "
+                + "go on under a new key (each contact then sees a key change and can link it "
+                + "with 'lanchat verify --link')")
+    }
+
+    static let storeFileName = "lanchat.sqlite3"
+
     private static func openStore(_ configuration: DaemonConfiguration) throws(DaemonError)
         -> MessageStore
     {
@@ -345,7 +366,7 @@ public final class Daemon: Sendable {
             // The marker beside the store lets a store that lost its history be noticed
             // (HistoryCheck) instead of run on as if it were new.
             return try MessageStore.open(
-                path: configuration.dataDirectory + "/lanchat.sqlite3",
+                path: configuration.dataDirectory + "/" + storeFileName,
                 marker: configuration.dataDirectory + "/" + StoreMarker.fileName)
         } catch {
             switch error.kind {
