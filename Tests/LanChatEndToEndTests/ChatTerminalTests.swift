@@ -126,6 +126,40 @@ extension EndToEnd {
             }
         }
 
+        /// Pasted lines are one message: the terminal marks the paste (bracketed paste), so
+        /// its line breaks stay in the draft (shown as ↵) and only Enter sends it.
+        @Test func aPastedBlockOfLinesIsOneMessage() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
+                let chat = try await TmuxTerminal(
+                    [try Binaries.lanchat(), "--socket", alice.socket, "chat", "bob"])
+                defer { chat.kill() }
+                try await chat.waitFor("the chat is up") { screen in
+                    screen.last(where: { !$0.isEmpty }) == ">"
+                }
+                try await chat.type("see: ")
+                try await chat.paste("Traceback:\n  line 1\n  line 2\n")
+                try await chat.waitFor("the paste in the draft") { screen in
+                    screen.last(where: { !$0.isEmpty })
+                        == "> see: Traceback:↵  line 1↵  line 2↵"
+                }
+                #expect(
+                    try await alice.json(HistoryResult.self, ["history", "bob"]).messages.isEmpty)
+                try await chat.keys("Enter")
+                try await chat.waitFor(showing: "You  see: Traceback:")
+                let sent = try await alice.json(HistoryResult.self, ["history", "bob"]).messages
+                #expect(sent.map(\.text) == ["see: Traceback:\n  line 1\n  line 2"])
+                let received = try await bob.awaitReceived(
+                    try #require(sent.first).id, from: "alice")
+                #expect(received?.text == "see: Traceback:\n  line 1\n  line 2")
+                // The screen shows it on its lines, under one time stamp.
+                try await chat.waitFor("the message on three rows") { screen in
+                    screen.contains { $0.hasSuffix("  line 2") || $0.contains("  line 2  ") }
+                }
+            }
+        }
+
         /// Messages are marked read once shown: one that arrives while the view is scrolled
         /// back is announced, stays unread, and is read when the view is back at the end.
         @Test func aMessageArrivingWhileScrolledBackIsReadOnlyOnceShown() async throws {

@@ -88,6 +88,8 @@ package struct ChatScreen {
     }
 
     static let prompt = "> "
+    /// One column, as a line break's own width (`DisplayWidth.of("\n")`).
+    static let lineBreakMark: Character = "↵"
 
     /// The input line scrolled so the cursor stays in view.
     private func inputRow(_ input: LineEditor, width: Int) -> (String, Int) {
@@ -108,7 +110,8 @@ package struct ChatScreen {
         for character in input.text[start...] {
             let columns = DisplayWidth.of(character)
             if used + columns > room + 1 { break }
-            shown.append(character)
+            // A pasted line break (`ChatKeyStream`) is part of the message: shown as ↵.
+            shown.append(character == "\n" ? Self.lineBreakMark : character)
             used += columns
         }
         return (

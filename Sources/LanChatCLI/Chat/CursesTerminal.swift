@@ -13,6 +13,8 @@ import CNcurses
 final class CursesTerminal {
     private let screen: OpaquePointer
     private var ended = false
+    /// Keys read and not yet decoded: a paste's state between reads (`ChatKeyStream`).
+    private var keyStream = ChatKeyStream()
 
     /// nil when the terminal cannot be driven (TERM unknown to terminfo): line mode then.
     init?() {
@@ -27,6 +29,15 @@ final class CursesTerminal {
         keypad(lanchat_stdscr(), true)
         nodelay(lanchat_stdscr(), true)
         set_escdelay(25)
+        Self.bracketedPaste(true)
+    }
+
+    /// xterm's bracketed paste (mode 2004): the terminal marks pasted text, so its line breaks
+    /// go into the message instead of sending each line as a message of its own. Terminals
+    /// that lack the mode ignore the request.
+    private static func bracketedPaste(_ on: Bool) {
+        fputs(on ? "\u{1B}[?2004h" : "\u{1B}[?2004l", lanchat_stdout())
+        fflush(lanchat_stdout())
     }
 
     var width: Int { Int(getmaxx(lanchat_stdscr())) }
@@ -53,18 +64,17 @@ final class CursesTerminal {
 
     /// Every key waiting, decoded (none when there is none).
     func readKeys() -> [ChatKey] {
-        var read: [(kind: Int32, value: UInt32)] = []
+        var read: [ChatKeyStream.Raw] = []
         while true {
             var value: wint_t = 0
             let kind = get_wch(&value)
             if kind == ERR { break }
-            read.append((kind, UInt32(value)))
+            read.append(
+                kind == KEY_CODE_YES
+                    ? .function(Self.decode(kind: kind, value: UInt32(value)))
+                    : .character(UInt32(value)))
         }
-        let characters = ChatKeyDecoder.withoutEscapeSequences(
-            read.map { $0.kind == KEY_CODE_YES ? nil : $0.value })
-        return zip(read, characters).compactMap { key, kept in
-            kept ? Self.decode(kind: key.kind, value: key.value) : nil
-        }
+        return keyStream.keys(read)
     }
 
     /// The input decoder: ncurses says whether `value` is a function key (`KEY_CODE_YES`) or
@@ -93,6 +103,7 @@ final class CursesTerminal {
     /// Ctrl-Z: gives the terminal back and stops the process as a job (SIGTSTP, whose
     /// default stops it); once `fg` continues it, the screen is drawn again in full.
     func suspend() {
+        Self.bracketedPaste(false)
         endwin()
         // The default action (stop), not ncurses' handler, which does not stop a process in
         // raw mode. This thread (a dispatch thread) blocks signals: unblocked for the raise,
@@ -109,11 +120,13 @@ final class CursesTerminal {
         pthread_sigmask(SIG_SETMASK, &previous, nil)
         clearok(lanchat_stdscr(), true)
         refresh()
+        Self.bracketedPaste(true)
     }
 
     func end() {
         guard !ended else { return }
         ended = true
+        Self.bracketedPaste(false)
         endwin()
         delscreen(screen)
     }

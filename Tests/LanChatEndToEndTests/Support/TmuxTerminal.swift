@@ -35,6 +35,13 @@ final class TmuxTerminal: Sendable {
         try await run(["send-keys", "-t", name, "-l", text])
     }
 
+    /// Pastes `text` as a terminal does: through a tmux buffer, in bracketed-paste markers
+    /// when the program asked for them (mode 2004), line feeds sent as carriage returns.
+    func paste(_ text: String) async throws {
+        try await run(["set-buffer", "-b", "paste", text])
+        try await run(["paste-buffer", "-p", "-d", "-b", "paste", "-t", name])
+    }
+
     func resize(width: Int, height: Int) async throws {
         try await run(["resize-window", "-t", name, "-x", String(width), "-y", String(height)])
     }
