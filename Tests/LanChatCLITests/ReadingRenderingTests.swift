@@ -266,3 +266,62 @@ import Testing
         #expect(watchLine(event) == "12:03 Bob: a b\\u{1B}[31m\n")
     }
 }
+
+/// `who` and `inbox` on a narrow terminal: each line fits its width (the address, status and
+/// name give up width in `who`, the preview in `inbox`, cut with `…`); piped, nothing is cut.
+@Suite struct NarrowTerminalRenderingTests {
+    let utc = FixedUTCOffset(seconds: 0)
+
+    static func widest(_ text: String) -> Int {
+        text.split(separator: "\n").map { DisplayWidth.of($0) }.max() ?? 0
+    }
+
+    @Test func whoFitsTheTerminalAndKeepsTheKeyTag() {
+        let result = WhoResult(peers: [CLIFixtures.bob, CLIFixtures.carol, CLIFixtures.dave])
+        let piped = WhoView.render(
+            result, query: nil, all: true, now: CLIFixtures.now, zone: utc, style: .plain)
+        #expect(Self.widest(piped) > 80)
+        for width in [100, 80, 72] {
+            let text = WhoView.render(
+                result, query: nil, all: true, now: CLIFixtures.now, zone: utc, style: .plain,
+                width: width)
+            #expect(Self.widest(text) <= width, "\(width):\n\(text)")
+            #expect(text.contains("CARO-L234") && text.contains("unverified"))
+        }
+        let narrow = WhoView.render(
+            result, query: nil, all: true, now: CLIFixtures.now, zone: utc, style: .plain,
+            width: 80)
+        #expect(narrow.contains("192.168…"), "\(narrow)")
+        // Wide enough: as piped.
+        let wide = WhoView.render(
+            result, query: nil, all: true, now: CLIFixtures.now, zone: utc, style: .plain,
+            width: 200)
+        #expect(wide == piped)
+    }
+
+    @Test func inboxCutsThePreviewToFit() {
+        var peer = CLIFixtures.bob
+        peer.alias = nil
+        var message = CLIFixtures.incoming(
+            1, String(repeating: "long words here ", count: 8), at: "2026-11-21T11:59:30Z")
+        message.direction = .outgoing
+        message.status = .delivered
+        let conversation = ConversationInfo(
+            peer: peer, unread: 3, lastMessage: message, archived: false,
+            updatedAt: message.createdAt)
+        let result = InboxResult(conversations: [conversation])
+        let piped = InboxView.render(
+            result, query: nil, archived: false, now: CLIFixtures.now, zone: utc, style: .plain)
+        for width in [60, 45] {
+            let text = InboxView.render(
+                result, query: nil, archived: false, now: CLIFixtures.now, zone: utc,
+                style: .plain, width: width)
+            #expect(Self.widest(text) <= width, "\(width): \(text)")
+            #expect(text.contains("You: long") && text.contains("… ✓✓"), "\(text)")
+        }
+        #expect(
+            InboxView.render(
+                result, query: nil, archived: false, now: CLIFixtures.now, zone: utc,
+                style: .plain, width: 200) == piped)
+    }
+}

@@ -48,7 +48,8 @@ struct InboxCommand: AsyncParsableCommand {
         try context.show(result) {
             InboxView.render(
                 $0, query: query, archived: archived, archivedCount: archivedCount,
-                peers: former, now: context.now, zone: context.zone, style: context.style)
+                peers: former, now: context.now, zone: context.zone, style: context.style,
+                width: context.environment.outputWidth)
         }
     }
 }

@@ -28,7 +28,7 @@ struct WhoCommand: AsyncParsableCommand {
         try context.show(result) {
             WhoView.render(
                 $0, query: query, all: all, now: context.now, zone: context.zone,
-                style: context.style)
+                style: context.style, width: context.environment.outputWidth)
         }
     }
 }

@@ -9,43 +9,75 @@ package enum InboxView {
     package static let previewLength = 60
 
     /// `archivedCount`: for an empty inbox, how many conversations are archived (they are
-    /// not "no conversations yet").
+    /// not "no conversations yet"). `width`: the terminal's columns; previews are cut so that
+    /// each line fits (nil for a pipe or a file).
     package static func render(
         _ result: InboxResult, query: String?, archived: Bool, archivedCount: Int = 0,
         peers: [String: PeerInfo] = [:], now: Timestamp, zone: any UTCOffsetProvider,
-        style: TextStyle
+        style: TextStyle, width: Int? = nil
     ) -> String {
         guard !result.conversations.isEmpty else {
             return emptyHint(query: query, archived: archived, archivedCount: archivedCount)
         }
-        let rows = result.conversations.map { conversation in
+        let named = result.conversations.map { conversation in
             (
                 name: truncated(title(conversation), to: 40),
                 unread: conversation.unread > 0 ? "\(conversation.unread)" : "",
-                // Plain first: its width aligns the time column, colour or not.
-                previewWidth: preview(conversation, former: peers, style: .plain).count,
+                time: SmartTime.format(
+                    conversation.lastMessage?.createdAt ?? conversation.updatedAt, now: now,
+                    zone: zone),
                 conversation: conversation
             )
         }
-        let nameWidth = rows.map(\.name.count).max() ?? 0
-        let unreadWidth = rows.map(\.unread.count).max() ?? 0
-        let previewWidth = rows.map(\.previewWidth).max() ?? 0
-        return rows.map { row in
+        let nameWidth = named.map(\.name.count).max() ?? 0
+        let unreadWidth = named.map(\.unread.count).max() ?? 0
+        let timeWidth = named.map(\.time.count).max() ?? 0
+        // What a line holds besides its preview: dot, name, unread count, time, the gaps.
+        let fixed = 2 + nameWidth + (unreadWidth > 0 ? 2 + unreadWidth : 0) + 4 + timeWidth
+        let budget = width.map { max(minimumPreview, $0 - fixed) }
+        let rows = named.map { row in
+            let length = previewLength(row.conversation, former: peers, within: budget)
+            // Plain first: its width aligns the time column, colour or not.
+            return (
+                row: row, length: length,
+                width: preview(row.conversation, former: peers, style: .plain, length: length)
+                    .count
+            )
+        }
+        let previewWidth = rows.map(\.width).max() ?? 0
+        return rows.map { (row, length, width) in
             let conversation = row.conversation
             let (dot, paint) =
                 conversation.peer.map { presenceDot($0.presence, style: style) }
                 ?? ("#", style.dim)
             let namePadding = String(repeating: " ", count: nameWidth - row.name.count)
             let unreadPadding = String(repeating: " ", count: unreadWidth - row.unread.count)
-            let time = SmartTime.format(
-                conversation.lastMessage?.createdAt ?? conversation.updatedAt, now: now, zone: zone)
             var line = paint(dot) + " " + style.bold(row.name) + namePadding
             if unreadWidth > 0 { line += "  " + unreadPadding + style.bold(row.unread) }
-            let previewPadding = String(repeating: " ", count: previewWidth - row.previewWidth)
-            line += "  " + preview(conversation, former: peers, style: style) + previewPadding
-            line += "  " + style.dim(time)
+            let previewPadding = String(repeating: " ", count: previewWidth - width)
+            line +=
+                "  " + preview(conversation, former: peers, style: style, length: length)
+                + previewPadding
+            line += "  " + style.dim(row.time)
             return line + "\n"
         }.joined()
+    }
+
+    /// The narrowest a preview gets on a narrow terminal (the line wraps instead).
+    static let minimumPreview = 12
+
+    /// Characters of message text that keep `conversation`'s preview within `budget`
+    /// columns (`previewLength` when there is no budget or it fits).
+    private static func previewLength(
+        _ conversation: ConversationInfo, former: [String: PeerInfo], within budget: Int?
+    ) -> Int {
+        let whole = preview(conversation, former: former, style: .plain).count
+        guard let budget, whole > budget, let text = conversation.lastMessage?.text else {
+            return previewLength
+        }
+        // The preview is its text and a frame ("You: " and a mark, or a sender's name).
+        let frame = whole - truncated(text, to: previewLength).count
+        return max(2, budget - frame)
     }
 
     /// `●` online, `○` offline, `◌` discovering, with the colour `who` uses.
@@ -68,9 +100,10 @@ package enum InboxView {
     /// The preview of a conversation's last message; in a group, an incoming one is
     /// prefixed with its sender's name (`former`: senders no longer members, by id).
     static func preview(
-        _ conversation: ConversationInfo, former: [String: PeerInfo] = [:], style: TextStyle
+        _ conversation: ConversationInfo, former: [String: PeerInfo] = [:], style: TextStyle,
+        length: Int = previewLength
     ) -> String {
-        let text = preview(conversation.lastMessage, style: style)
+        let text = preview(conversation.lastMessage, style: style, length: length)
         guard let group = conversation.group, let message = conversation.lastMessage,
             message.direction == .incoming
         else { return text }
@@ -84,9 +117,11 @@ package enum InboxView {
     /// The last message on one line: at most `previewLength` characters of its text (cut
     /// between characters, never inside an escape, `…` marking the cut), line breaks shown as
     /// spaces; an own message gets `You: ` before and its status mark after.
-    package static func preview(_ message: MessageInfo?, style: TextStyle) -> String {
+    package static func preview(
+        _ message: MessageInfo?, style: TextStyle, length: Int = previewLength
+    ) -> String {
         guard let message else { return style.dim("(no messages)") }
-        let text = truncated(message.text, to: previewLength)
+        let text = truncated(message.text, to: length)
         guard message.direction == .outgoing else { return text }
         let mark = statusMark(message.status, style: style).map { " " + $0 } ?? ""
         return style.dim("You:") + " " + text + mark

@@ -2,7 +2,10 @@ import LanChatControl
 
 /// A left-aligned text table with a header row, columns separated by two spaces, trailing
 /// spaces trimmed. Widths count characters, not bytes, and ignore colour: cells are padded
-/// first and painted after.
+/// first and painted after. Given the terminal's width, the columns marked `shrinkable` give
+/// up width, in their order, down to their minimum, and their cells are cut with `…`; when
+/// that is not enough, the `droppable` columns are left out, in their order; so that a row
+/// stays on one line of a narrow terminal.
 package struct TextTable {
     package struct Cell {
         var text: String
@@ -16,33 +19,61 @@ package struct TextTable {
 
     private let header: [String]
     private var rows: [[Cell]] = []
+    private let shrinkable: [(column: Int, minimum: Int)]
+    private let droppable: [Int]
 
-    package init(header: [String]) {
+    package init(
+        header: [String], shrinkable: [(column: Int, minimum: Int)] = [], droppable: [Int] = []
+    ) {
         self.header = header
+        self.shrinkable = shrinkable
+        self.droppable = droppable
     }
 
     package mutating func append(_ row: [Cell]) {
         rows.append(row)
     }
 
-    package func render(style: TextStyle) -> String {
+    /// `width`: the terminal's columns (nil for a pipe or a file: nothing is cut).
+    package func render(style: TextStyle, width: Int? = nil) -> String {
         var widths = header.map(\.count)
         for row in rows {
             for (column, cell) in row.enumerated() where column < widths.count {
                 widths[column] = max(widths[column], cell.text.count)
             }
         }
+        var dropped: Set<Int> = []
+        if let width { shrink(&widths, dropping: &dropped, toFit: width) }
         let headerCells = header.map { title in Cell(title, paint: style.bold) }
-        return ([headerCells] + rows).map { line(of: $0, widths: widths) }.joined()
+        return ([headerCells] + rows).map { cells in
+            let kept = cells.indices.filter { !dropped.contains($0) && $0 < widths.count }
+            return line(of: kept.map { cells[$0] }, widths: kept.map { widths[$0] })
+        }.joined()
+    }
+
+    private func shrink(_ widths: inout [Int], dropping dropped: inout Set<Int>, toFit width: Int) {
+        var excess = widths.reduce(2 * (widths.count - 1), +) - width
+        for (column, minimum) in shrinkable where excess > 0 && column < widths.count {
+            let given = min(excess, max(0, widths[column] - minimum))
+            widths[column] -= given
+            excess -= given
+        }
+        for column in droppable where excess > 0 && column < widths.count {
+            dropped.insert(column)
+            excess -= widths[column] + 2
+        }
     }
 
     private func line(of cells: [Cell], widths: [Int]) -> String {
         var parts: [String] = []
         for (column, cell) in cells.enumerated() where column < widths.count {
             let isLast = column == min(cells.count, widths.count) - 1
-            let padding =
-                isLast ? "" : String(repeating: " ", count: widths[column] - cell.text.count)
-            parts.append(cell.paint(cell.text) + padding)
+            var text = cell.text
+            if text.count > widths[column] {
+                text = String(text.prefix(max(0, widths[column] - 1))) + "…"
+            }
+            let padding = isLast ? "" : String(repeating: " ", count: widths[column] - text.count)
+            parts.append(cell.paint(text) + padding)
         }
         return parts.joined(separator: "  ") + "\n"
     }

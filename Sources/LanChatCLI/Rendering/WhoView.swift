@@ -4,16 +4,22 @@ import LanChatControl
 package enum WhoView {
     package static func render(
         _ result: WhoResult, query: String?, all: Bool, now: Timestamp,
-        zone: any UTCOffsetProvider, style: TextStyle
+        zone: any UTCOffsetProvider, style: TextStyle, width: Int? = nil
     ) -> String {
         guard !result.peers.isEmpty else {
             return emptyHint(query: query, all: all)
                 + KeyChangeText.warnings(result.keyChanges, style: style)
         }
         let changed = Set(result.keyChanges.map(\.peer.id))
-        var table = TextTable(header: [
-            "NAME", "KEY", "PRESENCE", "STATUS", "TRUST", "LAST SEEN", "ADDRESS",
-        ])
+        // On a narrow terminal the address gives up width first, then the status text,
+        // then the name; if that is not enough the address, then the last seen, are left
+        // out. The key tag, which tells peers of one name apart, always stays whole.
+        var table = TextTable(
+            header: ["NAME", "KEY", "PRESENCE", "STATUS", "TRUST", "LAST SEEN", "ADDRESS"],
+            shrinkable: [
+                (column: 6, minimum: 8), (column: 3, minimum: 8), (column: 0, minimum: 12),
+            ],
+            droppable: [6, 5])
         for peer in result.peers {
             let (presence, presenceColor) = PeerText.presence(peer, style: style)
             let (trust, trustColor) = PeerText.trust(peer.trust, style: style)
@@ -29,7 +35,8 @@ package enum WhoView {
                 .init(truncated(address(peer), to: 60), paint: style.dim),
             ])
         }
-        return table.render(style: style) + KeyChangeText.warnings(result.keyChanges, style: style)
+        return table.render(style: style, width: width)
+            + KeyChangeText.warnings(result.keyChanges, style: style)
     }
 
     static func lastSeen(_ peer: PeerInfo, now: Timestamp, zone: any UTCOffsetProvider) -> String {

@@ -22,6 +22,9 @@ package struct CLIEnvironment: Sendable {
     package var output: any OutputSink
     /// Whether standard output is a terminal (`--color auto`).
     package var outputIsTerminal: Bool
+    /// The terminal's columns when standard output is one (`COLUMNS` when set, else the
+    /// window's size); nil for a pipe or a file, whose lines are never cut.
+    package var outputWidth: Int?
     /// The arguments that were not valid UTF-8 (see `UndecodableArguments`).
     package var undecodableArguments: UndecodableArguments
     /// Whether `watch` may take over SIGINT and SIGTERM (the real process only: a test
@@ -33,7 +36,7 @@ package struct CLIEnvironment: Sendable {
         utcOffset: any UTCOffsetProvider, standardInput: Int32, standardInputIsTerminal: Bool,
         output: any OutputSink, outputIsTerminal: Bool,
         undecodableArguments: UndecodableArguments = UndecodableArguments(),
-        handlesSignals: Bool = false
+        handlesSignals: Bool = false, outputWidth: Int? = nil
     ) {
         self.variables = variables
         self.uid = uid
@@ -45,6 +48,7 @@ package struct CLIEnvironment: Sendable {
         self.outputIsTerminal = outputIsTerminal
         self.undecodableArguments = undecodableArguments
         self.handlesSignals = handlesSignals
+        self.outputWidth = outputWidth
     }
 
     /// Set by tests with `CLIEnvironment.$current.withValue(…)`; the real process otherwise.
@@ -52,17 +56,28 @@ package struct CLIEnvironment: Sendable {
 
     /// The running process: real environment, clock, local time zone and standard streams.
     package static var process: CLIEnvironment {
-        CLIEnvironment(
-            variables: readVariables(), uid: UInt32(getuid()), now: systemNow,
+        let variables = readVariables()
+        let outputIsTerminal = isatty(1) == 1
+        return CLIEnvironment(
+            variables: variables, uid: UInt32(getuid()), now: systemNow,
             utcOffset: SystemUTCOffset(), standardInput: 0,
             standardInputIsTerminal: isatty(0) == 1, output: StandardStreams(),
-            outputIsTerminal: isatty(1) == 1, undecodableArguments: .ofProcess(),
-            handlesSignals: true)
+            outputIsTerminal: outputIsTerminal, undecodableArguments: .ofProcess(),
+            handlesSignals: true,
+            outputWidth: outputIsTerminal ? terminalWidth(variables["COLUMNS"]) : nil)
+    }
+
+    /// `COLUMNS` when it is a number, else the window's width (TIOCGWINSZ on standard output).
+    private static func terminalWidth(_ columns: String?) -> Int? {
+        if let columns, let value = Int(columns), value > 0 { return value }
+        var size = winsize()
+        guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
     }
 
     /// Only the variables the CLI uses, read with `getenv` (cheaper than copying `environ`).
     static let knownVariables = [
-        ControlSocketPath.environmentVariable, "XDG_RUNTIME_DIR", "NO_COLOR", "TERM",
+        ControlSocketPath.environmentVariable, "XDG_RUNTIME_DIR", "NO_COLOR", "TERM", "COLUMNS",
     ]
 
     private static func readVariables() -> [String: String] {
