@@ -5,7 +5,6 @@ import LanChatTransport
 import Logging
 import NIOCore
 import NIOPosix
-import Synchronization
 
 /// The control socket (PRODUCT.md §2, §5): a Unix stream socket, mode 0600 in a 0700
 /// directory, newline-delimited JSON-RPC 2.0. Only the daemon's own uid may talk to it
@@ -252,90 +251,6 @@ struct ControlClientConnection: Sendable {
     let peerUID: uid_t
     /// Nil when `ControlServer.maxConnections` were already open: it is refused.
     let slot: OpenConnections.Slot?
-}
-
-/// The control connections being served, at most `limit`. When a new one would exceed it,
-/// the one idle for longest is closed to make room, so idle clients can never lock out a
-/// `lanchat status`; failing that, a busy one whose client has closed its side (a `send
-/// --wait` interrupted: the client is gone or wants one last answer, and its wait may last
-/// a day); only when every one is busy with a client still there is the new one refused.
-final class OpenConnections: Sendable {
-    private let limit: Int
-    private let slots = Mutex<[ObjectIdentifier: Slot]>([:])
-
-    init(limit: Int) {
-        self.limit = limit
-    }
-
-    /// A slot for `channel`, or nil when `limit` connections are busy.
-    func take(for channel: any Channel, now: ContinuousClock.Instant = .now) -> Slot? {
-        let slot = Slot(owner: self, channel: channel, now: now)
-        let evicted: Slot?? = slots.withLock { slots in
-            var evicted: Slot?
-            if slots.count >= limit {
-                let closable =
-                    slots.values.filter { !$0.isBusy }.min { $0.idleSince < $1.idleSince }
-                    ?? slots.values.filter(\.clientEnded).min { $0.idleSince < $1.idleSince }
-                guard let idlest = closable else { return .none }
-                slots[ObjectIdentifier(idlest)] = nil
-                evicted = idlest
-            }
-            slots[ObjectIdentifier(slot)] = slot
-            return .some(evicted)
-        }
-        guard case .some(let idlest) = evicted else { return nil }
-        idlest?.channel.close(promise: nil)
-        return slot
-    }
-
-    var openCount: Int { slots.withLock { $0.count } }
-
-    fileprivate func remove(_ slot: Slot) {
-        _ = slots.withLock { $0.removeValue(forKey: ObjectIdentifier(slot)) }
-    }
-
-    /// One connection's place, given back when it ends.
-    final class Slot: Sendable {
-        private let owner: OpenConnections
-        let channel: any Channel
-        private let activity: Mutex<(busy: Bool, idleSince: ContinuousClock.Instant)>
-        /// The client closed its side (`InputEndWatcher`): it sends nothing more.
-        private let ended = Atomic(false)
-
-        fileprivate init(owner: OpenConnections, channel: any Channel, now: ContinuousClock.Instant)
-        {
-            self.owner = owner
-            self.channel = channel
-            self.activity = Mutex((false, now))
-        }
-
-        var isBusy: Bool { activity.withLock { $0.busy } }
-        var clientEnded: Bool { ended.load(ordering: .relaxed) }
-        func clientClosedItsSide() { ended.store(true, ordering: .relaxed) }
-        var idleSince: ContinuousClock.Instant { activity.withLock { $0.idleSince } }
-
-        /// A request is being answered: not to be closed for room meanwhile.
-        func busy() { activity.withLock { $0.busy = true } }
-        func idle(now: ContinuousClock.Instant = .now) { activity.withLock { $0 = (false, now) } }
-
-        func release() { owner.remove(self) }
-    }
-}
-
-/// Tells a connection's slot when its client has closed its side: the serving task learns it
-/// only at its next read, which a request being answered (a `send --wait`) delays.
-final class InputEndWatcher: ChannelInboundHandler, Sendable {
-    typealias InboundIn = NIOAny
-    let slot: OpenConnections.Slot
-
-    init(slot: OpenConnections.Slot) {
-        self.slot = slot
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case .inputClosed? = event as? ChannelEvent { slot.clientClosedItsSide() }
-        context.fireUserInboundEventTriggered(event)
-    }
 }
 
 /// `struct ucred` of <sys/socket.h>, which Swift's Glibc module does not export (it is
