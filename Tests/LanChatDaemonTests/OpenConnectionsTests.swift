@@ -1,3 +1,5 @@
+import FoundationEssentials
+import LanChatControl
 import NIOCore
 import NIOEmbedded
 import Testing
@@ -29,5 +31,29 @@ import Testing
         second.embeddedEventLoop.run()
         #expect(secondClosed, "the connection whose client left made room")
         #expect(open.openCount == 2)
+    }
+
+    /// The client whose connection is closed for room reads why first: one error line, id
+    /// null, code `unavailable`, as a connection refused when all are busy is told.
+    @Test func anEvictedClientIsToldWhyBeforeItsConnectionCloses() throws {
+        let open = OpenConnections(limit: 1)
+        let idle = EmbeddedChannel()
+        var closed = false
+        idle.closeFuture.whenComplete { _ in closed = true }
+        _ = try #require(open.take(for: idle))
+        #expect(open.take(for: EmbeddedChannel()) != nil)
+        idle.embeddedEventLoop.run()
+        #expect(closed)
+
+        let written = try #require(try idle.readOutbound(as: ByteBuffer.self), "no line written")
+        let bytes = Array(written.readableBytesView)
+        #expect(bytes.last == UInt8(ascii: "\n") && bytes.filter { $0 == 0x0A }.count == 1)
+        let response = try ControlJSON.decoder().decode(
+            RPCResponse<NoParams>.self, from: Data(bytes.dropLast()))
+        #expect(response.id == nil && response.result == nil)
+        let error = try #require(response.error)
+        #expect(error.code == ControlError.unavailable("").rpcCode)
+        #expect(error.message.contains("to make room"), "\(error.message)")
+        #expect(try idle.readOutbound(as: ByteBuffer.self) == nil, "one line only")
     }
 }

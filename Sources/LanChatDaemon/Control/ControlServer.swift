@@ -163,27 +163,21 @@ final class ControlServer: Sendable {
         do {
             try await connection.channel.executeThenClose { inbound, outbound in
                 guard connection.slot != nil else {
-                    var response = ControlDispatcher.encode(
-                        RPCResponse<NoParams>(
-                            id: nil,
-                            error: .unavailable(
+                    try await outbound.write(
+                        errorLine(
+                            .unavailable(
                                 "too many control connections (\(maxConnections)) busy; "
                                     + "retry later")))
-                    response.append(UInt8(ascii: "\n"))
-                    try await outbound.write(ByteBuffer(bytes: response))
                     return
                 }
                 let reader = InboundLines(inbound.makeAsyncIterator())
                 while let item = try await reader.next() {
                     var response: Data
                     if connection.peerUID != getuid() {
-                        response = ControlDispatcher.encode(
-                            RPCResponse<NoParams>(
-                                id: nil,
-                                error: .permissionDenied(
+                        try await outbound.write(
+                            errorLine(
+                                .permissionDenied(
                                     "uid \(connection.peerUID) may not use this daemon's socket")))
-                        response.append(UInt8(ascii: "\n"))
-                        try await outbound.write(ByteBuffer(bytes: response))
                         return
                     }
                     connection.slot?.busy()
@@ -213,6 +207,14 @@ final class ControlServer: Sendable {
         } catch {
             logger.debug("control connection ended: \(error)")
         }
+    }
+
+    /// The line a connection is sent before the daemon closes it unasked (refused, or closed to
+    /// make room): an error with a null id, since it answers no request.
+    static func errorLine(_ error: ControlError) -> ByteBuffer {
+        var line = ControlDispatcher.encode(RPCResponse<NoParams>(id: nil, error: error))
+        line.append(UInt8(ascii: "\n"))
+        return ByteBuffer(bytes: line)
     }
 
     /// Runs a stream (`watch`) while watching its connection: a stream may go on for days, and

@@ -1,3 +1,4 @@
+import LanChatControl
 import NIOCore
 import Synchronization
 
@@ -31,8 +32,27 @@ final class OpenConnections: Sendable {
             return .some(evicted)
         }
         guard case .some(let idlest) = evicted else { return nil }
-        idlest?.channel.close(promise: nil)
+        if let idlest { evict(idlest) }
         return slot
+    }
+
+    /// Closes a connection to make room, after one error line that says why, as a refused
+    /// connection is told (`ControlServer.errorLine`): a client whose connection just ends can
+    /// only guess at a crash. The line is written without waiting: a client that does not read
+    /// may have a full socket buffer, and must not keep its descriptor by that.
+    private func evict(_ slot: Slot) {
+        let why =
+            slot.clientEnded
+            ? "its client had closed its side" : "it was the one idle for longest"
+        let line = ControlServer.errorLine(
+            .unavailable(
+                "lanchatd closed this control connection to make room for a new one (at most "
+                    + "\(limit) are served at once) because \(why); connect again to go on"))
+        let channel = slot.channel
+        channel.eventLoop.execute {
+            channel.writeAndFlush(line, promise: nil)
+            channel.close(promise: nil)
+        }
     }
 
     var openCount: Int { slots.withLock { $0.count } }
