@@ -6,36 +6,14 @@ import NIOCore
 /// envelope and `apiVersion` live here once, so a handler is only "params in, result out".
 struct ControlDispatcher: Sendable {
     typealias RawHandler = @Sendable (_ request: Data, _ id: RPCID?) async -> Data
-    typealias RawStreamHandler =
-        @Sendable (_ request: Data, _ id: RPCID?, _ writer: ControlStreamWriter) async -> Void
+    typealias RawStreamHandler = @Sendable (_ request: Data, _ id: RPCID?) async -> StreamOpening
 
     private var handlers: [String: RawHandler] = [:]
-    /// Methods that answer once and then keep writing notifications (`watch`): the
-    /// connection is theirs until they end.
-    private var streamHandlers: [String: RawStreamHandler] = [:]
+    /// Methods that answer once and then keep writing notifications (`watch`): once opened,
+    /// the connection is theirs until they end. Registered by `registerStreaming`.
+    var streamHandlers: [String: RawStreamHandler] = [:]
 
     var methodNames: [String] { (Array(handlers.keys) + Array(streamHandlers.keys)).sorted() }
-
-    /// Registers a streaming method: `handler` answers through `StreamingAnswer` (the result
-    /// first, then notifications). An error it throws, before or after the result, ends the
-    /// stream with an error response carrying the request's id.
-    mutating func registerStreaming<Method: ControlMethod>(
-        _ method: Method.Type,
-        _ handler:
-            @escaping @Sendable (Method.Params, StreamingAnswer<Method>) async throws(ControlError)
-            -> Void
-    ) {
-        streamHandlers[Method.name] = { request, id, writer in
-            let answer = StreamingAnswer<Method>(id: id, writer: writer)
-            do throws(ControlError) {
-                let params = try Self.decodeParams(Method.Params.self, from: request)
-                try await handler(params, answer)
-            } catch {
-                try? await writer.write(
-                    Self.encode(RPCResponse<Method.Result>(id: id, error: error)))
-            }
-        }
-    }
 
     mutating func register<Method: ControlMethod>(
         _ method: Method.Type,
@@ -57,61 +35,68 @@ struct ControlDispatcher: Sendable {
     }
 
     /// What a request line asks for, its head read once: an answer of one line (errors about
-    /// the request itself included), or a stream, which needs the connection to itself.
+    /// the request itself included), or a stream, which opens with one line too (its result,
+    /// or the error that refuses it) and only once opened needs the connection to itself.
     enum Route: Sendable {
         case single(@Sendable () async -> Data)
-        case stream(@Sendable (ControlStreamWriter) async -> Void)
+        case stream(@Sendable () async -> StreamOpening)
     }
 
     func route(_ line: Data) -> Route {
+        let head: RPCRequestHead
+        let method: String
+        switch Self.readHead(line) {
+        case .read(let read, let name): (head, method) = (read, name)
+        case .refused(let response): return .single { response }
+        }
+        if let handler = handlers[method] {
+            return .single { await handler(line, head.id) }
+        }
+        if let stream = streamHandlers[method] {
+            return .stream { await stream(line, head.id) }
+        }
+        return Self.answer(RPCResponse<NoParams>(id: head.id, error: .methodNotFound(method)))
+    }
+
+    /// A request line's head as far as every request needs it, or the error response for a
+    /// line that is not a JSON-RPC 2.0 request.
+    enum HeadReading {
+        case read(RPCRequestHead, method: String)
+        case refused(Data)
+    }
+
+    static func readHead(_ line: Data) -> HeadReading {
         let head: RPCRequestHead
         do {
             head =
                 try Self.fastRead(RPCRequestHead.self, from: line)
                 ?? ControlJSON.decoder().decode(RPCRequestHead.self, from: line)
         } catch DecodingError.dataCorrupted {
-            return Self.answer(
-                RPCResponse<NoParams>(id: nil, error: .parseError("the request is not valid JSON")))
+            return .refused(
+                encode(
+                    RPCResponse<NoParams>(
+                        id: nil, error: .parseError("the request is not valid JSON"))))
         } catch {
-            return Self.answer(
-                RPCResponse<NoParams>(
-                    id: nil, error: .invalidRequest("the request is not a JSON-RPC 2.0 object")))
+            return .refused(
+                encode(
+                    RPCResponse<NoParams>(
+                        id: nil,
+                        error: .invalidRequest("the request is not a JSON-RPC 2.0 object"))))
         }
         guard head.jsonrpc == "2.0", let method = head.method else {
-            return Self.answer(
-                RPCResponse<NoParams>(
-                    id: head.id,
-                    error: .invalidRequest(
-                        "a request needs \"jsonrpc\": \"2.0\" and a \"method\" string")))
+            return .refused(
+                encode(
+                    RPCResponse<NoParams>(
+                        id: head.id,
+                        error: .invalidRequest(
+                            "a request needs \"jsonrpc\": \"2.0\" and a \"method\" string"))))
         }
-        if let handler = handlers[method] {
-            return .single { await handler(line, head.id) }
-        }
-        if let stream = streamHandlers[method] {
-            return .stream { writer in await stream(line, head.id, writer) }
-        }
-        return Self.answer(RPCResponse<NoParams>(id: head.id, error: .methodNotFound(method)))
+        return .read(head, method: method)
     }
 
     private static func answer(_ response: RPCResponse<NoParams>) -> Route {
         let line = encode(response)
         return .single { line }
-    }
-
-    /// Answers one request line with one response line (without the newline). A streaming
-    /// method needs a connection of its own (`route`): here it is an error.
-    func respond(to line: Data) async -> Data {
-        switch route(line) {
-        case .single(let answer):
-            return await answer()
-        case .stream:
-            let head = Self.fastRead(RPCRequestHead.self, from: line)
-            return Self.encode(
-                RPCResponse<NoParams>(
-                    id: head?.id,
-                    error: .invalidRequest(
-                        "'\(head?.method ?? "")' streams: it needs a connection")))
-        }
     }
 
     static func tooLongResponse() -> Data {

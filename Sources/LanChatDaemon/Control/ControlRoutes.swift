@@ -45,8 +45,8 @@ extension ControlDispatcher {
         dispatcher.register(Methods.Typing.self) { params throws(ControlError) in
             try await messenger.typing(params)
         }
-        dispatcher.registerStreaming(Methods.Watch.self) { params, answer throws(ControlError) in
-            try await messenger.watch(params, answer: answer)
+        dispatcher.registerStreaming(Methods.Watch.self) { params throws(ControlError) in
+            try await messenger.openWatch(params)
         }
         return dispatcher
     }

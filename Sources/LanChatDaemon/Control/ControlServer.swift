@@ -187,15 +187,23 @@ final class ControlServer: Sendable {
                         switch dispatcher.route(Data(line.readableBytesView)) {
                         case .single(let answer):
                             response = await answer()
-                        case .stream(let run):
-                            let writer = ControlStreamWriter { line in
-                                var line = line
-                                line.append(UInt8(ascii: "\n"))
-                                try await outbound.write(ByteBuffer(bytes: line))
+                        case .stream(let open):
+                            switch await open() {
+                            case .refused(let refusal):
+                                // Refused before it streamed: an answer like any other.
+                                response = refusal
+                            case .opened(let first, let run):
+                                let writer = ControlStreamWriter { line in
+                                    var line = line
+                                    line.append(UInt8(ascii: "\n"))
+                                    try await outbound.write(ByteBuffer(bytes: line))
+                                }
+                                try await writer.write(first)
+                                // An opened stream owns its connection to the end, and ends
+                                // with its client.
+                                await Self.untilClientLeaves(reader) { await run(writer) }
+                                return
                             }
-                            // A stream owns its connection to the end, and ends with its client.
-                            await Self.untilClientLeaves(reader) { await run(writer) }
-                            return
                         }
                     case .tooLong:
                         response = ControlDispatcher.tooLongResponse()

@@ -10,16 +10,24 @@ struct ControlStreamWriter: Sendable {
     }
 }
 
-/// How a streaming method answers (`watch`): its result once, then notifications, each a
-/// line written as it happens. A client that went away makes these throw `unavailable`,
-/// which ends the handler.
-struct StreamingAnswer<Method: ControlMethod>: Sendable {
-    let id: RPCID?
-    let writer: ControlStreamWriter
+/// A streaming method that accepted its request (`watch`): the result it answers with, and
+/// the stream that follows on the same connection.
+struct OpenedStream<Method: ControlMethod>: Sendable {
+    let result: Method.Result
+    let stream: @Sendable (StreamingAnswer<Method>) async throws(ControlError) -> Void
+}
 
-    func start(_ result: Method.Result) async throws(ControlError) {
-        try await send(ControlDispatcher.encode(RPCResponse(id: id, result: result)))
-    }
+/// How a streaming request opens, as the control server sees it: refused with one error line
+/// (the connection goes on taking requests), or opened with its first line and a stream.
+enum StreamOpening: Sendable {
+    case refused(Data)
+    case opened(Data, @Sendable (ControlStreamWriter) async -> Void)
+}
+
+/// How an opened stream writes (`watch`): notifications, each a line written as it happens.
+/// A client that went away makes these throw `unavailable`, which ends the stream.
+struct StreamingAnswer<Method: ControlMethod>: Sendable {
+    let writer: ControlStreamWriter
 
     func notify<Params: Codable>(_ method: String, _ params: Params) async throws(ControlError) {
         let line: Data
@@ -28,10 +36,6 @@ struct StreamingAnswer<Method: ControlMethod>: Sendable {
         } catch {
             throw .internalError("cannot encode a notification: \(error)")
         }
-        try await send(line)
-    }
-
-    private func send(_ line: Data) async throws(ControlError) {
         do {
             try await writer.write(line)
         } catch {

@@ -10,8 +10,11 @@ import LanChatStore
 extension Messenger {
     static let watchBatch = 512
 
-    func watch(_ params: WatchParams, answer: StreamingAnswer<Methods.Watch>)
-        async throws(ControlError)
+    /// Checks a watch before it streams: the peer or group it follows and its `since` cursor.
+    /// An error here refuses the request and leaves the connection to further requests
+    /// (`ControlDispatcher.registerStreaming`); the stream itself starts from the log's newest
+    /// event as read here, so nothing logged after this answer is missed.
+    func openWatch(_ params: WatchParams) async throws(ControlError) -> OpenedStream<Methods.Watch>
     {
         // `watch GROUP` follows the group: its changes and its messages.
         var followed: GroupID?
@@ -22,8 +25,6 @@ extension Messenger {
             followed != nil
             ? nil
             : try params.peer.map { text throws(ControlError) in try directory.resolve(text).key }
-        let watcher = eventFeed.register()
-        defer { eventFeed.unregister(watcher) }
         let bounds: (oldest: Int64?, newest: Int64)
         do {
             bounds = try await store.eventBounds()
@@ -56,10 +57,25 @@ extension Messenger {
                     oldest: Self.cursorText(oldestKept))
             }
         }
-        try await answer.start(
-            WatchResult(
-                cursor: Self.cursorText(bounds.newest), oldestCursor: Self.cursorText(oldestKept)))
-        var last = since ?? bounds.newest
+        let start = since ?? bounds.newest
+        return OpenedStream(
+            result: WatchResult(
+                cursor: Self.cursorText(bounds.newest), oldestCursor: Self.cursorText(oldestKept))
+        ) { [followed] answer throws(ControlError) in
+            try await self.streamEvents(after: start, followed: followed, peer: peer, to: answer)
+        }
+    }
+
+    /// The stream of an opened watch: the logged events after `start`, then the live ones.
+    /// The watcher is registered before the log is first read, so a commit after that read
+    /// wakes it; one before is in that read.
+    private func streamEvents(
+        after start: Int64, followed: GroupID?, peer: PeerKey?,
+        to answer: StreamingAnswer<Methods.Watch>
+    ) async throws(ControlError) {
+        let watcher = eventFeed.register()
+        defer { eventFeed.unregister(watcher) }
+        var last = start
         while !Task.isCancelled {
             let batch: [StoredEvent]
             do {
