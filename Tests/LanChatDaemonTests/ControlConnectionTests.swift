@@ -1,4 +1,6 @@
 import Foundation
+import LanChatControl
+import LanChatCore
 import Testing
 
 @testable import LanChatDaemon
@@ -72,6 +74,35 @@ struct ControlConnectionTests {
             let opened = RawResponse(try await connection.receive())
             #expect(opened.id == AnyHashable(99))
             #expect(opened.result?["cursor"] is String, "\(opened.object)")
+        }
+    }
+
+    /// A request sent on a connection that streams a watch is answered with an error, by its
+    /// id, saying to use another connection; the watch goes on. It used to end the stream
+    /// without a word.
+    @Test func aRequestDuringAWatchIsRefusedAndTheWatchGoesOn() async throws {
+        try await Self.withConnection { alice, connection in
+            try await connection.send(#"{"jsonrpc":"2.0","id":"w","method":"watch"}"#)
+            let opened = RawResponse(try await connection.receive())
+            #expect(opened.id == AnyHashable("w") && opened.result != nil, "\(opened.object)")
+
+            try await connection.send(#"{"jsonrpc":"2.0","id":5,"method":"status"}"#)
+            let refused = RawResponse(try await connection.receive())
+            #expect(refused.id == AnyHashable(5), "\(refused.object)")
+            #expect(refused.errorCode == -32600, "\(refused.object)")
+            #expect(refused.errorMessage.contains("another connection"), "\(refused.object)")
+            try await connection.send("hello")
+            let garbage = RawResponse(try await connection.receive())
+            #expect(garbage.id == nil && garbage.errorCode == -32700, "\(garbage.object)")
+
+            // The stream is still there: the next event arrives on it.
+            let carol = try #require(PeerKey(bytes: [UInt8](repeating: 0x43, count: 32))).id
+            _ = try await alice.client.add(AddParams(name: "carol", id: carol))
+            let event = RawResponse(try await connection.receive())
+            #expect(event.method == "event", "\(event.object)")
+            let params = event.object["params"] as? [String: Any]
+            #expect(params?["type"] as? String == "peer.new", "\(event.object)")
+            #expect((params?["peer"] as? [String: Any])?["id"] as? String == carol)
         }
     }
 }

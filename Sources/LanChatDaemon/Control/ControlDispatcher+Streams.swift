@@ -30,4 +30,22 @@ extension ControlDispatcher {
             }
         }
     }
+
+    /// The answer to a request line sent on a connection that is streaming (`watch`): the
+    /// connection is the stream's, so the request is refused by its id, saying where to send
+    /// it, and the stream goes on. A line that is no request gets the error any connection
+    /// gives it.
+    static func refuseWhileStreaming(_ line: Data) -> Data {
+        switch readHead(line) {
+        case .refused(let response):
+            return response
+        case .read(let head, let method):
+            return encode(
+                RPCResponse<NoParams>(
+                    id: head.id,
+                    error: .invalidRequest(
+                        "this connection is streaming a watch, which has it to itself; send "
+                            + "'\(method)' on another connection (the watch goes on)")))
+        }
+    }
 }

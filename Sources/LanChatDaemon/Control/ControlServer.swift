@@ -201,7 +201,9 @@ final class ControlServer: Sendable {
                                 try await writer.write(first)
                                 // An opened stream owns its connection to the end, and ends
                                 // with its client.
-                                await Self.untilClientLeaves(reader) { await run(writer) }
+                                await Self.untilClientLeaves(reader, writer: writer) {
+                                    await run(writer)
+                                }
                                 return
                             }
                         }
@@ -225,15 +227,29 @@ final class ControlServer: Sendable {
         return ByteBuffer(bytes: line)
     }
 
-    /// Runs a stream (`watch`) while watching its connection: a stream may go on for days, and
-    /// must end when its client does, not at its next write. Anything the client sends
-    /// meanwhile, or its end, cancels the stream.
+    /// Runs a stream (`watch`) while reading its connection: a stream may go on for days, and
+    /// must end when its client does, not at its next write. A request the client sends
+    /// meanwhile is answered with an error that says to use another connection, and the
+    /// stream goes on: ending it silently would leave the client to guess why its events
+    /// stopped. The client's end (or a read error) ends the stream; the stream's end ends the
+    /// reading.
     private static func untilClientLeaves(
-        _ reader: InboundLines, _ stream: @escaping @Sendable () async -> Void
+        _ reader: InboundLines, writer: ControlStreamWriter,
+        _ stream: @escaping @Sendable () async -> Void
     ) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await stream() }
-            group.addTask { _ = try? await reader.next() }
+            group.addTask {
+                while let item = try? await reader.next() {
+                    let refusal =
+                        switch item {
+                        case .line(let line):
+                            ControlDispatcher.refuseWhileStreaming(Data(line.readableBytesView))
+                        case .tooLong: ControlDispatcher.tooLongResponse()
+                        }
+                    do { try await writer.write(refusal) } catch { return }
+                }
+            }
             await group.next()
             group.cancelAll()
         }
