@@ -157,6 +157,14 @@ enum ControlRequestSeeds {
                 "null-params",
                 Array(#"{"jsonrpc":"2.0","id":null,"method":"status","params":null}"#.utf8)
             ),
+            // Ids that are numbers but not Int64: answered by the same number (`.decimal`).
+            (
+                "decimal-ids",
+                Array(
+                    (#"{"jsonrpc":"2.0","id":1.5,"method":"status"}"# + "\n"
+                        + #"{"jsonrpc":"2.0","id":18446744073709551616,"method":"watch"}"#
+                        + "\n" + #"{"jsonrpc":"2.0","id":-1e-7,"method":"who"}"#).utf8)
+            ),
             ("bad-json", Array(#"{"jsonrpc":"2.0","id":1,"method":"#.utf8)),
             ("bad-not-object", Array("[1,2,3]".utf8)),
             ("bad-version", Array(#"{"jsonrpc":"1.0","id":1,"method":"status"}"#.utf8)),

@@ -33,7 +33,7 @@ enum ResponseRouting {
         }
         switch head.id {
         case .number(let id): return .response(id: id)
-        case .string: return .unknownID
+        case .string, .decimal: return .unknownID
         case nil:
             if let error = head.error { return .errorWithoutID(error.controlError) }
             if head.method != nil { return .notification }

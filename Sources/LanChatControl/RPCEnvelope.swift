@@ -4,17 +4,32 @@ import FoundationEssentials
 /// client. One request or response per line; lines are UTF-8 JSON objects without newlines
 /// (JSONEncoder never emits a raw newline).
 
-/// A JSON-RPC id: a number or a string (null ids are answered with null).
+/// A JSON-RPC id: a number or a string (null ids are answered with null). JSON-RPC 2.0 allows
+/// any number, so one that is not a whole number in Int64 (`1.5`, `1e-3`, `2^64`) is kept as
+/// a `Decimal` and answered as the same number, never as null: a client that pipelines
+/// matches answers by id. A `Decimal` holds 38 significant digits (more are rounded, beyond
+/// what RFC 8259 §6 lets a JSON reader rely on) and magnitudes from 1e-128 to about 1e127;
+/// an id out of that range does not decode, and the daemon answers it with `invalidRequest`.
 public enum RPCID: Codable, Sendable, Hashable {
     case number(Int64)
     case string(String)
+    case decimal(Decimal)
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let number = try? container.decode(Int64.self) {
             self = .number(number)
+        } else if let string = try? container.decode(String.self) {
+            self = .string(string)
+        } else if let decimal = try? container.decode(Decimal.self), decimal.isFinite {
+            self = .decimal(decimal)
         } else {
-            self = .string(try container.decode(String.self))
+            throw DecodingError.typeMismatch(
+                RPCID.self,
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription:
+                        "an id is a string, a number of magnitude 1e-128 to 1e127, or null"))
         }
     }
 
@@ -23,6 +38,7 @@ public enum RPCID: Codable, Sendable, Hashable {
         switch self {
         case .number(let number): try container.encode(number)
         case .string(let string): try container.encode(string)
+        case .decimal(let decimal): try container.encode(decimal)
         }
     }
 }

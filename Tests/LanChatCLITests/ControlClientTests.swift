@@ -268,6 +268,7 @@ import Testing
         switch request.id {
         case .number(let number): "\(number)"
         case .string(let string): "\"\(string)\""
+        case .decimal(let decimal): "\(decimal)"
         case nil: "null"
         }
     }

@@ -104,7 +104,9 @@ import Testing
 
     @Test(arguments: [
         RPCID?.none, .number(0), .number(-1), .number(.max), .number(.min), .string(""),
-        .string("a\"b\\c\u{1}/é"),
+        .string("a\"b\\c\u{1}/é"), .decimal(Decimal(string: "1.5") ?? 0),
+        .decimal(Decimal(string: "-0.0000001") ?? 0),
+        .decimal(Decimal(string: "18446744073709551616") ?? 0),
     ])
     func responseLinesMatchTheEncoderForEveryKindOfID(id: RPCID?) throws {
         let success = RPCResponse(id: id, result: SendResult(messages: [Fixtures.outgoing]))

@@ -73,7 +73,36 @@ import Testing
             try GoldenJSON.decode([RPCID].self, #"[9007199254740993,"7"]"#) == [
                 .number(9_007_199_254_740_993), .string("7"),
             ])
-        #expect(throws: (any Error).self) { try GoldenJSON.decode([RPCID].self, "[1.5]") }
+    }
+
+    /// JSON-RPC 2.0 allows any number as an id: one that is not a whole number in Int64
+    /// comes back as the same number, not as null (1.50 and 1.5 are one JSON number).
+    @Test(arguments: [
+        ("1.5", "1.5"), ("-0.25", "-0.25"), ("1.50", "1.5"), ("1e-7", "0.0000001"),
+        ("18446744073709551616", "18446744073709551616"),
+        ("-9223372036854775809", "-9223372036854775809"),
+        ("12345678901234567890123456789.012345678", "12345678901234567890123456789.012345678"),
+    ])
+    func numberIDsThatAreNotInt64ComeBackAsTheSameNumber(sent: String, echoed: String) throws {
+        let id = try #require(try GoldenJSON.decode([RPCID].self, "[\(sent)]").first)
+        guard case .decimal = id else {
+            Issue.record("\(sent) read as \(id)")
+            return
+        }
+        #expect(try GoldenJSON.encode([id]) == "[\(echoed)]")
+        #expect(try GoldenJSON.decode([RPCID].self, "[\(echoed)]") == [id])
+    }
+
+    /// Out of `Decimal`'s range an id cannot be given back exactly: it does not decode, as a
+    /// type mismatch on the id (the daemon answers it with invalidRequest, not parseError).
+    @Test(arguments: ["1e200", "-1e200", "1e-200", "1e400", "true", "{}", "[1]"])
+    func idsThatCannotBeGivenBackDoNotDecode(sent: String) {
+        #expect {
+            try GoldenJSON.decode([RPCID].self, "[\(sent)]")
+        } throws: { error in
+            guard case DecodingError.typeMismatch(let type, _) = error else { return false }
+            return type == RPCID.self
+        }
     }
 
     @Test func apiVersionAndLimits() {

@@ -105,4 +105,28 @@ struct ControlConnectionTests {
             #expect((params?["peer"] as? [String: Any])?["id"] as? String == carol)
         }
     }
+
+    /// JSON-RPC 2.0 ids may be any number: one that is not a whole number in Int64 comes back
+    /// as that number (it used to come back null, which a pipelining client cannot match);
+    /// one lanchatd cannot give back exactly is an invalid request, said so.
+    @Test func numberIDsComeBackAsTheyWereSent() async throws {
+        try await Self.withConnection { _, connection in
+            for id in ["1.5", "-0.25", "18446744073709551616", "1e-7"] {
+                try await connection.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"status"}"#)
+                let line = try await connection.receiveText()
+                let echoed = id == "1e-7" ? "0.0000001" : id
+                #expect(line.contains(#""id":\#(echoed),"#), "\(id): \(line)")
+                #expect(line.contains(#""result":"#), "\(id): \(line)")
+            }
+            try await connection.send(#"{"jsonrpc":"2.0","id":2.25,"method":"teleport"}"#)
+            let unknown = try await connection.receiveText()
+            #expect(unknown.contains(#""id":2.25,"#) && unknown.contains("-32601"), "\(unknown)")
+
+            try await connection.send(#"{"jsonrpc":"2.0","id":1e200,"method":"status"}"#)
+            let refused = RawResponse(try await connection.receive())
+            #expect(refused.id == nil && refused.errorCode == -32600, "\(refused.object)")
+            #expect(refused.errorMessage.contains("\"id\""), "\(refused.object)")
+            try await Self.expectStatus(connection, id: 7, after: "an id out of range")
+        }
+    }
 }

@@ -57,13 +57,19 @@ final class RawControlConnection: Sendable {
         }
     }
 
-    /// The next line the daemon writes, decoded as a JSON object; an error when none comes
-    /// within `timeout` or the connection closes first.
-    func receive(timeout: Duration = .seconds(10)) async throws -> [String: Any] {
+    /// The next line the daemon writes, as text; an error when none comes within `timeout`
+    /// or the connection closes first.
+    func receiveText(timeout: Duration = .seconds(10)) async throws -> String {
         guard case .line(let line) = await next(timeout: timeout) else {
             throw RawSocketError("no line within \(timeout), or the connection closed")
         }
-        guard let object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    /// The next line the daemon writes, decoded as a JSON object.
+    func receive(timeout: Duration = .seconds(10)) async throws -> [String: Any] {
+        let line = Data(try await receiveText(timeout: timeout).utf8)
+        guard let object = try JSONSerialization.jsonObject(with: line) as? [String: Any]
         else { throw RawSocketError("not a JSON object: \(String(decoding: line, as: UTF8.self))") }
         return object
     }

@@ -59,7 +59,8 @@ extension SendParams: FastJSONDecodable {
 }
 
 extension JSONReader {
-    /// A JSON-RPC id as `RPCID.init(from:)` reads it: an integer in Int64, or a string.
+    /// A JSON-RPC id as `RPCID.init(from:)` reads it: an integer in Int64, or a string. Any
+    /// other number (`.decimal`) is left to `JSONDecoder`: clients number their requests.
     package mutating func readRPCID() -> RPCID? {
         skipWhitespace()
         if next == UInt8(ascii: "\"") { return readString().map(RPCID.string) }

@@ -88,6 +88,8 @@ public struct ControlJSONOutput: Sendable {
         switch id {
         case .number(let number): integer(number)
         case .string(let string): self.string(string)
+        // What `JSONEncoder` writes for a `Decimal`: its description, digits without exponent.
+        case .decimal(let decimal): bytes.append(contentsOf: decimal.description.utf8)
         case nil: null()
         }
     }

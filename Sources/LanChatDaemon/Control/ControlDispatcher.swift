@@ -76,6 +76,15 @@ struct ControlDispatcher: Sendable {
                 encode(
                     RPCResponse<NoParams>(
                         id: nil, error: .parseError("the request is not valid JSON"))))
+        } catch DecodingError.typeMismatch(let type, _) where type == RPCID.self {
+            // Null is the only id left to answer with; the message says why it is not theirs.
+            return .refused(
+                encode(
+                    RPCResponse<NoParams>(
+                        id: nil,
+                        error: .invalidRequest(
+                            "\"id\" must be a string, null, or a number lanchatd can give back "
+                                + "exactly: a magnitude from 1e-128 to 1e127"))))
         } catch {
             return .refused(
                 encode(
