@@ -18,7 +18,8 @@ import LanChatFuzzSupport
 /// `contacts`, `block`, `unblock`, `remove` and `accept` have only types to check, and their handlers resolve
 /// a PEER before writing), which answers bad params with `invalidParams` or `badInput` only and
 /// lets through only values within the limits; the error response for any id is one line that
-/// gives that id back.
+/// gives that id back; a line whose head `JSONReader` reads has no malformed string
+/// (`JSONStringSyntax`, which the daemon runs only on the others).
 enum ControlRequestHarness {
     static func run(_ bytes: [UInt8]) {
         let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).prefix(8)
@@ -36,6 +37,7 @@ enum ControlRequestHarness {
             return
         }
         checkErrorResponse(id: head.id, message: head.method ?? "")
+        checkStringSyntax(line)
         roundTrip(NoParams.self, line)
         roundTrip(WhoParams.self, line)
         let send = roundTrip(SendParams.self, line) { $0.timeout.map { !$0.isFinite } ?? false }
@@ -176,6 +178,19 @@ enum ControlRequestHarness {
         }
         guard let fast = fast?.params else { return }
         fuzzCheck(fast == slow, "fast path read \(fast), JSONDecoder \(String(describing: slow))")
+    }
+
+    /// The daemon looks for malformed strings (`JSONStringSyntax`) only in lines whose head
+    /// `JSONReader` declined, trusting it to have checked every string of the others: a line
+    /// it reads must have none.
+    static func checkStringSyntax(_ line: Data) {
+        let fault = line.withUnsafeBytes(JSONStringSyntax.fault(in:))
+        let fast = line.withUnsafeBytes { bytes in
+            JSONReader.read(bytes) { RPCRequestHead(json: &$0) }
+        }
+        fuzzCheck(
+            fast == nil || fault == nil,
+            "JSONReader read a head where strings are bad: \(fault ?? "")")
     }
 
     /// `send` params as the client writes them: the bytes `JSONEncoder` writes, or nil where

@@ -166,6 +166,15 @@ enum ControlRequestSeeds {
                         + "\n" + #"{"jsonrpc":"2.0","id":-1e-7,"method":"who"}"#).utf8)
             ),
             ("bad-json", Array(#"{"jsonrpc":"2.0","id":1,"method":"#.utf8)),
+            // Malformed strings JSONDecoder reads past: a raw tab, an unknown escape.
+            (
+                "bad-raw-control",
+                Array(
+                    (#"{"jsonrpc":"2.0","id":1,"method":"send","params":{"peer":"a","text":"a"#
+                        + "\t" + #"b"}}"# + "\n"
+                        + #"{"jsonrpc":"2.0","id":2,"method":"who","params":{"query":"\q"}}"#)
+                        .utf8)
+            ),
             ("bad-not-object", Array("[1,2,3]".utf8)),
             ("bad-version", Array(#"{"jsonrpc":"1.0","id":1,"method":"status"}"#.utf8)),
             (

@@ -129,4 +129,37 @@ struct ControlConnectionTests {
             try await Self.expectStatus(connection, id: 7, after: "an id out of range")
         }
     }
+
+    /// A raw control character, or an escape JSON does not have, inside a string is malformed
+    /// JSON (RFC 8259 §7): a parse error, whatever the method, not invalid params (what a
+    /// control character in params used to get). The id, readable all the same, is given
+    /// back; the same characters escaped are fine.
+    @Test func aRawControlCharacterInAStringIsAParseError() async throws {
+        try await Self.withConnection { _, connection in
+            let malformed = [
+                (#"{"jsonrpc":"2.0","id":1,"method":"send","params":{"peer":"nobody","text":"a"#
+                    + "\t" + #"b"}}"#),
+                (#"{"jsonrpc":"2.0","id":2,"method":"who","params":{"query":""#
+                    + "\u{1}" + #""}}"#),
+                (#"{"jsonrpc":"2.0","id":3,"method":"teleport","params":{"x":""#
+                    + "\u{1F}" + #""}}"#),
+                #"{"jsonrpc":"2.0","id":4,"method":"send","params":{"peer":"nobody","text":"\q"}}"#,
+            ]
+            for (offset, line) in malformed.enumerated() {
+                try await connection.send(line)
+                let response = RawResponse(try await connection.receive())
+                #expect(
+                    response.errorCode == -32700, "\(line.debugDescription): \(response.object)")
+                #expect(response.id == AnyHashable(offset + 1), "\(response.object)")
+            }
+            try await Self.expectStatus(connection, id: 5, after: "raw control characters")
+
+            try await connection.send(
+                #"{"jsonrpc":"2.0","id":6,"method":"send","params":{"peer":"nobody","text":"a\tb\u0001"}}"#
+            )
+            let escaped = RawResponse(try await connection.receive())
+            #expect(
+                escaped.id == AnyHashable(6) && escaped.errorCode == -32002, "\(escaped.object)")
+        }
+    }
 }

@@ -68,9 +68,22 @@ struct ControlDispatcher: Sendable {
     static func readHead(_ line: Data) -> HeadReading {
         let head: RPCRequestHead
         do {
-            head =
-                try Self.fastRead(RPCRequestHead.self, from: line)
-                ?? ControlJSON.decoder().decode(RPCRequestHead.self, from: line)
+            if let fast = Self.fastRead(RPCRequestHead.self, from: line) {
+                // `JSONReader` checked every string of the line, skipped ones included.
+                head = fast
+            } else {
+                head = try ControlJSON.decoder().decode(RPCRequestHead.self, from: line)
+                // `JSONDecoder` looks into a string only when it decodes it: a malformed one
+                // in the params would otherwise be answered as a wrong param, or not at all.
+                let fault = line.withUnsafeBytes(JSONStringSyntax.fault(in:))
+                if let fault {
+                    return .refused(
+                        encode(
+                            RPCResponse<NoParams>(
+                                id: head.id,
+                                error: .parseError("the request is not valid JSON: \(fault)"))))
+                }
+            }
         } catch DecodingError.dataCorrupted {
             return .refused(
                 encode(
@@ -165,8 +178,7 @@ struct ControlDispatcher: Sendable {
         }
         return .invalidParams(
             "invalid params: a value does not fit its field (a number out of range or not "
-                + "whole, or a string with a lone surrogate, a control character or an unknown "
-                + "escape)")
+                + "whole, or a string with a lone surrogate)")
     }
 
     /// A short, user-facing account of a decoding error: which field, what was wrong.
