@@ -71,7 +71,7 @@ extension Unicode.Scalar {
     /// A control character, or a bidi embedding, override or isolate (U+202A…U+202E,
     /// U+2066…U+2069): what a name we are asked to store may not hold. Other format
     /// characters stay allowed (U+200D joins emoji).
-    var isControlOrBidiOverride: Bool {
+    package var isControlOrBidiOverride: Bool {
         properties.generalCategory == .control || (0x202A...0x202E).contains(value)
             || (0x2066...0x2069).contains(value)
     }

@@ -81,8 +81,10 @@ public struct DaemonConfiguration: Sendable {
         guard !name.isEmpty, name.utf8.count <= Limits.maxDisplayNameBytes else {
             return "must be 1 to \(Limits.maxDisplayNameBytes) bytes"
         }
-        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else { return "cannot contain control characters" }
+        // As aliases and group names: a bidi override in a name would reorder what the
+        // peers' terminals show around it (they escape it, but the name is then unreadable).
+        guard !name.unicodeScalars.contains(where: \.isControlOrBidiOverride)
+        else { return "cannot contain control characters or bidi overrides" }
         return nil
     }
 
