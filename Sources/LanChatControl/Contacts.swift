@@ -145,17 +145,23 @@ public struct VerifyResult: Codable, Sendable, Hashable {
     public var verified: Bool
     /// With `link`: what moved to `peer`. The key is absent otherwise.
     public var linked: LinkedInfo?
+    /// Without `link`: the earlier key whose name `peer` took (its key-change warning, pending
+    /// or settled) and whose conversation it can still take over with `link`. Absent when
+    /// there is none.
+    public var canReplace: PeerCandidate?
 
     public init(
-        peer: PeerInfo, safetyNumber: String, verified: Bool, linked: LinkedInfo? = nil
+        peer: PeerInfo, safetyNumber: String, verified: Bool, linked: LinkedInfo? = nil,
+        canReplace: PeerCandidate? = nil
     ) {
         self.peer = peer
         self.safetyNumber = safetyNumber
         self.verified = verified
         self.linked = linked
+        self.canReplace = canReplace
     }
 
-    enum CodingKeys: String, CodingKey { case peer, safetyNumber, verified, linked }
+    enum CodingKeys: String, CodingKey { case peer, safetyNumber, verified, linked, canReplace }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -163,6 +169,7 @@ public struct VerifyResult: Codable, Sendable, Hashable {
         try container.encode(safetyNumber, forKey: .safetyNumber)
         try container.encode(verified, forKey: .verified)
         if let linked { try container.encode(linked, forKey: .linked) }
+        if let canReplace { try container.encode(canReplace, forKey: .canReplace) }
     }
 }
 

@@ -16,10 +16,11 @@ extension MessageStore {
     /// - the inbox has one conversation, `key`'s; archived only if both were.
     /// - `key` takes `earlier`'s alias, or its name as the alias when it had none (the name
     ///   the user knew it by then resolves to `key` alone), becomes a contact (a pending
-    ///   request is accepted with it), and is `verified` when `verified`, else `unverified`.
-    ///   The key-change warning is settled.
-    /// - `earlier` keeps its key, its group memberships and their messages, and loses its
-    ///   alias, contact status and verification.
+    ///   request is accepted with it), and is `verified` when `verified` or when it already
+    ///   was, else `unverified`. The key-change warning is settled.
+    /// - `earlier` keeps its key, its group memberships and their messages, loses its alias,
+    ///   contact status and verification, and is retired: `replaced_by` names `key`, and it
+    ///   is not linked again (`notFound`).
     /// Group messages stay where they are: a group's members are keys, and `key` is not one
     /// until a member adds it.
     public func linkKey(
@@ -30,10 +31,13 @@ extension MessageStore {
             guard key != earlier else { throw StoreError(.notFound, "a key cannot replace itself") }
             guard
                 let previous = try Row.fetchOne(
-                    db, sql: "SELECT alias, name FROM peers WHERE pk = ?",
+                    db, sql: "SELECT alias, name, replaced_by FROM peers WHERE pk = ?",
                     arguments: [earlier.blob]),
                 try !Self.isUnknownPeer(db, key)
             else { throw StoreError(.notFound, "unknown peer") }
+            guard previous["replaced_by"] as Data? == nil else {
+                throw StoreError(.notFound, "that key was replaced already")
+            }
             let queued = try Self.moveQueued(
                 db, from: earlier, to: key, newStream: newStreamID)
             try db.execute(
@@ -48,22 +52,23 @@ extension MessageStore {
             try db.execute(
                 sql: """
                     UPDATE peers SET alias = NULL, contact = 0, request_since = NULL,
-                        verified_fp = NULL, key_changed_from = NULL,
+                        verified_fp = NULL, key_changed_from = NULL, replaced_by = ?,
                         trust = CASE trust WHEN 'blocked' THEN 'blocked' ELSE 'unverified' END
                     WHERE pk = ?
                     """,
-                arguments: [earlier.blob])
+                arguments: [key.blob, earlier.blob])
             try db.execute(
                 sql: """
                     UPDATE peers SET alias = ?, contact = 1, request_since = NULL,
-                        trust = ?, verified_fp = CASE WHEN ? THEN pk END,
-                        \(Self.settleKeyChange)
+                        trust = CASE WHEN ? OR trust = 'verified' THEN 'verified'
+                            ELSE 'unverified' END,
+                        verified_fp = CASE WHEN ? OR trust = 'verified' THEN pk END,
+                        key_change_settled = ?, key_changed_from = NULL
                     WHERE pk = ?
                     """,
                 arguments: [
-                    alias.flatMap { $0.isEmpty ? nil : $0 },
-                    verified ? StoredTrust.verified.rawValue : StoredTrust.unverified.rawValue,
-                    verified, key.blob,
+                    alias.flatMap { $0.isEmpty ? nil : $0 }, verified, verified, earlier.blob,
+                    key.blob,
                 ])
             return LinkedConversation(moved: moved, queued: queued)
         }

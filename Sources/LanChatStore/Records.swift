@@ -102,12 +102,18 @@ public struct PeerRecord: Sendable, Equatable {
     /// The earlier key that used this peer's name when this key appeared (PROTOCOL.md §3.8
     /// row 7, schema v4): shown as a warning until this key is verified, blocked or removed.
     public var keyChangedFrom: PeerKey?
+    /// The earlier key of a warning the user settled (schema v10): this key may still take
+    /// its conversation over (`linkKey`), and the same clash is not raised again.
+    public var keyChangeSettled: PeerKey?
+    /// The newer key that took this key's conversation over (schema v11): this key is retired.
+    public var replacedBy: PeerKey?
 
     public init(
         key: PeerKey, keyTag: String, name: String, alias: String? = nil,
         trust: StoredTrust = .unverified, contact: Bool = false, status: String = "available",
         statusText: String = "", firstSeen: Int64, lastSeen: Int64? = nil,
-        addresses: [Endpoint] = [], requestSince: Int64? = nil, keyChangedFrom: PeerKey? = nil
+        addresses: [Endpoint] = [], requestSince: Int64? = nil, keyChangedFrom: PeerKey? = nil,
+        keyChangeSettled: PeerKey? = nil, replacedBy: PeerKey? = nil
     ) {
         self.key = key
         self.keyTag = keyTag
@@ -122,9 +128,18 @@ public struct PeerRecord: Sendable, Equatable {
         self.addresses = addresses
         self.requestSince = requestSince
         self.keyChangedFrom = keyChangedFrom
+        self.keyChangeSettled = keyChangeSettled
+        self.replacedBy = replacedBy
     }
 
     public var hasPendingRequest: Bool { requestSince != nil }
+
+    /// A pending key-change warning is settled (verify, block, remove): as
+    /// `MessageStore.settleKeyChange` writes it.
+    public mutating func settleKeyChange() {
+        keyChangeSettled = keyChangedFrom ?? keyChangeSettled
+        keyChangedFrom = nil
+    }
 
     init(row: Row, addresses: [Endpoint]) throws(StoreError) {
         let pk: Data = row["pk"]
@@ -136,7 +151,9 @@ public struct PeerRecord: Sendable, Equatable {
             contact: row["contact"], status: row["status"], statusText: row["status_text"],
             firstSeen: row["first_seen"], lastSeen: row["last_seen"], addresses: addresses,
             requestSince: row["request_since"],
-            keyChangedFrom: (row["key_changed_from"] as Data?).flatMap { PeerKey(bytes: $0) })
+            keyChangedFrom: (row["key_changed_from"] as Data?).flatMap { PeerKey(bytes: $0) },
+            keyChangeSettled: (row["key_change_settled"] as Data?).flatMap { PeerKey(bytes: $0) },
+            replacedBy: (row["replaced_by"] as Data?).flatMap { PeerKey(bytes: $0) })
     }
 }
 

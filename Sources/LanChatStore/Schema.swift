@@ -110,6 +110,9 @@ enum Schema {
         migrator.registerMigration("v10: settled key changes") { db in
             try db.execute(sql: v10)
         }
+        migrator.registerMigration("v11: replaced keys") { db in
+            try db.execute(sql: v11)
+        }
         return migrator
     }
 
@@ -457,5 +460,12 @@ enum Schema {
     /// (`recordKeyChange`); another earlier key with the name still raises one.
     static let v10 = """
         ALTER TABLE peers ADD COLUMN key_change_settled BLOB;
+        """
+
+    /// An earlier key whose conversation a new key took over (`linkKey`) names that key: it
+    /// is retired, so it raises no key-change warning for the name any more and is not
+    /// linked twice.
+    static let v11 = """
+        ALTER TABLE peers ADD COLUMN replaced_by BLOB;
         """
 }

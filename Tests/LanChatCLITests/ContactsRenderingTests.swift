@@ -70,9 +70,11 @@ import Testing
     @Test func aLinkSaysWhatMovedAndWhetherTheNewKeyIsVerified() {
         let digits = String(repeating: "0123456789", count: 6)
         let previous = PeerCandidate(id: "OLD", keyTag: "OLDB-2345", name: "bob", alias: nil)
+        var unverifiedBob = CLIFixtures.bob
+        unverifiedBob.trust = .unverified
         let unverified = VerifyView.render(
             VerifyResult(
-                peer: CLIFixtures.bob, safetyNumber: digits, verified: false,
+                peer: unverifiedBob, safetyNumber: digits, verified: false,
                 linked: LinkedInfo(previous: previous, messages: 12, released: 2)),
             style: .plain)
         #expect(
@@ -91,6 +93,27 @@ import Testing
                 == "The safety numbers match: bob@laptop (Bob) (BOBB-2345) is now verified.\n"
                 + "bob@laptop (Bob) (BOBB-2345) now has the conversation of OLDB-2345 "
                 + "(1 message).\n")
+    }
+
+    /// A key that took an earlier key's name: verify says how to take that key's
+    /// conversation over too, before and after the numbers are compared.
+    @Test func verifyOffersTheLinkForAKeyThatTookAnEarlierName() {
+        let digits = String(repeating: "0123456789", count: 6)
+        let previous = PeerCandidate(id: "OLD", keyTag: "OLDB-2345", name: "bob", alias: nil)
+        let shown = VerifyView.render(
+            VerifyResult(
+                peer: CLIFixtures.bob, safetyNumber: digits, verified: false,
+                canReplace: previous),
+            style: .plain)
+        #expect(shown.contains("if it is also the new key of bob (OLDB-2345)"), "\(shown)")
+        #expect(shown.contains("  lanchat verify BOBB-2345 '<the number it shows>' --link\n"))
+        let verified = VerifyView.render(
+            VerifyResult(
+                peer: CLIFixtures.bob, safetyNumber: digits, verified: true,
+                canReplace: previous),
+            style: .plain)
+        #expect(verified.contains("It took the name of bob (OLDB-2345)"), "\(verified)")
+        #expect(verified.hasSuffix("  lanchat verify BOBB-2345 --link\n"))
     }
 
     @Test func contactsListsContactsBlockedAndRequests() {

@@ -77,14 +77,14 @@ final class InMemoryPeerPersistence: PeerPersistence {
     func markVerified(_ key: PeerKey) async throws(StoreError) {
         try update(key) {
             $0.trust = .verified
-            $0.keyChangedFrom = nil
+            $0.settleKeyChange()
         }
     }
     func block(_ key: PeerKey) async throws(StoreError) {
         try update(key) {
             $0.trust = .blocked
             $0.requestSince = nil
-            $0.keyChangedFrom = nil
+            $0.settleKeyChange()
         }
     }
     func unblock(_ key: PeerKey) async throws(StoreError) {
@@ -95,7 +95,7 @@ final class InMemoryPeerPersistence: PeerPersistence {
             $0.alias = nil
             $0.contact = false
             $0.requestSince = nil
-            $0.keyChangedFrom = nil
+            $0.settleKeyChange()
             if $0.trust == .verified { $0.trust = .unverified }
         }
     }
@@ -113,7 +113,7 @@ final class InMemoryPeerPersistence: PeerPersistence {
     {
         var recorded = false
         try update(key) {
-            guard $0.keyChangedFrom == nil else { return }
+            guard $0.keyChangedFrom == nil, $0.keyChangeSettled != previous else { return }
             $0.keyChangedFrom = previous
             recorded = true
         }
@@ -124,12 +124,15 @@ final class InMemoryPeerPersistence: PeerPersistence {
         _ key: PeerKey, replacing earlier: PeerKey, verified: Bool,
         newStreamID: @escaping @Sendable () -> UInt64
     ) async throws(StoreError) -> LinkedConversation {
-        guard let previous = record(earlier) else { throw StoreError(.notFound, "unknown peer") }
+        guard let previous = record(earlier), previous.replacedBy == nil else {
+            throw StoreError(.notFound, "unknown or replaced peer")
+        }
         try update(earlier) {
             $0.alias = nil
             $0.contact = false
             $0.requestSince = nil
             $0.keyChangedFrom = nil
+            $0.replacedBy = key
             if $0.trust == .verified { $0.trust = .unverified }
         }
         try update(key) {
@@ -137,7 +140,8 @@ final class InMemoryPeerPersistence: PeerPersistence {
             $0.contact = true
             $0.requestSince = nil
             $0.keyChangedFrom = nil
-            $0.trust = verified ? .verified : .unverified
+            $0.keyChangeSettled = earlier
+            $0.trust = verified || $0.trust == .verified ? .verified : .unverified
         }
         return LinkedConversation(moved: 0, queued: [])
     }

@@ -161,5 +161,34 @@ import Testing
         #expect(directory.keyChanges.isEmpty)
         // The name now resolves to the new key alone (its alias comes first).
         #expect(try directory.resolve("bob").key == newBobKey)
+        // Linked once: the earlier key is retired, nothing is linked twice.
+        #expect(directory.entry(Self.bob)?.record.replacedBy == newBobKey)
+        await #expect(throws: DirectoryError.self) {
+            _ = try await directory.linkKey(newBobKey, verified: false)
+        }
+        // A third key with the name is warned about against the new key, not the retired one.
+        let thirdKey = PeerResolverTests.key(0x25)
+        let third = PeerRecord(key: thirdKey, keyTag: "EEEE-5555", name: "bob", firstSeen: 20)
+        try await persistence.addPeer(thirdKey, keyTag: third.keyTag, name: "bob", at: 20)
+        directory.pin(third)
+        #expect(try await directory.noteNameClash(thirdKey, name: "bob", at: 21)?.key == newBobKey)
+    }
+
+    /// The usual order: the numbers compared first (the warning is settled), the link
+    /// after. The link is still offered, and keeps the verification.
+    @Test func aVerifiedKeyCanStillTakeTheEarlierKeyOver() async throws {
+        let newBobKey = PeerResolverTests.key(0x24)
+        let (directory, persistence) = Self.directory(
+            Self.records + [
+                PeerRecord(key: newBobKey, keyTag: "DDDD-4444", name: "bob", firstSeen: 9)
+            ])
+        _ = try await directory.noteNameClash(newBobKey, name: "bob", at: 10)
+        let verified = try await directory.markVerified(newBobKey)
+        #expect(directory.keyChanges.isEmpty)
+        #expect(directory.linkable(verified)?.key == Self.bob)
+        let outcome = try await directory.linkKey(newBobKey, verified: false)
+        #expect(outcome.entry.record.trust == .verified)
+        #expect(persistence.record(newBobKey)?.trust == .verified)
+        #expect(directory.linkable(outcome.entry) == nil)
     }
 }

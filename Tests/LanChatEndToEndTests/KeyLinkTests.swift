@@ -28,6 +28,9 @@ extension EndToEnd {
                     try await !alice.json(WhoKeyChanges.self, ["who"]).keyChanges.isEmpty
                 }
                 #expect(warned)
+                // verify offers the link: the earlier key whose name the new one took.
+                let offered = try await alice.json(OfferObject.self, ["verify", newBob.keyTag])
+                #expect(offered.canReplace?.keyTag == bob.keyTag)
                 // Held: queued for the old key, nothing reaches the new one.
                 let held = try await alice.send("held for bob", to: bob.keyTag)
 
@@ -92,4 +95,9 @@ struct LinkedVerifyObject: Decodable, Sendable {
     var peer: ContactPeer
     var verified: Bool
     var linked: Linked
+}
+
+/// `lanchat verify PEER --json` of a key that took an earlier key's name.
+struct OfferObject: Decodable, Sendable {
+    var canReplace: WhoKeyChanges.Candidate?
 }

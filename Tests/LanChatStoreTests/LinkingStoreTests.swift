@@ -55,6 +55,7 @@ struct LinkingStoreTests {
         let newRecord = try #require(peers.first { $0.key == new })
         #expect(newRecord.alias == "bobby" && newRecord.contact)
         #expect(newRecord.trust == .unverified && newRecord.keyChangedFrom == nil)
+        #expect(newRecord.keyChangeSettled == old)
         let oldRecord = try #require(peers.first { $0.key == old })
         #expect(oldRecord.alias == nil && !oldRecord.contact && oldRecord.trust == .unverified)
         // Settled: the same clash seen again (after a restart) raises no warning.
@@ -77,6 +78,11 @@ struct LinkingStoreTests {
         #expect(record.contact && record.requestSince == nil)
         // The earlier key had no stream: none is made for it.
         #expect(try await store.outgoingState(for: old) == nil)
+        // Retired: it names its replacement, and is not linked twice.
+        #expect(try await store.peers().first { $0.key == old }?.replacedBy == new)
+        await #expect(throws: StoreError.self) {
+            try await store.linkKey(new, replacing: old, verified: false)
+        }
         await #expect(throws: StoreError.self) {
             try await store.linkKey(new, replacing: testKey(9), verified: true)
         }
@@ -101,6 +107,21 @@ struct LinkingStoreTests {
         #expect(try await store.recordKeyChange(new, from: other, at: 240))
         try await store.block(new)
         #expect(try await !store.recordKeyChange(new, from: other, at: 250))
+        try store.close()
+    }
+
+    @Test func aLinkWithoutNumbersKeepsAVerificationMadeBefore() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let old = testKey(2)
+        let new = testKey(3)
+        let store = try await openStoreWithPeer(directory, peer: old)
+        try await store.addPeer(new, keyTag: "NEWK-EYAA", name: "bob", at: 200)
+        #expect(try await store.recordKeyChange(new, from: old, at: 210))
+        try await store.markVerified(new)
+        _ = try await store.linkKey(new, replacing: old, verified: false)
+        let record = try #require(try await store.peers().first { $0.key == new })
+        #expect(record.trust == .verified && record.keyChangeSettled == old)
         try store.close()
     }
 }

@@ -47,31 +47,50 @@ package enum VerifyView {
         if let linked = result.linked {
             return linkedText(linked, result: result, style: style)
         }
+        let tag = terminalSafe(result.peer.keyTag)
         if result.verified {
             return style.green("The safety numbers match: \(label) is now verified.") + "\n"
+                + (result.canReplace.map { earlier in
+                    "It took the name of \(candidateLabel(earlier)). If it is that peer's new key "
+                        + "(a reinstall), move the\nconversation and what is held for it over with:\n"
+                        + "  lanchat verify \(tag) --link\n"
+                } ?? "")
         }
+        let command =
+            result.canReplace == nil
+            ? "mark it verified with:\n  lanchat verify \(tag) '<the number it shows>'\n"
+            : "mark it verified with the first\nline; if it is also the new key of "
+                + "\(result.canReplace.map(candidateLabel) ?? ""), whose name it took (a reinstall), "
+                + "the second\nalso moves that conversation and what is held for it over:\n"
+                + "  lanchat verify \(tag) '<the number it shows>'\n"
+                + "  lanchat verify \(tag) '<the number it shows>' --link\n"
         return "Safety number with \(label):\n\n" + groups(result.safetyNumber) + "\n"
             + "\(label) sees the same 60 digits with 'lanchat verify' on its side. Compare them in\n"
-            + "person or over a call you trust; if they match, mark it verified with:\n"
-            + "  lanchat verify \(terminalSafe(result.peer.keyTag)) '<the number it shows>'\n"
+            + "person or over a call you trust; if they match, " + command
+    }
+
+    /// `bob (3EBM-VERF)`, or the key tag alone for a peer without a name.
+    private static func candidateLabel(_ candidate: PeerCandidate) -> String {
+        let name = candidate.alias ?? candidate.name
+        let tag = terminalSafe(candidate.keyTag)
+        return name.isEmpty ? tag : "\(truncated(name, to: 40)) (\(tag))"
     }
 
     private static func linkedText(
         _ linked: LinkedInfo, result: VerifyResult, style: TextStyle
     ) -> String {
         let label = ContactsView.label(result.peer)
-        let verified = result.verified
         let previous = terminalSafe(linked.previous.keyTag)
         let messages = linked.messages == 1 ? "1 message" : "\(linked.messages) messages"
         var text =
-            (verified
+            (result.verified
                 ? style.green("The safety numbers match: \(label) is now verified.") + "\n"
                 : "")
             + "\(label) now has the conversation of \(previous) (\(messages))"
         let released =
             linked.released == 1 ? "the message" : "the \(linked.released) messages"
         text += linked.released > 0 ? ", and \(released) held for it go out now.\n" : ".\n"
-        if !verified {
+        if result.peer.trust != .verified {
             text +=
                 style.yellow(
                     "\(label) is unverified: compare safety numbers with "

@@ -79,12 +79,18 @@ extension Messenger {
             return try await linkKey(peer, safetyNumber: number, verified: given != nil)
         }
         guard given != nil else {
-            return VerifyResult(peer: peer.info, safetyNumber: number, verified: false)
+            return VerifyResult(
+                peer: peer.info, safetyNumber: number, verified: false,
+                canReplace: directory.linkable(peer)?.candidate)
         }
         let entry = try await changing { () async throws(DirectoryError) -> PeerEntry in
             try await directory.markVerified(peer.key)
         }
-        return VerifyResult(peer: entry.info, safetyNumber: number, verified: true)
+        // Verified without --link, a reinstalled contact's key can still take the earlier
+        // key's conversation and held messages over: the answer says with what.
+        return VerifyResult(
+            peer: entry.info, safetyNumber: number, verified: true,
+            canReplace: directory.linkable(entry)?.candidate)
     }
 
     /// `verify --link`: `peer` takes over the earlier key its key-change warning names

@@ -54,7 +54,7 @@ extension PeerDirectory {
             try await persistence.markVerified(key)
         } memory: { entry in
             entry.record.trust = .verified
-            entry.record.keyChangedFrom = nil
+            entry.record.settleKeyChange()
         }
     }
 
@@ -64,7 +64,7 @@ extension PeerDirectory {
         } memory: { entry in
             entry.record.trust = .blocked
             entry.record.requestSince = nil
-            entry.record.keyChangedFrom = nil
+            entry.record.settleKeyChange()
         }
     }
 
@@ -86,7 +86,7 @@ extension PeerDirectory {
             entry.record.alias = nil
             entry.record.contact = false
             entry.record.requestSince = nil
-            entry.record.keyChangedFrom = nil
+            entry.record.settleKeyChange()
             if entry.record.trust == .verified { entry.record.trust = .unverified }
         }
     }
@@ -120,7 +120,9 @@ extension PeerDirectory {
         // was added with; of several, the one that matters most: a verified one, else a
         // contact, else the latest seen (not the oldest, perhaps long removed).
         let earlier = all.filter {
-            $0.pinned && $0.key != key && $0.record.firstSeen <= entry.record.firstSeen
+            // A key replaced by a newer one (`linkKey`) is retired: its name moved on.
+            $0.pinned && $0.key != key && $0.record.replacedBy == nil
+                && $0.record.firstSeen <= entry.record.firstSeen
                 && ($0.record.name.lowercased() == folded
                     || $0.record.alias?.lowercased() == folded)
         }.max { Self.clashRank($0) < Self.clashRank($1) }
@@ -140,26 +142,34 @@ extension PeerDirectory {
         )
     }
 
+    /// The earlier key `entry` may take over (`linkKey`): the one its key-change warning
+    /// names, pending or settled by a verify, block or remove, unless it was replaced already.
+    func linkable(_ entry: PeerEntry) -> PeerEntry? {
+        guard let key = entry.record.keyChangedFrom ?? entry.record.keyChangeSettled,
+            let earlier = self.entry(key), earlier.record.replacedBy == nil
+        else { return nil }
+        return earlier
+    }
+
     /// "Verify and link" (PROTOCOL.md §3.8 rows 7 and 8): `key` is the new key of the peer its
-    /// key-change warning names, which hands it its conversation, alias and contact status
-    /// (`MessageStore.linkKey`). Refused, with nothing changed, when `key` has no warning, when
-    /// the earlier key is unknown, or when the earlier key is online: then it is still in
-    /// use, and this is not the same person's reinstalled machine.
+    /// key-change warning names (`linkable`), which hands it its conversation, alias and
+    /// contact status (`MessageStore.linkKey`); `key` is verified when `verified` or when it
+    /// already was. Refused, with nothing changed, when `key` has no such earlier key, or when
+    /// the earlier key is online: then it is still in use, and this is not the same person's
+    /// reinstalled machine.
     func linkKey(_ key: PeerKey, verified: Bool) async throws(DirectoryError)
         -> (entry: PeerEntry, earlier: PeerEntry, linked: LinkedConversation)
     {
         guard let entry = entry(key), entry.pinned else {
             throw .refused(.peerNotFound(key.id))
         }
-        guard let earlierKey = entry.record.keyChangedFrom else {
+        guard let earlier = linkable(entry) else {
             throw .refused(
                 .failed(
-                    "\(entry.labelled) took no earlier key's name (no key-change warning): "
-                        + "nothing to link; 'lanchat verify' without --link verifies it"))
+                    "\(entry.labelled) took no earlier key's name (no key-change warning), or "
+                        + "took it over already: nothing to link"))
         }
-        guard let earlier = self.entry(earlierKey) else {
-            throw .refused(.failed("the key \(entry.labelled) replaced is no longer known"))
-        }
+        let earlierKey = earlier.key
         guard earlier.presence != .online else {
             throw .refused(
                 .failed(
@@ -180,6 +190,7 @@ extension PeerDirectory {
             entry.record.contact = false
             entry.record.requestSince = nil
             entry.record.keyChangedFrom = nil
+            entry.record.replacedBy = key
             if entry.record.trust == .verified { entry.record.trust = .unverified }
         }
         let updated = modify(key) { entry in
@@ -187,7 +198,9 @@ extension PeerDirectory {
             entry.record.contact = true
             entry.record.requestSince = nil
             entry.record.keyChangedFrom = nil
-            entry.record.trust = verified ? .verified : .unverified
+            entry.record.keyChangeSettled = earlierKey
+            entry.record.trust =
+                verified || entry.record.trust == .verified ? .verified : .unverified
         }
         guard let previous, let updated else { throw .refused(.peerNotFound(key.id)) }
         return (updated, previous, linked)
