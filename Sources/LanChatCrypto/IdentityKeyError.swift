@@ -24,6 +24,8 @@ public struct IdentityKeyError: Error, Equatable, Sendable, CustomStringConverti
         case writeFailed(step: String, reason: String)
         /// libsodium could not initialise or allocate.
         case cryptoFailure(String)
+        /// `--reset-identity` with a key file that loads: refused, the key is kept.
+        case resetOfHealthyKey(keyTag: String)
     }
 
     public let code: Code
@@ -65,6 +67,11 @@ public struct IdentityKeyError: Error, Equatable, Sendable, CustomStringConverti
             "could not write identity key \(path): \(step) failed (\(reason))"
         case .cryptoFailure(let what):
             "identity key \(path): \(what)"
+        case .resetOfHealthyKey(let keyTag):
+            "identity key \(path) is valid (key tag \(keyTag)); --reset-identity only replaces "
+                + "a damaged or missing key, so nothing was changed: start without it. To give "
+                + "this identity up on purpose (it leaked, say), move the file away first; every "
+                + "contact will then see a key change"
         }
     }
 

@@ -33,15 +33,21 @@ extension IdentityKeyPair {
         return identity
     }
 
-    /// Moves `<directory>/identity.key` (broken or not) to
-    /// `identity.key.broken-<UTC timestamp>` and creates a new key. The explicit
-    /// `--reset-identity`; returns the new key and where the old file went (nil if none).
+    /// Moves a broken `<directory>/identity.key` to `identity.key.broken-<UTC timestamp>` and
+    /// creates a new key, or creates one where there is none. The explicit `--reset-identity`;
+    /// returns the new key and where the old file went (nil if none). A key that loads is
+    /// kept and the reset refused (`resetOfHealthyKey`): the flag left in a service's command
+    /// line must not make the node a new identity at every start.
     public static func reset(directory: String) throws(IdentityKeyError) -> (
         IdentityKeyPair, movedTo: String?
     ) {
         try KeyFileSystem.checkDirectory(directory, createIfMissing: true)
         KeyFileSystem.removeStaleTemporaries(in: directory)
         let path = directory + "/" + fileName
+        if let healthy = try? loadIfPresent(path: path) {
+            throw IdentityKeyError(
+                .resetOfHealthyKey(keyTag: Fingerprint.keyTag(healthy.publicKey)), path: path)
+        }
         let movedTo = try KeyFileSystem.moveAside(path: path, directory: directory)
         let identity = try newIdentity(path: path)
         try KeyFileSystem.writeAtomically(identity, directory: directory, name: fileName)

@@ -88,7 +88,8 @@ struct LanchatdCommand: AsyncParsableCommand {
         name: .customLong("reset-identity"),
         help: ArgumentHelp(
             "Move a broken identity key aside (identity.key.broken-<time>) and create a new "
-                + "one; or create one where the key is missing beside an existing store."))
+                + "one; or create one where the key is missing beside an existing store. A key "
+                + "that loads is kept and the start refused."))
     var resetIdentity = false
 
     func run() async throws {

@@ -218,10 +218,14 @@ import Testing
         #expect(moved.hasPrefix(path + ".broken-") && moved.hasSuffix("Z"))
         #expect(Self.read(moved) == Array(LCHTVector.keyFile.prefix(50)))
         #expect(try IdentityKeyPair.load(path: path).publicKey == fresh.publicKey)
-        let (second, movedAgain) = try IdentityKeyPair.reset(directory: directory)
-        #expect(movedAgain != nil && movedAgain != moved)
-        #expect(second.publicKey != fresh.publicKey)
-        #expect(Self.names(in: directory).count == 3)
+        // The new key is healthy: a second reset is refused and changes nothing.
+        #expect(throws: IdentityKeyError.self) { try IdentityKeyPair.reset(directory: directory) }
+        #expect(try IdentityKeyPair.load(path: path).publicKey == fresh.publicKey)
+        #expect(Self.names(in: directory).count == 2)
+        // A missing key is created.
+        #expect(unlink(path) == 0)
+        let (created, nothingMoved) = try IdentityKeyPair.reset(directory: directory)
+        #expect(nothingMoved == nil && created.publicKey != fresh.publicKey)
     }
 
     /// The vector's checksum recomputed over modified content (BLAKE2b-256 of bytes 0..<76).
