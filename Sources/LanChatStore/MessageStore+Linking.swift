@@ -14,24 +14,24 @@ extension MessageStore {
     /// - `earlier`'s stream starts afresh (what it still queues, group copies, moves to the
     ///   new stream), so a seq of it that now belongs to `key` is never looked for again.
     /// - the inbox has one conversation, `key`'s; archived only if both were.
-    /// - `key` takes `earlier`'s alias, or its name as the alias when it had none (the name
-    ///   the user knew it by then resolves to `key` alone), becomes a contact (a pending
-    ///   request is accepted with it), and is `verified` when `verified` or when it already
-    ///   was, else `unverified`. The key-change warning is settled.
+    /// - `key` gets `alias` (the caller's choice: the name the user knew the earlier key by),
+    ///   becomes a contact (a pending request is accepted with it), and is `verified` when
+    ///   `verified` or when it already was, else `unverified`. The key-change warning is
+    ///   settled.
     /// - `earlier` keeps its key, its group memberships and their messages, loses its alias,
     ///   contact status and verification, and is retired: `replaced_by` names `key`, and it
     ///   is not linked again (`notFound`).
     /// Group messages stay where they are: a group's members are keys, and `key` is not one
     /// until a member adds it.
     public func linkKey(
-        _ key: PeerKey, replacing earlier: PeerKey, verified: Bool,
+        _ key: PeerKey, replacing earlier: PeerKey, verified: Bool, alias: String?,
         newStreamID: @escaping @Sendable () -> UInt64 = randomStreamID
     ) async throws(StoreError) -> LinkedConversation {
         try await write("linking a new key to an earlier one") { db in
             guard key != earlier else { throw StoreError(.notFound, "a key cannot replace itself") }
             guard
                 let previous = try Row.fetchOne(
-                    db, sql: "SELECT alias, name, replaced_by FROM peers WHERE pk = ?",
+                    db, sql: "SELECT replaced_by FROM peers WHERE pk = ?",
                     arguments: [earlier.blob]),
                 try !Self.isUnknownPeer(db, key)
             else { throw StoreError(.notFound, "unknown peer") }
@@ -48,7 +48,6 @@ extension MessageStore {
                 try Self.restartStream(db, to: earlier, stream: newStreamID())
             }
             try Self.mergeConversation(db, from: earlier, into: key)
-            let alias: String? = previous["alias"] ?? (previous["name"] as String?)
             try db.execute(
                 sql: """
                     UPDATE peers SET alias = NULL, contact = 0, request_since = NULL,
@@ -66,10 +65,7 @@ extension MessageStore {
                         key_change_settled = ?, key_changed_from = NULL
                     WHERE pk = ?
                     """,
-                arguments: [
-                    alias.flatMap { $0.isEmpty ? nil : $0 }, verified, verified, earlier.blob,
-                    key.blob,
-                ])
+                arguments: [alias, verified, verified, earlier.blob, key.blob])
             return LinkedConversation(moved: moved, queued: queued)
         }
     }

@@ -121,7 +121,7 @@ final class InMemoryPeerPersistence: PeerPersistence {
     }
     /// The peer rows' part of `MessageStore.linkKey`; there are no messages here.
     func linkKey(
-        _ key: PeerKey, replacing earlier: PeerKey, verified: Bool,
+        _ key: PeerKey, replacing earlier: PeerKey, verified: Bool, alias: String?,
         newStreamID: @escaping @Sendable () -> UInt64
     ) async throws(StoreError) -> LinkedConversation {
         guard let previous = record(earlier), previous.replacedBy == nil else {
@@ -136,7 +136,7 @@ final class InMemoryPeerPersistence: PeerPersistence {
             if $0.trust == .verified { $0.trust = .unverified }
         }
         try update(key) {
-            $0.alias = previous.alias ?? (previous.name.isEmpty ? nil : previous.name)
+            $0.alias = alias
             $0.contact = true
             $0.requestSince = nil
             $0.keyChangedFrom = nil

@@ -163,8 +163,12 @@ import Testing
         #expect(try directory.resolve("bob").key == newBobKey)
         // Linked once: the earlier key is retired, nothing is linked twice.
         #expect(directory.entry(Self.bob)?.record.replacedBy == newBobKey)
-        await #expect(throws: DirectoryError.self) {
+        do {
             _ = try await directory.linkKey(newBobKey, verified: false)
+            Issue.record("linked twice")
+        } catch {
+            #expect(
+                error.controlError.message == "bob (DDDD-4444) took over bob (BBBB-2222) already")
         }
         // A third key with the name is warned about against the new key, not the retired one.
         let thirdKey = PeerResolverTests.key(0x25)
@@ -190,5 +194,35 @@ import Testing
         #expect(outcome.entry.record.trust == .verified)
         #expect(persistence.record(newBobKey)?.trust == .verified)
         #expect(directory.linkable(outcome.entry) == nil)
+    }
+
+    /// The alias a linked key gets: the earlier key's, else its own, else the earlier name;
+    /// never one another peer has.
+    @Test func aLinkedKeyNeverTakesAnAliasAnotherPeerHas() async throws {
+        let newBobKey = PeerResolverTests.key(0x24)
+        let records = [
+            PeerRecord(key: Self.bob, keyTag: "BBBB-2222", name: "bob", firstSeen: 1),
+            PeerRecord(key: Self.carol, keyTag: "CCCC-3333", name: "carol", firstSeen: 2),
+            PeerRecord(
+                key: newBobKey, keyTag: "DDDD-4444", name: "bob", alias: "bob2", firstSeen: 9),
+        ]
+        let (directory, _) = Self.directory(records)
+        _ = try await directory.noteNameClash(newBobKey, name: "bob", at: 10)
+        // Its own alias wins over the earlier key's bare name.
+        #expect(
+            try await directory.linkKey(newBobKey, verified: false).entry.record.alias == "bob2")
+
+        let (other, _) = Self.directory(
+            [
+                PeerRecord(
+                    key: Self.bob, keyTag: "BBBB-2222", name: "bob", alias: "Robert", firstSeen: 1),
+                PeerRecord(key: newBobKey, keyTag: "DDDD-4444", name: "bob", firstSeen: 9),
+            ])
+        _ = try await other.noteNameClash(newBobKey, name: "bob", at: 10)
+        // carol took the alias "Robert" meanwhile: the new key does not get it too.
+        other.pin(
+            PeerRecord(
+                key: Self.carol, keyTag: "CCCC-3333", name: "carol", alias: "robert", firstSeen: 2))
+        #expect(try await other.linkKey(newBobKey, verified: false).entry.record.alias == nil)
     }
 }

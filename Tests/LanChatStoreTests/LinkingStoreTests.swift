@@ -25,7 +25,9 @@ struct LinkingStoreTests {
         _ = try await store.enqueue(to: new, texts: ["to the new key"], at: 210) { 90 }
         #expect(try await store.recordKeyChange(new, from: old, at: 220))
 
-        let linked = try await store.linkKey(new, replacing: old, verified: false) { 55 }
+        let linked = try await store.linkKey(
+            new, replacing: old, verified: false, alias: "bobby"
+        ) { 55 }
 
         #expect(linked.moved == 4)
         #expect(linked.queued.map(\.text) == ["held 1", "held 2"])
@@ -71,7 +73,7 @@ struct LinkingStoreTests {
         let store = try await openStoreWithPeer(directory, peer: old)  // named "bob"
         try await store.addPeer(new, keyTag: "NEWK-EYAA", name: "bob", at: 200)
         #expect(try await store.openRequest(new, at: 210))
-        let linked = try await store.linkKey(new, replacing: old, verified: true)
+        let linked = try await store.linkKey(new, replacing: old, verified: true, alias: "bob")
         #expect(linked == LinkedConversation(moved: 0, queued: []))
         let record = try #require(try await store.peers().first { $0.key == new })
         #expect(record.trust == .verified && record.alias == "bob")
@@ -81,13 +83,13 @@ struct LinkingStoreTests {
         // Retired: it names its replacement, and is not linked twice.
         #expect(try await store.peers().first { $0.key == old }?.replacedBy == new)
         await #expect(throws: StoreError.self) {
-            try await store.linkKey(new, replacing: old, verified: false)
+            try await store.linkKey(new, replacing: old, verified: false, alias: nil)
         }
         await #expect(throws: StoreError.self) {
-            try await store.linkKey(new, replacing: testKey(9), verified: true)
+            try await store.linkKey(new, replacing: testKey(9), verified: true, alias: nil)
         }
         await #expect(throws: StoreError.self) {
-            try await store.linkKey(new, replacing: new, verified: true)
+            try await store.linkKey(new, replacing: new, verified: true, alias: nil)
         }
         try store.close()
     }
@@ -119,7 +121,7 @@ struct LinkingStoreTests {
         try await store.addPeer(new, keyTag: "NEWK-EYAA", name: "bob", at: 200)
         #expect(try await store.recordKeyChange(new, from: old, at: 210))
         try await store.markVerified(new)
-        _ = try await store.linkKey(new, replacing: old, verified: false)
+        _ = try await store.linkKey(new, replacing: old, verified: false, alias: nil)
         let record = try #require(try await store.peers().first { $0.key == new })
         #expect(record.trust == .verified && record.keyChangeSettled == old)
         try store.close()

@@ -88,8 +88,9 @@ package enum VerifyView {
                 : "")
             + "\(label) now has the conversation of \(previous) (\(messages))"
         let released =
-            linked.released == 1 ? "the message" : "the \(linked.released) messages"
-        text += linked.released > 0 ? ", and \(released) held for it go out now.\n" : ".\n"
+            linked.released == 1
+            ? "the message held for it goes" : "the \(linked.released) messages held for it go"
+        text += linked.released > 0 ? ", and \(released) out now.\n" : ".\n"
         if result.peer.trust != .verified {
             text +=
                 style.yellow(

@@ -105,6 +105,13 @@ extension Messenger {
         } catch {
             throw error.controlError
         }
+        let trust = verified ? "verified by safety number" : "trust unchanged"
+        services.logger.notice(
+            """
+            \(outcome.entry.labelled) took over \(outcome.earlier.labelled): \
+            \(outcome.linked.moved) messages moved, \(outcome.linked.queued.count) held ones \
+            released, \(trust)
+            """)
         if !outcome.linked.queued.isEmpty {
             await registry.link(for: peer.key).committed(outcome.linked.queued)
             await connections.wantSession(with: peer.key)

@@ -164,12 +164,25 @@ extension PeerDirectory {
             throw .refused(.peerNotFound(key.id))
         }
         guard let earlier = linkable(entry) else {
+            if let named = (entry.record.keyChangedFrom ?? entry.record.keyChangeSettled)
+                .flatMap(self.entry), let replacement = named.record.replacedBy
+            {
+                if replacement == key {
+                    throw .refused(
+                        .failed("\(entry.labelled) took over \(named.labelled) already"))
+                }
+                throw .refused(
+                    .failed(
+                        "\(named.labelled), whose name \(entry.labelled) took, was taken over by "
+                            + "\(describe(replacement)) already: nothing to link"))
+            }
             throw .refused(
                 .failed(
-                    "\(entry.labelled) took no earlier key's name (no key-change warning), or "
-                        + "took it over already: nothing to link"))
+                    "\(entry.labelled) took no earlier key's name (no key-change warning): "
+                        + "nothing to link"))
         }
         let earlierKey = earlier.key
+        let alias = linkedAlias(entry, replacing: earlier)
         guard earlier.presence != .online else {
             throw .refused(
                 .failed(
@@ -179,12 +192,11 @@ extension PeerDirectory {
         let linked: LinkedConversation
         do {
             linked = try await persistence.linkKey(
-                key, replacing: earlierKey, verified: verified, newStreamID: randomStreamID)
+                key, replacing: earlierKey, verified: verified, alias: alias,
+                newStreamID: randomStreamID)
         } catch {
             throw .store(error)
         }
-        let alias =
-            earlier.record.alias ?? (earlier.record.name.isEmpty ? nil : earlier.record.name)
         let previous = modify(earlierKey) { entry in
             entry.record.alias = nil
             entry.record.contact = false
@@ -204,6 +216,20 @@ extension PeerDirectory {
         }
         guard let previous, let updated else { throw .refused(.peerNotFound(key.id)) }
         return (updated, previous, linked)
+    }
+
+    /// The alias a linked key gets: the earlier key's, else its own, else the earlier key's
+    /// name (so that the name the user knew resolves to it alone). Never one another peer
+    /// uses as its alias: then it keeps its own.
+    private func linkedAlias(_ entry: PeerEntry, replacing earlier: PeerEntry) -> String? {
+        let chosen = [earlier.record.alias, entry.record.alias, earlier.record.name]
+            .compactMap { $0 }.first { !$0.isEmpty }
+        guard let chosen else { return entry.record.alias }
+        let taken = all.contains { other in
+            other.key != entry.key && other.key != earlier.key
+                && other.record.alias?.lowercased() == chosen.lowercased()
+        }
+        return taken ? entry.record.alias : chosen
     }
 
     /// Peers whose key appeared under an earlier peer's name and is not settled yet.

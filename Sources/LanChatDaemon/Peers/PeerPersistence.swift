@@ -28,7 +28,7 @@ protocol PeerPersistence: Sendable {
     func recordKeyChange(_ key: PeerKey, from previous: PeerKey, at now: Int64)
         async throws(StoreError) -> Bool
     func linkKey(
-        _ key: PeerKey, replacing earlier: PeerKey, verified: Bool,
+        _ key: PeerKey, replacing earlier: PeerKey, verified: Bool, alias: String?,
         newStreamID: @escaping @Sendable () -> UInt64
     ) async throws(StoreError) -> LinkedConversation
 }
