@@ -52,4 +52,12 @@ import Testing
                 + Self.raw("\u{1B}[201~"))
         #expect(Self.text(pasted) == "\n")
     }
+
+    /// A paste whose end never comes cannot trap the user: Ctrl-C still leaves.
+    @Test func ctrlCLeavesEvenInAPasteThatNeverEnds() {
+        var stream = ChatKeyStream()
+        #expect(Self.text(stream.keys(Self.raw("\u{1B}[200~dangling\r"))) == "dangling\n")
+        #expect(stream.keys(Self.raw("\u{03}")) == [.interrupt])
+        #expect(!stream.pasting)
+    }
 }

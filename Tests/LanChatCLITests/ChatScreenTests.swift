@@ -103,6 +103,16 @@ import Testing
         #expect(rendered.cursorColumn <= 20)
     }
 
+    /// A pasted line break ends a word for Ctrl-W, as a space does.
+    @Test func ctrlWStopsAtAPastedLineBreak() {
+        var editor = LineEditor()
+        for character in "aaa\nbbb" { _ = editor.apply(.character(character)) }
+        _ = editor.apply(.killWord)
+        #expect(editor.line == "aaa\n")
+        _ = editor.apply(.killWord)
+        #expect(editor.line == "")
+    }
+
     @Test func lineEditingKeys() {
         var editor = LineEditor()
         for character in "hello big world" { _ = editor.apply(.character(character)) }

@@ -4,7 +4,8 @@
 /// `CursesTerminal` turns on) the terminal wraps pasted text in `ESC [ 200 ~` … `ESC [ 201 ~`,
 /// and a long paste arrives over several reads. Inside a paste every character is text: a
 /// line break is a newline in the message, not Enter (so a pasted stack trace is one message,
-/// not one message a line), a tab stays a tab, and other controls are dropped. Outside one,
+/// not one message a line), a tab stays a tab, and other controls are dropped, except Ctrl-C,
+/// which leaves as always (and ends the paste). Outside one,
 /// keys mean what they mean (`ChatKeyDecoder`). Owned by the terminal's one thread.
 package struct ChatKeyStream {
     /// A key as read: a character, or a function key ncurses decoded itself.
@@ -68,6 +69,11 @@ package struct ChatKeyStream {
             return .character("\n")
         case .function:
             return nil
+        case .character(0x03):
+            // Ctrl-C still leaves: a paste whose end never comes (a terminal or a program
+            // that sent only the start marker) must not take the way out away.
+            pasting = false
+            return .interrupt
         case .character(0x0D):
             afterCarriageReturn = true
             return .character("\n")

@@ -74,8 +74,9 @@ package struct LineEditor: Equatable {
         case .killWord:
             guard cursor > 0 else { return .none }
             var start = cursor
-            while start > 0, text[start - 1] == " " { start -= 1 }
-            while start > 0, text[start - 1] != " " { start -= 1 }
+            // Words end at any white space: a pasted line break or tab too.
+            while start > 0, text[start - 1].isWhitespace { start -= 1 }
+            while start > 0, !text[start - 1].isWhitespace { start -= 1 }
             text.removeSubrange(start..<cursor)
             cursor = start
             return edited()
