@@ -281,7 +281,7 @@ import Testing
         let piped = WhoView.render(
             result, query: nil, all: true, now: CLIFixtures.now, zone: utc, style: .plain)
         #expect(Self.widest(piped) > 80)
-        for width in [100, 80, 72] {
+        for width in [100, 80, 72, 50] {
             let text = WhoView.render(
                 result, query: nil, all: true, now: CLIFixtures.now, zone: utc, style: .plain,
                 width: width)
@@ -323,5 +323,44 @@ import Testing
             InboxView.render(
                 result, query: nil, archived: false, now: CLIFixtures.now, zone: utc,
                 style: .plain, width: 200) == piped)
+    }
+
+    /// Wide characters take two columns: rows stay aligned and within the width.
+    @Test func wideCharactersCountTheirTwoColumns() {
+        var wide = CLIFixtures.carol
+        wide.name = "Günther 日本語テスト 🎉 very long display name here"
+        let result = WhoResult(peers: [CLIFixtures.bob, wide])
+        let piped = WhoView.render(
+            result, query: nil, all: true, now: CLIFixtures.now, zone: utc, style: .plain)
+        // Aligned: the key tags start in the same column on every row.
+        let starts = piped.split(separator: "\n").dropFirst().compactMap { row in
+            (row.range(of: "BOBB-2345") ?? row.range(of: "CARO-L234")).map {
+                DisplayWidth.of(row[..<$0.lowerBound])
+            }
+        }
+        #expect(starts.count == 2)
+        #expect(Set(starts).count == 1, "\(piped)")
+        let fitted = WhoView.render(
+            result, query: nil, all: true, now: CLIFixtures.now, zone: utc, style: .plain,
+            width: 70)
+        #expect(Self.widest(fitted) <= 70, "\(fitted)")
+
+        var peer = CLIFixtures.bob
+        peer.alias = nil
+        peer.name = "日本語の名前がとても長いピア"
+        let message = CLIFixtures.incoming(
+            1, "日本語のメッセージはとても長いのでプレビューが切られるはずです。まだ続きます。",
+            at: "2026-11-21T11:59:30Z")
+        let inbox = InboxResult(conversations: [
+            ConversationInfo(
+                peer: peer, unread: 1, lastMessage: message, archived: false,
+                updatedAt: message.createdAt)
+        ])
+        for width in [80, 60, 40] {
+            let text = InboxView.render(
+                inbox, query: nil, archived: false, now: CLIFixtures.now, zone: utc,
+                style: .plain, width: width)
+            #expect(Self.widest(text) <= width, "\(width): \(text)")
+        }
     }
 }

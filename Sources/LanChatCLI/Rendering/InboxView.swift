@@ -5,7 +5,7 @@ import LanChatControl
 /// and its smart time. A group conversation shows `#` for the dot, the group's name, and the
 /// sender's name before an incoming preview. An empty inbox says how to start a conversation.
 package enum InboxView {
-    /// Characters of message text a preview shows, `…` included.
+    /// Columns of message text a preview shows, `…` included.
     package static let previewLength = 60
 
     /// `archivedCount`: for an empty inbox, how many conversations are archived (they are
@@ -19,9 +19,11 @@ package enum InboxView {
         guard !result.conversations.isEmpty else {
             return emptyHint(query: query, archived: archived, archivedCount: archivedCount)
         }
+        // On a narrow terminal the name column gives up width too (a third of the line).
+        let nameColumns = width.map { max(10, min(40, $0 / 3)) } ?? 40
         let named = result.conversations.map { conversation in
             (
-                name: truncated(title(conversation), to: 40),
+                name: truncated(title(conversation), columns: nameColumns),
                 unread: conversation.unread > 0 ? "\(conversation.unread)" : "",
                 time: SmartTime.format(
                     conversation.lastMessage?.createdAt ?? conversation.updatedAt, now: now,
@@ -29,9 +31,9 @@ package enum InboxView {
                 conversation: conversation
             )
         }
-        let nameWidth = named.map(\.name.count).max() ?? 0
+        let nameWidth = named.map { DisplayWidth.of($0.name) }.max() ?? 0
         let unreadWidth = named.map(\.unread.count).max() ?? 0
-        let timeWidth = named.map(\.time.count).max() ?? 0
+        let timeWidth = named.map { DisplayWidth.of($0.time) }.max() ?? 0
         // What a line holds besides its preview: dot, name, unread count, time, the gaps.
         let fixed = 2 + nameWidth + (unreadWidth > 0 ? 2 + unreadWidth : 0) + 4 + timeWidth
         let budget = width.map { max(minimumPreview, $0 - fixed) }
@@ -40,8 +42,8 @@ package enum InboxView {
             // Plain first: its width aligns the time column, colour or not.
             return (
                 row: row, length: length,
-                width: preview(row.conversation, former: peers, style: .plain, length: length)
-                    .count
+                width: DisplayWidth.of(
+                    preview(row.conversation, former: peers, style: .plain, length: length))
             )
         }
         let previewWidth = rows.map(\.width).max() ?? 0
@@ -50,11 +52,12 @@ package enum InboxView {
             let (dot, paint) =
                 conversation.peer.map { presenceDot($0.presence, style: style) }
                 ?? ("#", style.dim)
-            let namePadding = String(repeating: " ", count: nameWidth - row.name.count)
+            let namePadding = String(
+                repeating: " ", count: max(0, nameWidth - DisplayWidth.of(row.name)))
             let unreadPadding = String(repeating: " ", count: unreadWidth - row.unread.count)
             var line = paint(dot) + " " + style.bold(row.name) + namePadding
             if unreadWidth > 0 { line += "  " + unreadPadding + style.bold(row.unread) }
-            let previewPadding = String(repeating: " ", count: previewWidth - width)
+            let previewPadding = String(repeating: " ", count: max(0, previewWidth - width))
             line +=
                 "  " + preview(conversation, former: peers, style: style, length: length)
                 + previewPadding
@@ -66,17 +69,17 @@ package enum InboxView {
     /// The narrowest a preview gets on a narrow terminal (the line wraps instead).
     static let minimumPreview = 12
 
-    /// Characters of message text that keep `conversation`'s preview within `budget`
-    /// columns (`previewLength` when there is no budget or it fits).
+    /// Columns of message text that keep `conversation`'s preview within `budget` columns
+    /// (`previewLength` when there is no budget or it fits).
     private static func previewLength(
         _ conversation: ConversationInfo, former: [String: PeerInfo], within budget: Int?
     ) -> Int {
-        let whole = preview(conversation, former: former, style: .plain).count
+        let whole = DisplayWidth.of(preview(conversation, former: former, style: .plain))
         guard let budget, whole > budget, let text = conversation.lastMessage?.text else {
             return previewLength
         }
         // The preview is its text and a frame ("You: " and a mark, or a sender's name).
-        let frame = whole - truncated(text, to: previewLength).count
+        let frame = whole - DisplayWidth.of(truncated(text, columns: previewLength))
         return max(2, budget - frame)
     }
 
@@ -121,7 +124,7 @@ package enum InboxView {
         _ message: MessageInfo?, style: TextStyle, length: Int = previewLength
     ) -> String {
         guard let message else { return style.dim("(no messages)") }
-        let text = truncated(message.text, to: length)
+        let text = truncated(message.text, columns: length)
         guard message.direction == .outgoing else { return text }
         let mark = statusMark(message.status, style: style).map { " " + $0 } ?? ""
         return style.dim("You:") + " " + text + mark

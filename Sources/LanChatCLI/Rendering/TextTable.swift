@@ -1,8 +1,8 @@
 import LanChatControl
 
 /// A left-aligned text table with a header row, columns separated by two spaces, trailing
-/// spaces trimmed. Widths count characters, not bytes, and ignore colour: cells are padded
-/// first and painted after. Given the terminal's width, the columns marked `shrinkable` give
+/// spaces trimmed. Widths count terminal columns (a wide character two, `DisplayWidth`) and
+/// ignore colour: cells are padded first and painted after. Given the terminal's width, the columns marked `shrinkable` give
 /// up width, in their order, down to their minimum, and their cells are cut with `…`; when
 /// that is not enough, the `droppable` columns are left out, in their order; so that a row
 /// stays on one line of a narrow terminal.
@@ -36,10 +36,10 @@ package struct TextTable {
 
     /// `width`: the terminal's columns (nil for a pipe or a file: nothing is cut).
     package func render(style: TextStyle, width: Int? = nil) -> String {
-        var widths = header.map(\.count)
+        var widths = header.map { DisplayWidth.of($0) }
         for row in rows {
             for (column, cell) in row.enumerated() where column < widths.count {
-                widths[column] = max(widths[column], cell.text.count)
+                widths[column] = max(widths[column], DisplayWidth.of(cell.text))
             }
         }
         var dropped: Set<Int> = []
@@ -68,11 +68,10 @@ package struct TextTable {
         var parts: [String] = []
         for (column, cell) in cells.enumerated() where column < widths.count {
             let isLast = column == min(cells.count, widths.count) - 1
-            var text = cell.text
-            if text.count > widths[column] {
-                text = String(text.prefix(max(0, widths[column] - 1))) + "…"
-            }
-            let padding = isLast ? "" : String(repeating: " ", count: widths[column] - text.count)
+            let text = DisplayWidth.cut(cell.text, to: widths[column])
+            let padding =
+                isLast
+                ? "" : String(repeating: " ", count: max(0, widths[column] - DisplayWidth.of(text)))
             parts.append(cell.paint(text) + padding)
         }
         return parts.joined(separator: "  ") + "\n"
@@ -80,7 +79,8 @@ package struct TextTable {
 }
 
 /// Shortens text for a table cell: at most `limit` characters, `…` marking a cut, made
-/// terminal-safe first (`terminalSafe`); the cut never splits an escape.
+/// terminal-safe first (`terminalSafe`); the cut never splits an escape. `truncated(_:
+/// columns:)` counts terminal columns instead.
 package func truncated(_ text: String, to limit: Int) -> String {
     let pieces = TerminalText.pieces(text, keepingLayout: false)
     let width = pieces.reduce(0) { $0 + $1.count }
@@ -91,6 +91,21 @@ package func truncated(_ text: String, to limit: Int) -> String {
         guard keptWidth + piece.count <= limit - 1 else { break }
         kept += piece
         keptWidth += piece.count
+    }
+    return kept + "…"
+}
+
+/// `truncated`, by terminal columns (a wide character takes two): at most `columns`.
+package func truncated(_ text: String, columns: Int) -> String {
+    let pieces = TerminalText.pieces(text, keepingLayout: false)
+    let widths = pieces.map { DisplayWidth.of($0) }
+    guard widths.reduce(0, +) > columns, columns > 1 else { return pieces.joined() }
+    var kept = ""
+    var used = 0
+    for (piece, width) in zip(pieces, widths) {
+        guard used + width <= columns - 1 else { break }
+        kept += piece
+        used += width
     }
     return kept + "…"
 }
