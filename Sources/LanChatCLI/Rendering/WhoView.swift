@@ -26,13 +26,13 @@ package enum WhoView {
             table.append([
                 .init(
                     (changed.contains(peer.id) ? KeyChangeText.marker + " " : "")
-                        + truncated(PeerText.nameWithAlias(peer), to: 40), paint: style.bold),
+                        + truncated(PeerText.nameWithAlias(peer), columns: 40), paint: style.bold),
                 .init(terminalSafe(peer.keyTag), paint: style.cyan),
                 .init(presence, paint: presenceColor),
-                .init(peer.statusText.isEmpty ? "-" : truncated(peer.statusText, to: 30)),
+                .init(peer.statusText.isEmpty ? "-" : truncated(peer.statusText, columns: 30)),
                 .init(trust, paint: trustColor),
                 .init(lastSeen(peer, now: now, zone: zone)),
-                .init(truncated(address(peer), to: 60), paint: style.dim),
+                .init(truncated(address(peer), columns: 60), paint: style.dim),
             ])
         }
         return table.render(style: style, width: width)
