@@ -157,6 +157,21 @@ extension EndToEnd {
                 try await chat.waitFor("the message on three rows") { screen in
                     screen.contains { $0.hasSuffix("  line 2") || $0.contains("  line 2  ") }
                 }
+
+                // A paste over the message limit (and over the socket's line limit) is refused
+                // in its own terms and stays in the input line.
+                let big = sandbox.file("big-paste.txt")
+                try Data(String(repeating: "0123456789", count: 110_000).utf8).write(
+                    to: URL(fileURLWithPath: big))
+                try await chat.paste(contentsOf: big)
+                try await chat.keys("Enter")
+                try await chat.waitFor("the size refusal") { screen in
+                    screen.contains {
+                        $0.contains("the message is 1 100 000 bytes; the limit is 65 536 bytes")
+                    }
+                }
+                let after = try await alice.json(HistoryResult.self, ["history", "bob"]).messages
+                #expect(after.count == 1)
             }
         }
 

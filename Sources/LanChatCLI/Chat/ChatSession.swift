@@ -94,6 +94,9 @@ struct ChatSession {
     /// One line sent; the stored messages, or why the daemon did not take it.
     func sending(_ text: String) async -> Result<[MessageInfo], ControlError> {
         do throws(ControlError) {
+            // Checked as `send` checks it: a paste over the limit is told so in its own
+            // terms, not as a request line too long for the socket.
+            _ = try MessageText.validate(text)
             // Not `idsOnly`, so the answer carries the messages.
             return .success(
                 try await context.client.send(SendParams(peer: peerID, text: text)).messages ?? [])

@@ -42,6 +42,12 @@ final class TmuxTerminal: Sendable {
         try await run(["paste-buffer", "-p", "-d", "-b", "paste", "-t", name])
     }
 
+    /// `paste`, of a file's content (an argument cannot hold a large paste).
+    func paste(contentsOf path: String) async throws {
+        try await run(["load-buffer", "-b", "paste", path])
+        try await run(["paste-buffer", "-p", "-d", "-b", "paste", "-t", name])
+    }
+
     func resize(width: Int, height: Int) async throws {
         try await run(["resize-window", "-t", name, "-x", String(width), "-y", String(height)])
     }
