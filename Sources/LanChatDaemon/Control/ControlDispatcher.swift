@@ -190,14 +190,27 @@ struct ControlDispatcher: Sendable {
         }
         switch error {
         case .keyNotFound(let key, _): return "missing \"\(key.stringValue)\""
-        case .typeMismatch(let type, let context): return "\(path(context)) should be \(type)"
+        case .typeMismatch(let type, let context):
+            return "\(path(context)) should be \(jsonKind(type))"
         case .valueNotFound(let type, let context):
-            return "\(path(context)) should be \(type), not null"
+            return "\(path(context)) should be \(jsonKind(type)), not null"
         case .dataCorrupted(let context) where !context.codingPath.isEmpty:
             // Foundation says "not valid JSON" for a number out of range; the JSON was fine.
             return "\(path(context)) has a value out of range or of the wrong form"
         case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
         @unknown default: return "\(error)"
+        }
+    }
+
+    /// What a Swift type is called in JSON, for an API user who never sees Swift.
+    static func jsonKind(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type, is Substring.Type: return "a string"
+        case is Bool.Type: return "true or false"
+        case is any BinaryInteger.Type: return "a whole number"
+        case is any BinaryFloatingPoint.Type: return "a number"
+        default:
+            return "\(type)".hasPrefix("Array<") ? "an array" : "an object"
         }
     }
 
