@@ -114,6 +114,23 @@ import Testing
         #expect(plan.sinces == ["c1"])  // not retried
     }
 
+    /// The daemon's message names the oldest cursor: the CLI does not say it again.
+    @Test func theOldestCursorIsNamedOnce() async throws {
+        let plan = WatchPlan([
+            .init(
+                refusal: .cursorTooOld(
+                    "the events after c1 are no longer kept; the oldest kept is c500",
+                    oldest: "c500"))
+        ])
+        let server = try FakeDaemon.start(watch: plan)
+        defer { server.stop() }
+        let captured = CapturedOutput()
+        let code = await TestEnvironment.run(
+            ["watch", "--since", "c1"], socket: server.path, output: captured)
+        #expect(code == 65)
+        #expect(captured.error.components(separatedBy: "c500").count == 2, "\(captured.error)")
+    }
+
     @Test func anUnknownPeerExits67() async throws {
         let plan = WatchPlan([.init(refusal: .peerNotFound("nobody"))])
         let server = try FakeDaemon.start(watch: plan)

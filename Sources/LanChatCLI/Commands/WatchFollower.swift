@@ -42,9 +42,12 @@ struct WatchFollower {
                 }
                 guard started, ending.isDaemonUnreachable else {
                     if ending.exitCode == 65, let oldest = ending.data?.cursor {
+                        // Said once: the daemon's message may name the oldest cursor already.
+                        let from =
+                            ending.message.contains(oldest)
+                            ? "" : "the oldest event kept has cursor \(oldest); "
                         throw .badInput(
-                            "\(ending.message) (the oldest event kept has cursor \(oldest); "
-                                + "watch without --since to start from now)")
+                            "\(ending.message) (\(from)watch without --since to start from now)")
                     }
                     throw ending
                 }
