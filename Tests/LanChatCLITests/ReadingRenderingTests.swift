@@ -363,4 +363,25 @@ import Testing
             #expect(Self.widest(text) <= width, "\(width): \(text)")
         }
     }
+
+    /// Two conversations under one name are told apart by their key tags.
+    @Test func inboxNamesTheKeyTagWhenTwoConversationsShareAName() {
+        var old = CLIFixtures.bob
+        old.alias = nil
+        var new = CLIFixtures.carol
+        new.name = old.name
+        new.alias = nil
+        let message = CLIFixtures.incoming(1, "hi", at: "2026-11-21T11:59:30Z")
+        let text = InboxView.render(
+            InboxResult(conversations: [
+                ConversationInfo(
+                    peer: new, unread: 0, lastMessage: message, archived: false,
+                    updatedAt: message.createdAt),
+                ConversationInfo(
+                    peer: old, unread: 0, lastMessage: message, archived: false,
+                    updatedAt: message.createdAt),
+            ]), query: nil, archived: false, now: CLIFixtures.now, zone: utc, style: .plain)
+        #expect(text.contains("\(old.name) (\(old.keyTag))"), "\(text)")
+        #expect(text.contains("\(new.name) (\(new.keyTag))"), "\(text)")
+    }
 }

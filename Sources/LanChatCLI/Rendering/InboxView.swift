@@ -21,9 +21,18 @@ package enum InboxView {
         }
         // On a narrow terminal the name column gives up width too (a third of the line).
         let nameColumns = width.map { max(10, min(40, $0 / 3)) } ?? 40
+        // Two conversations under one name (a key that took an earlier key's name) are told
+        // apart by their key tags.
+        let titles = result.conversations.map(title)
+        let shared = Set(
+            Dictionary(titles.map { ($0, 1) }, uniquingKeysWith: +).filter { $0.value > 1 }.keys)
         let named = result.conversations.map { conversation in
             (
-                name: truncated(title(conversation), columns: nameColumns),
+                name: truncated(
+                    title(conversation)
+                        + (shared.contains(title(conversation))
+                            ? conversation.peer.map { " (\($0.keyTag))" } ?? "" : ""),
+                    columns: nameColumns),
                 unread: conversation.unread > 0 ? "\(conversation.unread)" : "",
                 time: SmartTime.format(
                     conversation.lastMessage?.createdAt ?? conversation.updatedAt, now: now,

@@ -348,7 +348,10 @@ public final class Daemon: Sendable {
         let keyPath = directory + "/" + IdentityKeyPair.fileName
         guard access(keyPath, F_OK) != 0, errno == ENOENT else { return }
         let store = directory + "/" + storeFileName
-        guard access(store, F_OK) == 0 else { return }
+        // An empty file holds nothing a key was used for (SQLite writes its first page with
+        // the schema).
+        var info = stat()
+        guard stat(store, &info) == 0, info.st_size > 0 else { return }
         throw .identity(
             "\(keyPath) is missing, but \(store) exists: this node had a key, and a new one "
                 + "would make it a stranger to every contact. Restore identity.key from your "
