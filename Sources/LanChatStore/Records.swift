@@ -141,6 +141,27 @@ public struct PeerRecord: Sendable, Equatable {
         keyChangedFrom = nil
     }
 
+    /// The earlier key of a link, as `MessageStore.linkKey` leaves its row: retired, with
+    /// no alias, contact status, request or verification left.
+    public mutating func retire(replacedBy key: PeerKey) {
+        alias = nil
+        contact = false
+        requestSince = nil
+        keyChangedFrom = nil
+        replacedBy = key
+        if trust == .verified { trust = .unverified }
+    }
+
+    /// The new key of a link, as `MessageStore.linkKey` leaves its row.
+    public mutating func takeOver(_ earlier: PeerKey, alias: String?, verified: Bool) {
+        self.alias = alias
+        contact = true
+        requestSince = nil
+        keyChangedFrom = nil
+        keyChangeSettled = earlier
+        trust = verified || trust == .verified ? .verified : .unverified
+    }
+
     init(row: Row, addresses: [Endpoint]) throws(StoreError) {
         let pk: Data = row["pk"]
         guard let key = PeerKey(bytes: pk), let trust = StoredTrust(rawValue: row["trust"]) else {

@@ -99,36 +99,32 @@ import Testing
         #expect(!line.contains("\n") && line.hasPrefix("{"))
     }
 
-    @Test func aCursorTooOldExits65NamingTheOldestKept() async throws {
-        let plan = WatchPlan([
-            .init(refusal: .cursorTooOld("cursor c1 is no longer kept", oldest: "c500"))
-        ])
+    /// `watch --since c1` refused by the daemon with `cursorTooOld(message)`, oldest c500:
+    /// the exit code, standard error and the cursors asked for.
+    static func refusedSince(_ message: String) async throws -> (Int32, String, [String?]) {
+        let plan = WatchPlan([.init(refusal: .cursorTooOld(message, oldest: "c500"))])
         let server = try FakeDaemon.start(watch: plan)
         defer { server.stop() }
         let captured = CapturedOutput()
         let code = await TestEnvironment.run(
             ["watch", "--since", "c1"], socket: server.path, output: captured)
+        return (code, captured.error, plan.sinces)
+    }
+
+    @Test func aCursorTooOldExits65NamingTheOldestKept() async throws {
+        let (code, error, sinces) = try await Self.refusedSince("cursor c1 is no longer kept")
         #expect(code == 65)
-        #expect(captured.error.hasPrefix("lanchat: cursor c1 is no longer kept"))
-        #expect(captured.error.contains("c500"))
-        #expect(plan.sinces == ["c1"])  // not retried
+        #expect(error.hasPrefix("lanchat: cursor c1 is no longer kept"))
+        #expect(error.contains("c500"))
+        #expect(sinces == ["c1"])  // not retried
     }
 
     /// The daemon's message names the oldest cursor: the CLI does not say it again.
     @Test func theOldestCursorIsNamedOnce() async throws {
-        let plan = WatchPlan([
-            .init(
-                refusal: .cursorTooOld(
-                    "the events after c1 are no longer kept; the oldest kept is c500",
-                    oldest: "c500"))
-        ])
-        let server = try FakeDaemon.start(watch: plan)
-        defer { server.stop() }
-        let captured = CapturedOutput()
-        let code = await TestEnvironment.run(
-            ["watch", "--since", "c1"], socket: server.path, output: captured)
+        let (code, error, _) = try await Self.refusedSince(
+            "the events after c1 are no longer kept; the oldest kept is c500")
         #expect(code == 65)
-        #expect(captured.error.components(separatedBy: "c500").count == 2, "\(captured.error)")
+        #expect(error.components(separatedBy: "c500").count == 2, "\(error)")
     }
 
     @Test func anUnknownPeerExits67() async throws {

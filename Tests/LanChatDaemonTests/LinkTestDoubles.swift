@@ -127,22 +127,8 @@ final class InMemoryPeerPersistence: PeerPersistence {
         guard let previous = record(earlier), previous.replacedBy == nil else {
             throw StoreError(.notFound, "unknown or replaced peer")
         }
-        try update(earlier) {
-            $0.alias = nil
-            $0.contact = false
-            $0.requestSince = nil
-            $0.keyChangedFrom = nil
-            $0.replacedBy = key
-            if $0.trust == .verified { $0.trust = .unverified }
-        }
-        try update(key) {
-            $0.alias = alias
-            $0.contact = true
-            $0.requestSince = nil
-            $0.keyChangedFrom = nil
-            $0.keyChangeSettled = earlier
-            $0.trust = verified || $0.trust == .verified ? .verified : .unverified
-        }
+        try update(earlier) { $0.retire(replacedBy: key) }
+        try update(key) { $0.takeOver(earlier, alias: alias, verified: verified) }
         return LinkedConversation(moved: 0, queued: [])
     }
 }

@@ -197,22 +197,9 @@ extension PeerDirectory {
         } catch {
             throw .store(error)
         }
-        let previous = modify(earlierKey) { entry in
-            entry.record.alias = nil
-            entry.record.contact = false
-            entry.record.requestSince = nil
-            entry.record.keyChangedFrom = nil
-            entry.record.replacedBy = key
-            if entry.record.trust == .verified { entry.record.trust = .unverified }
-        }
-        let updated = modify(key) { entry in
-            entry.record.alias = alias
-            entry.record.contact = true
-            entry.record.requestSince = nil
-            entry.record.keyChangedFrom = nil
-            entry.record.keyChangeSettled = earlierKey
-            entry.record.trust =
-                verified || entry.record.trust == .verified ? .verified : .unverified
+        let previous = modify(earlierKey) { $0.record.retire(replacedBy: key) }
+        let updated = modify(key) {
+            $0.record.takeOver(earlierKey, alias: alias, verified: verified)
         }
         guard let previous, let updated else { throw .refused(.peerNotFound(key.id)) }
         return (updated, previous, linked)
