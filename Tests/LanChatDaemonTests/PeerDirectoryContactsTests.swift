@@ -225,4 +225,32 @@ import Testing
                 key: Self.carol, keyTag: "CCCC-3333", name: "carol", alias: "robert", firstSeen: 2))
         #expect(try await other.linkKey(newBobKey, verified: false).entry.record.alias == nil)
     }
+
+    /// Two reinstalls in a row, the middle key never settled: once the newest took the first
+    /// over, the middle one's name raises no warning about it (after a restart too), and a
+    /// second link keeps the alias it got.
+    @Test func aKeyThatTookOverIsNoKeyChangeOfAnotherEarlierKey() async throws {
+        let middle = PeerResolverTests.key(0x24)
+        let newest = PeerResolverTests.key(0x25)
+        let records = [
+            PeerRecord(
+                key: Self.bob, keyTag: "BBBB-2222", name: "hb", alias: "A1", contact: true,
+                firstSeen: 1),
+            PeerRecord(key: middle, keyTag: "DDDD-4444", name: "hb", firstSeen: 5),
+            PeerRecord(key: newest, keyTag: "EEEE-5555", name: "hb", firstSeen: 9),
+        ]
+        let (directory, persistence) = Self.directory(records)
+        _ = try await directory.noteNameClash(middle, name: "hb", at: 6)
+        _ = try await directory.noteNameClash(newest, name: "hb", at: 10)
+        #expect(directory.linkable(try #require(directory.entry(newest)))?.key == Self.bob)
+        _ = try await directory.linkKey(newest, verified: false)
+        _ = try await directory.setAlias(middle, to: "B2")
+
+        // A restart: the directory is loaded again from the pin store.
+        let restarted = PeerDirectory(
+            ownKey: Self.own, records: try await persistence.peers(), persistence: persistence)
+        #expect(try await restarted.noteNameClash(newest, name: "hb", at: 20) == nil)
+        #expect(restarted.keyChanges.map(\.new.key) == [middle])
+        #expect(try restarted.resolve("A1").key == newest)
+    }
 }

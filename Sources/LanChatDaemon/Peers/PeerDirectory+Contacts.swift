@@ -113,7 +113,7 @@ extension PeerDirectory {
         -> PeerEntry?
     {
         guard !name.isEmpty, let entry = entry(key), entry.record.keyChangedFrom == nil,
-            entry.record.trust != .verified
+            entry.record.trust != .verified, !hasTakenOver(key)
         else { return nil }
         let folded = name.lowercased()
         // The earlier key the user knows by that name, by its display name or the alias it
@@ -205,12 +205,23 @@ extension PeerDirectory {
         return (updated, previous, linked)
     }
 
+    /// Whether `key` took an earlier key over (`linkKey`): it holds that key's name by the
+    /// user's choice, so another key using the name is no key change of it, and a second
+    /// link does not take its alias away.
+    func hasTakenOver(_ key: PeerKey) -> Bool {
+        all.contains { $0.record.replacedBy == key }
+    }
+
     /// The alias a linked key gets: the earlier key's, else its own, else the earlier key's
-    /// name (so that the name the user knew resolves to it alone). Never one another peer
-    /// uses as its alias: then it keeps its own.
+    /// name (so that the name the user knew resolves to it alone); its own first when it
+    /// took a key over before. Never one another peer uses as its alias: then it keeps its
+    /// own.
     private func linkedAlias(_ entry: PeerEntry, replacing earlier: PeerEntry) -> String? {
-        let chosen = [earlier.record.alias, entry.record.alias, earlier.record.name]
-            .compactMap { $0 }.first { !$0.isEmpty }
+        let candidates =
+            hasTakenOver(entry.key)
+            ? [entry.record.alias, earlier.record.alias, earlier.record.name]
+            : [earlier.record.alias, entry.record.alias, earlier.record.name]
+        let chosen = candidates.compactMap { $0 }.first { !$0.isEmpty }
         guard let chosen else { return entry.record.alias }
         let taken = all.contains { other in
             other.key != entry.key && other.key != earlier.key
