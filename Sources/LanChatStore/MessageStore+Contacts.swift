@@ -136,7 +136,8 @@ extension MessageStore {
     }
 
     /// The pending message requests, oldest first, each with the count and the first of the
-    /// messages that came since it opened (not earlier ones, from before a `remove`).
+    /// 1:1 messages that came since it opened (not earlier ones, from before a `remove`; not
+    /// group messages, which wait in their group's request).
     public func requests() async throws(StoreError) -> [StoredRequest] {
         try await read("reading message requests") { db in
             try ColumnReader.fetchAll(
@@ -144,12 +145,12 @@ extension MessageStore {
                     sql: """
                         SELECT p.pk, p.request_since,
                             (SELECT count(*) FROM messages c
-                                WHERE c.pk = p.pk AND c.direction = 0
+                                WHERE c.pk = p.pk AND c.direction = 0 AND c.group_id IS NULL
                                     AND c.received_at >= p.request_since),
                             \(StoredMessage.columns(of: "m"))
                         FROM peers p LEFT JOIN messages m ON m.rowid = (
                             SELECT min(rowid) FROM messages f
-                            WHERE f.pk = p.pk AND f.direction = 0
+                            WHERE f.pk = p.pk AND f.direction = 0 AND f.group_id IS NULL
                                 AND f.received_at >= p.request_since)
                         WHERE p.request_since IS NOT NULL
                         ORDER BY p.request_since, p.pk

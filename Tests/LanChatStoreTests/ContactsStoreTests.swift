@@ -42,6 +42,31 @@ struct ContactsStoreTests {
         #expect(try await !store.openRequest(stranger, at: 200))
     }
 
+    /// A non-contact's group message waits in its group's request: the peer's own request
+    /// counts and shows its 1:1 messages only.
+    @Test func aRequestCountsOnlyItsOneToOneMessages() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let stranger = testKey(3)
+        let store = try await openStoreWithPeer(directory, peer: stranger)
+        #expect(try await store.openRequest(stranger, at: 10))
+        let group = GroupID.random()
+        _ = try await store.commitIncoming(
+            from: stranger,
+            records: [
+                IncomingRecord(
+                    message: WireMessage(
+                        stream: 5, seq: 1, id: .random(), sentAt: 100, group: group.bytes,
+                        text: "to the group"),
+                    text: "to the group")
+            ],
+            cursor: IncomingCursor(stream: 5, delivered: 1, read: 0), at: 20)
+        _ = try await receive(store, from: stranger, after: 1, texts: ["just to you"], at: 30)
+        let request = try #require(try await store.requests().first)
+        #expect(request.count == 1)
+        #expect(request.firstMessage?.text == "just to you")
+    }
+
     @Test func blockingDropsAPendingRequestWithItsMessages() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
