@@ -180,6 +180,8 @@ public final class MessageStore: Sendable {
 
     /// SQLite would create the file with the umask's mode; the store holds private messages,
     /// so it is created 0600 first and SQLite gives its -wal and -shm files the same mode.
+    /// A store that exists (restored by a copy that kept the umask's mode, say) and is ours
+    /// is made 0600 too, with its -wal and -shm.
     private static func createPrivateFileIfAbsent(_ path: String) throws(StoreError) {
         let descriptor = Foundation.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if descriptor >= 0 {
@@ -187,7 +189,18 @@ public final class MessageStore: Sendable {
         } else if errno != EEXIST {
             let reason = String(cString: strerror(errno))
             throw StoreError(.unavailable, "cannot create \(path): \(reason)")
+        } else {
+            for file in [path, path + "-wal", path + "-shm"] { makePrivate(file) }
         }
+    }
+
+    /// Takes group and other access away from `path` if it is a regular file of ours.
+    private static func makePrivate(_ path: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+            info.st_uid == geteuid(), info.st_mode & 0o077 != 0
+        else { return }
+        _ = chmod(path, info.st_mode & 0o700)
     }
 
     /// Closes the store on a clean stop: checkpoints the WAL into the main file and truncates

@@ -21,6 +21,24 @@ struct StoreTests {
         #expect(settings.synchronous == 2)  // FULL
     }
 
+    /// A store file that exists readable by others (restored by a copy that kept the
+    /// umask's mode) is made private when it is opened.
+    @Test func anExistingStoreReadableByOthersIsMadePrivate() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let created = open(directory.storePath, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        #expect(created >= 0)
+        close(created)
+        #expect(chmod(directory.storePath, 0o644) == 0)
+        let store = try MessageStore.open(path: directory.storePath)
+        _ = try await store.durabilitySettings()
+        for file in [directory.storePath, directory.storePath + "-wal"] {
+            var info = stat()
+            #expect(stat(file, &info) == 0 && info.st_mode & 0o777 == 0o600, "\(file)")
+        }
+        try store.close()
+    }
+
     @Test func enqueueAssignsOneStreamAndConsecutiveSeqsThatSurviveAReopen() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
