@@ -29,7 +29,7 @@ public enum RPCID: Codable, Sendable, Hashable {
                 .init(
                     codingPath: decoder.codingPath,
                     debugDescription:
-                        "an id is a string, a number of magnitude 1e-128 to 1e127, or null"))
+                        "an id is a string, a number of magnitude 1e-128 to below 1e128, or null"))
         }
     }
 

@@ -105,8 +105,11 @@ import Testing
                 peer: CLIFixtures.bob, safetyNumber: digits, verified: false,
                 canReplace: previous),
             style: .plain)
-        #expect(shown.contains("if it is also the new key of bob (OLDB-2345)"), "\(shown)")
-        #expect(shown.contains("  lanchat verify BOBB-2345 '<the number it shows>' --link\n"))
+        #expect(shown.contains("It took the name of bob (OLDB-2345).\n"), "\(shown)")
+        #expect(shown.hasSuffix("  lanchat verify BOBB-2345 '<the number it shows>' --link\n"))
+        #expect(shown.contains("  lanchat verify BOBB-2345 '<the number it shows>'\n"))
+        // The fixed words stay within 80 columns; only names make a line longer.
+        #expect(shown.split(separator: "\n").allSatisfy { $0.count <= 80 }, "\(shown)")
         let verified = VerifyView.render(
             VerifyResult(
                 peer: CLIFixtures.bob, safetyNumber: digits, verified: true,

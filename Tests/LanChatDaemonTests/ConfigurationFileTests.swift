@@ -122,6 +122,10 @@ import Testing
         ("name = \"a\\tb\"", "name: cannot contain control characters or bidi overrides"),
         ("name = \"a\\u202Eb\"", "name: cannot contain control characters or bidi overrides"),
         ("no-mdns = \"yes\"", "no-mdns: expected true or false, found string"),
+        (
+            "read-receipts = 1",
+            "read-receipts: expected true, false, \"on\" or \"off\", found integer"
+        ),
         ("peer = [1]", "peer: expected a list of strings, found integer in it"),
         ("peer = [\"nowhere\"]", "peer: 'nowhere': expected [ID@]HOST:PORT"),
         ("data-dir = \"relative\"", "data-dir: must be an absolute path"),

@@ -11,7 +11,9 @@ struct BackupCommand: AsyncParsableCommand {
         discussion: """
             The copy is one consistent snapshot made through SQLite's online backup, a single \
             file of mode 0600; an existing PATH is refused, never overwritten. To restore it, \
-            stop lanchatd and copy it to lanchat.sqlite3 in the data directory. See lanchat(1).
+            stop lanchatd, copy it to lanchat.sqlite3 in the data directory and remove \
+            lanchat.sqlite3-wal and lanchat.sqlite3-shm beside it. The identity key is not in the copy: \
+            back up identity.key separately. See lanchat(1).
             """)
 
     @OptionGroup var global: GlobalOptions

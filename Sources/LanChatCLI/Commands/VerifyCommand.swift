@@ -48,25 +48,22 @@ package enum VerifyView {
             return linkedText(linked, result: result, style: style)
         }
         let tag = terminalSafe(result.peer.keyTag)
+        // A key that took an earlier key's name can take that key over too (--link). The
+        // names go on lines of their own: the fixed words stay within 80 columns.
+        let link = result.canReplace.map { earlier in
+            "It took the name of \(candidateLabel(earlier)).\n"
+                + "If it is that peer's new key (a reinstall), --link moves that peer's\n"
+                + "conversation and the messages held for it to \(tag):\n"
+        }
         if result.verified {
             return style.green("The safety numbers match: \(label) is now verified.") + "\n"
-                + (result.canReplace.map { earlier in
-                    "It took the name of \(candidateLabel(earlier)). If it is that peer's new key "
-                        + "(a reinstall), move the\nconversation and what is held for it over with:\n"
-                        + "  lanchat verify \(tag) --link\n"
-                } ?? "")
+                + (link.map { $0 + "  lanchat verify \(tag) --link\n" } ?? "")
         }
-        let command =
-            result.canReplace == nil
-            ? "mark it verified with:\n  lanchat verify \(tag) '<the number it shows>'\n"
-            : "mark it verified with the first\nline; if it is also the new key of "
-                + "\(result.canReplace.map(candidateLabel) ?? ""), whose name it took (a reinstall), "
-                + "the second\nalso moves that conversation and what is held for it over:\n"
-                + "  lanchat verify \(tag) '<the number it shows>'\n"
-                + "  lanchat verify \(tag) '<the number it shows>' --link\n"
         return "Safety number with \(label):\n\n" + groups(result.safetyNumber) + "\n"
-            + "\(label) sees the same 60 digits with 'lanchat verify' on its side. Compare them in\n"
-            + "person or over a call you trust; if they match, " + command
+            + "\(label)\nsees the same 60 digits with 'lanchat verify' on its side. Compare them in\n"
+            + "person or over a call you trust; if they match, mark it verified with:\n"
+            + "  lanchat verify \(tag) '<the number it shows>'\n"
+            + (link.map { $0 + "  lanchat verify \(tag) '<the number it shows>' --link\n" } ?? "")
     }
 
     /// `bob (3EBM-VERF)`, or the key tag alone for a peer without a name.

@@ -97,7 +97,7 @@ struct ControlDispatcher: Sendable {
                         id: nil,
                         error: .invalidRequest(
                             "\"id\" must be a string, null, or a number lanchatd can give back "
-                                + "exactly: a magnitude from 1e-128 to 1e127"))))
+                                + "exactly: a magnitude from 1e-128 to below 1e128"))))
         } catch {
             return .refused(
                 encode(

@@ -131,8 +131,11 @@ public enum ConfigurationFile {
                 case "off": settings.readReceipts = false
                 default: throw KeyError(reason: "expected true, false, \"on\" or \"off\"")
                 }
+            } else if value.type == .bool, let flag = value.bool {
+                settings.readReceipts = flag
             } else {
-                settings.readReceipts = try bool(value)
+                throw KeyError(
+                    reason: "expected true, false, \"on\" or \"off\", found \(value.type)")
             }
         },
         "accept": { settings, value, _ throws(KeyError) in
