@@ -60,4 +60,15 @@ import Testing
         #expect(stream.keys(Self.raw("\u{03}")) == [.interrupt])
         #expect(!stream.pasting)
     }
+
+    /// Pasted terminal output loses its escape sequences whole, not only their ESC.
+    @Test func pastedEscapeSequencesGoWhole() {
+        var stream = ChatKeyStream()
+        let keys = stream.keys(
+            Self.raw(
+                "\u{1B}[200~\u{1B}[31mred\u{1B}[0m \u{1B}]0;title\u{07}t\u{1B}]2;x\u{1B}\\u\u{1B}(Bv"
+                    + "\u{1B}[201~"))
+        #expect(Self.text(keys) == "red tuv")
+        #expect(!stream.pasting)
+    }
 }

@@ -51,6 +51,12 @@ package struct ChatKeyStream {
                 continue
             }
             if pasting {
+                if raw[index] == .character(0x1B) {
+                    // Pasted terminal output (colours, titles): the whole sequence goes, not
+                    // only its ESC, which would leave `[31m` in the message.
+                    index = Self.escapeSequenceEnd(in: raw, from: index) + 1
+                    continue
+                }
                 if let key = pasted(raw[index]) { keys.append(key) }
             } else {
                 typed.append(raw[index])
@@ -98,6 +104,36 @@ package struct ChatKeyStream {
             case .character(let value): return ChatKeyDecoder.character(value)
             case .function(let decoded): return decoded
             }
+        }
+    }
+
+    /// Where the escape sequence starting with the ESC at `start` ends (its last key; the
+    /// read's last when it is cut): CSI up to its final byte, OSC up to BEL or ST, any other
+    /// up to its final byte after any intermediates.
+    static func escapeSequenceEnd(in raw: [Raw], from start: Int) -> Int {
+        func byte(_ index: Int) -> UInt32? {
+            guard index < raw.count, case .character(let value) = raw[index] else { return nil }
+            return value
+        }
+        switch byte(start + 1) {
+        case 0x5B:  // CSI: parameters and intermediates, then one final byte
+            var index = start + 2
+            while let value = byte(index), (0x20...0x3F).contains(value) { index += 1 }
+            return min(index, raw.count - 1)
+        case 0x5D:  // OSC: up to BEL, or ST (ESC \)
+            var index = start + 2
+            while index < raw.count {
+                if byte(index) == 0x07 { return index }
+                if byte(index) == 0x1B, byte(index + 1) == 0x5C { return index + 1 }
+                index += 1
+            }
+            return raw.count - 1
+        case nil:
+            return start
+        default:  // ESC, intermediates (`ESC ( B`), one final byte
+            var index = start + 1
+            while let value = byte(index), (0x20...0x2F).contains(value) { index += 1 }
+            return min(index, raw.count - 1)
         }
     }
 
