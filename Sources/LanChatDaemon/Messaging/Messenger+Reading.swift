@@ -98,7 +98,7 @@ extension Messenger {
             throw .storeUnavailable("cannot change the conversation: \(error)")
         }
         guard let row else {
-            throw .failed("there is no conversation with \(peer.displayName) yet")
+            throw .failed("there is no conversation with \(peer.labelled) yet")
         }
         return ArchiveResult(conversation: await conversationInfo(row))
     }
