@@ -24,6 +24,7 @@ public final class RunningChild: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, fds[1], descriptor)
         posix_spawn_file_actions_addclose(&actions, fds[0])
         posix_spawn_file_actions_addopen(&actions, 3 - descriptor, "/dev/null", O_WRONLY, 0)
+        SpawnedDescriptors.closeInherited(&actions)
         var argv = arguments.map { strdup($0) } + [nil]
         defer {
             for argument in argv { free(argument) }

@@ -59,9 +59,10 @@ enum NotifyProcess {
     }
 
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which Swift's Glibc module
-    /// does not import: the child closes every descriptor from 3 on. Looked up once; without
-    /// it (an older libc) the daemon's descriptors are close-on-exec where NIO and SQLite
-    /// open them, which covers the sockets and the store.
+    /// does not import: the child closes every descriptor from 3 on. It matters: NIO opens
+    /// its sockets without SOCK_CLOEXEC, so a notify command would otherwise hold the
+    /// listening socket (a restarted daemon could not bind its port) and keep sessions from
+    /// closing. Looked up once; the project's platform (Debian 12, glibc 2.36) has it.
     private typealias CloseFrom =
         @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
     private static let closeFrom: CloseFrom? = {

@@ -1,4 +1,5 @@
 import Foundation
+import LanChatTestSupport
 import Testing
 
 /// A real terminal for `lanchat chat`: a tmux session on a private tmux server (its own
@@ -118,6 +119,9 @@ final class TmuxTerminal: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // The tmux server forked from this client lives for the whole test: it must not
+        // hold the in-process daemons' sockets.
+        SpawnedDescriptors.closeInherited(&actions)
         var arguments = argv.map { strdup($0) } + [nil]
         defer { for pointer in arguments { free(pointer) } }
         // Every signal at its default: the test process ignores some (SIGHUP, SIGTERM), and
