@@ -281,12 +281,13 @@ import Testing
         let piped = WhoView.render(
             result, query: nil, all: true, now: CLIFixtures.now, zone: utc, style: .plain)
         #expect(Self.widest(piped) > 80)
-        for width in [100, 80, 72, 50] {
+        for width in [100, 80, 72, 50, 40] {
             let text = WhoView.render(
                 result, query: nil, all: true, now: CLIFixtures.now, zone: utc, style: .plain,
                 width: width)
             #expect(Self.widest(text) <= width, "\(width):\n\(text)")
-            #expect(text.contains("CARO-L234") && text.contains("unverified"))
+            #expect(text.contains("CARO-L234") && text.contains("offline"))
+            #expect(text.contains("unverified") == (width >= 50))
         }
         let narrow = WhoView.render(
             result, query: nil, all: true, now: CLIFixtures.now, zone: utc, style: .plain,

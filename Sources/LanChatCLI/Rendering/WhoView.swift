@@ -12,14 +12,15 @@ package enum WhoView {
         }
         let changed = Set(result.keyChanges.map(\.peer.id))
         // On a narrow terminal the address gives up width first, then the status text,
-        // then the name; if that is not enough the address, the last seen and the status
-        // are left out. The key tag, which tells peers of one name apart, stays whole.
+        // then the name; if that is not enough the address, the last seen, the status and
+        // the trust are left out. The key tag, which tells peers of one name apart, and the
+        // presence, which is what `who` is for, stay whole.
         var table = TextTable(
             header: ["NAME", "KEY", "PRESENCE", "STATUS", "TRUST", "LAST SEEN", "ADDRESS"],
             shrinkable: [
                 (column: 6, minimum: 8), (column: 3, minimum: 8), (column: 0, minimum: 12),
             ],
-            droppable: [6, 5, 3])
+            droppable: [6, 5, 3, 4])
         for peer in result.peers {
             let (presence, presenceColor) = PeerText.presence(peer, style: style)
             let (trust, trustColor) = PeerText.trust(peer.trust, style: style)
