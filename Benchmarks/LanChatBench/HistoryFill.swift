@@ -26,6 +26,9 @@ struct HistoryFill {
 
     func run() async throws -> Outcome {
         try makePrivateDirectory(dataDirectory)
+        // The node's key first, as its first start would make it: lanchatd refuses a used
+        // store without one (PROTOCOL.md §5).
+        _ = try IdentityKeyPair.loadOrCreate(directory: dataDirectory)
         let store = try MessageStore.open(path: dataDirectory + "/lanchat.sqlite3")
         defer { try? store.close() }
         let peer = try IdentityKeyPair.generate().publicKey
