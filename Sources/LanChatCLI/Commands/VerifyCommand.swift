@@ -60,8 +60,9 @@ package enum VerifyView {
                 + (link.map { $0 + "  lanchat verify \(tag) --link\n" } ?? "")
         }
         return "Safety number with \(label):\n\n" + groups(result.safetyNumber) + "\n"
-            + "\(label)\nsees the same 60 digits with 'lanchat verify' on its side. Compare them in\n"
-            + "person or over a call you trust; if they match, mark it verified with:\n"
+            + "\(label) sees the same 60 digits with 'lanchat verify' on its side.\n"
+            + "Compare them in person or over a call you trust; if they match, mark it\n"
+            + "verified with:\n"
             + "  lanchat verify \(tag) '<the number it shows>'\n"
             + (link.map { $0 + "  lanchat verify \(tag) '<the number it shows>' --link\n" } ?? "")
     }
