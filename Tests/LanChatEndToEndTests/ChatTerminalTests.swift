@@ -172,6 +172,16 @@ extension EndToEnd {
                 }
                 let after = try await alice.json(HistoryResult.self, ["history", "bob"]).messages
                 #expect(after.count == 1)
+
+                // A paste whose end never comes (a broken terminal or program): chat says it
+                // is pasting, and Ctrl-C still leaves with the terminal restored.
+                try await chat.keys("C-u")
+                try await chat.type("\u{1B}[200~never ends")
+                try await chat.waitFor(showing: "pasting… (keys are text until the paste ends")
+                try await chat.keys("C-c")
+                try await chat.waitFor("chat left, the terminal restored") { screen in
+                    screen.contains("EXITED 0") && screen.contains("RESTORED")
+                }
             }
         }
 

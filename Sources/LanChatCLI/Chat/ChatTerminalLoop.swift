@@ -89,10 +89,20 @@ final class ChatTerminalLoop {
                 }
                 running = handle(key, height: terminal.height)
             }
+            // A paste whose end has not come (yet): every key is text until it does, so say
+            // so, and how to leave if it never comes.
+            if terminal.isPasting {
+                screen.notice = Self.pasting
+            } else if screen.notice == Self.pasting {
+                screen.notice = nil
+            }
         }
         if typingSince != nil { requests.yield(.typing(false)) }
         return true
     }
+
+    /// The notice while a paste has not ended.
+    static let pasting = "pasting… (keys are text until the paste ends; Ctrl-C leaves)"
 
     /// The notice while incoming messages wait below a scrolled-back view.
     static let newBelow = "new messages below: PageDown"

@@ -62,6 +62,9 @@ final class CursesTerminal {
         refresh()
     }
 
+    /// Inside a paste whose end marker has not come yet (`ChatKeyStream`).
+    var isPasting: Bool { keyStream.pasting }
+
     /// Every key waiting, decoded (none when there is none).
     func readKeys() -> [ChatKey] {
         var read: [ChatKeyStream.Raw] = []
