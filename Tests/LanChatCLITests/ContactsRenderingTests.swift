@@ -98,13 +98,16 @@ import Testing
     /// A key that took an earlier key's name: verify says how to take that key's
     /// conversation over too, before and after the numbers are compared.
     @Test func verifyOffersTheLinkForAKeyThatTookAnEarlierName() {
-        let digits = String(repeating: "0123456789", count: 6)
-        let previous = PeerCandidate(id: "OLD", keyTag: "OLDB-2345", name: "bob", alias: nil)
-        let shown = VerifyView.render(
-            VerifyResult(
-                peer: CLIFixtures.bob, safetyNumber: digits, verified: false,
-                canReplace: previous),
-            style: .plain)
+        func rendered(verified: Bool) -> String {
+            VerifyView.render(
+                VerifyResult(
+                    peer: CLIFixtures.bob, safetyNumber: String(repeating: "0123456789", count: 6),
+                    verified: verified,
+                    canReplace: PeerCandidate(
+                        id: "OLD", keyTag: "OLDB-2345", name: "bob", alias: nil)),
+                style: .plain)
+        }
+        let shown = rendered(verified: false)
         #expect(shown.contains("It took the name of bob (OLDB-2345).\n"), "\(shown)")
         #expect(shown.hasSuffix("  lanchat verify BOBB-2345 '<the number it shows>' --link\n"))
         #expect(shown.contains("  lanchat verify BOBB-2345 '<the number it shows>'\n"))
@@ -114,11 +117,7 @@ import Testing
             shown.split(separator: "\n").allSatisfy {
                 $0.count - ($0.contains(label) ? label.count : 0) <= 80
             }, "\(shown)")
-        let verified = VerifyView.render(
-            VerifyResult(
-                peer: CLIFixtures.bob, safetyNumber: digits, verified: true,
-                canReplace: previous),
-            style: .plain)
+        let verified = rendered(verified: true)
         #expect(verified.contains("It took the name of bob (OLDB-2345)"), "\(verified)")
         #expect(verified.hasSuffix("  lanchat verify BOBB-2345 --link\n"))
     }

@@ -64,14 +64,7 @@ extension EndToEnd {
                 try key.write(to: URL(fileURLWithPath: keyPath))
                 let before = try Self.fileFacts(keyPath)
 
-                let logPath = sandbox.file("corrupt.log")
-                let restarted = try DaemonProcess.launchRaw(
-                    [
-                        "--name", "alice", "--data-dir", daemon.dataDirectory, "--socket",
-                        daemon.socket, "--port", "0",
-                    ], in: sandbox, logPath: logPath)
-                let ended = await restarted.waitForExit(within: Self.refusalTimeout)
-                let message = DaemonProcess.readLog(logPath)
+                let (ended, message) = try await Self.startAgain(daemon, in: sandbox)
                 #expect(ended == .exited(78), "\(message)")
                 #expect(message.contains("identity.key"), "the message names the file: \(message)")
                 #expect(
@@ -98,15 +91,7 @@ extension EndToEnd {
                         == 0)
                 #expect(await daemon.stop() == .exited(0))
                 try FileManager.default.removeItem(atPath: daemon.dataDirectory + "/identity.key")
-                let arguments = [
-                    "--name", "alice", "--data-dir", daemon.dataDirectory, "--socket",
-                    daemon.socket, "--port", "0",
-                ]
-
-                let logPath = sandbox.file("lost-key.log")
-                let refused = try DaemonProcess.launchRaw(arguments, in: sandbox, logPath: logPath)
-                let ended = await refused.waitForExit(within: Self.refusalTimeout)
-                let message = DaemonProcess.readLog(logPath)
+                let (ended, message) = try await Self.startAgain(daemon, in: sandbox)
                 #expect(ended == .exited(78), "\(message)")
                 #expect(message.contains("identity.key is missing"), "\(message)")
                 #expect(
@@ -284,6 +269,22 @@ extension EndToEnd {
             var inode: UInt64
             var modified: Date?
             var permissions: Int?
+        }
+
+        /// Starts lanchatd again on `daemon`'s data directory and socket, for a start that
+        /// must be refused: how it ended (nil if it still ran after `refusalTimeout`) and
+        /// what it wrote.
+        static func startAgain(_ daemon: DaemonProcess, in sandbox: Sandbox) async throws
+            -> (Termination?, String)
+        {
+            let logPath = sandbox.file("again-\(UUID().uuidString.prefix(6)).log")
+            let child = try DaemonProcess.launchRaw(
+                [
+                    "--name", daemon.name, "--data-dir", daemon.dataDirectory, "--socket",
+                    daemon.socket, "--port", "0",
+                ], in: sandbox, logPath: logPath)
+            let ended = await child.waitForExit(within: refusalTimeout)
+            return (ended, DaemonProcess.readLog(logPath))
         }
 
         static func fileFacts(_ path: String) throws -> FileFacts {
