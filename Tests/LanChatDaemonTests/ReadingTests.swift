@@ -208,6 +208,25 @@ struct ReadingTests {
         }
     }
 
+    /// `conversation.read` carries the conversation after the read (lanchat-api(7)), not null.
+    @Test func aConversationReadEventCarriesTheConversation() async throws {
+        try await withConnectedPair { alice, bob in
+            _ = try await alice.client.send(
+                SendParams(peer: "bob", texts: ["one", "two"], wait: true, timeout: 20))
+            let head = try await Self.collect(bob.client, WatchParams()) { _ in true }
+            let since = try #require(head.start?.cursor)
+            _ = try await bob.client.read(ReadParams(peer: "alice"))
+            let replay = try await Self.collect(bob.client, WatchParams(since: since)) {
+                $0.contains { $0.type == .conversationRead }
+            }
+            let event = try #require(replay.events.first { $0.type == .conversationRead })
+            let conversation = try #require(event.conversation)
+            #expect(conversation.peer?.id == alice.id)
+            #expect(conversation.unread == 0)
+            #expect(conversation.lastMessage?.text == "two")
+        }
+    }
+
     @Test func watchGoesFromReplayToLiveWithNoGapAndNoRepeat() async throws {
         try await withConnectedPair { alice, bob in
             _ = try await alice.client.send(

@@ -103,9 +103,11 @@ extension Messenger {
                     event.type == .messageReceived
                     && (event.message?.group ?? event.group).map(requests.contains) == true
                 if wanted && !held {
-                    try await answer.notify(
-                        Methods.Watch.notification,
-                        eventInfo(event, peers: &peers, groups: groups))
+                    var info = eventInfo(event, peers: &peers, groups: groups)
+                    if event.type == .conversationRead, let key = event.peer {
+                        info.conversation = await readConversation(with: key)
+                    }
+                    try await answer.notify(Methods.Watch.notification, info)
                 }
                 last = event.cursor
             }
@@ -123,6 +125,13 @@ extension Messenger {
                 await watcher.wakeup.wait(until: nil, clock: services.clock)
             }
         }
+    }
+
+    /// A `conversation.read` event's conversation, as it is now (right after the read, for a
+    /// live event); nil when it is gone or cannot be read.
+    private func readConversation(with peer: PeerKey) async -> ConversationInfo? {
+        guard let row = try? await store.conversation(with: peer) else { return nil }
+        return await conversationInfo(row)
     }
 
     /// The groups a batch's events concern, read once per batch (most batches have none),
