@@ -99,6 +99,15 @@ import Testing
         #expect(output.error.hasPrefix("lanchat: " + says), "\(output.error)")
     }
 
+    /// An empty --socket (a script's empty variable) is not the default socket.
+    @Test func anEmptySocketIsAUsageError() async {
+        for arguments in [["--socket", "", "status"], ["status", "--socket", ""]] {
+            let output = CapturedOutput()
+            #expect(await TestEnvironment.run(arguments, output: output) == 64)
+            #expect(output.error.hasPrefix("lanchat: --socket is empty"), "\(output.error)")
+        }
+    }
+
     @Test func historyOptions() throws {
         let history = try parse(
             ["history", "bob", "--limit", "20", "--before", "m1", "--after", "m0"],

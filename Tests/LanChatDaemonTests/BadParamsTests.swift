@@ -166,6 +166,13 @@ struct BadParamsTests {
                     try await alice.client.retry(RetryParams(target: target))
                 }
             }
+            // Nor is an empty peer a prefix of every group and peer name.
+            for peer in ["", " ", "#"] {
+                await Self.expectRefused(Self.invalidParams, "send to \(peer.debugDescription)") {
+                    () async throws(ControlError) in
+                    try await alice.client.send(SendParams(peer: peer, text: "hi"))
+                }
+            }
             let shown = try await alice.history(with: bob)
             #expect(shown.map(\.status) == [.failed])
             #expect(shown.map(\.seq) == [1])

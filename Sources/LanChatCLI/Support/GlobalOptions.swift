@@ -27,6 +27,14 @@ struct GlobalOptions: ParsableArguments {
             valueName: "when"))
     var color: ColorChoice = .auto
 
+    /// An empty `--socket` (a script's empty variable) would mean the default socket: perhaps
+    /// another daemon than the one meant. A usage error instead (64).
+    func validate() throws {
+        if let socket, socket.isEmpty {
+            throw ValidationError("--socket is empty; give the path of lanchatd's control socket")
+        }
+    }
+
     /// Everything a command needs to call the daemon and print, resolved once.
     func makeContext() -> CommandContext {
         let environment = CLIEnvironment.current

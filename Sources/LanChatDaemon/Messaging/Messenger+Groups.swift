@@ -85,6 +85,11 @@ extension Messenger {
     /// The group a PEER-or-GROUP argument names, or nil when it names a peer. `#NAME` and a
     /// 32-hex-digit id are groups; a name that matches both a peer and a group is ambiguous.
     func groupTarget(_ query: String) async throws(ControlError) -> StoredGroup? {
+        // Empty, it would be a prefix of every name: a script's empty variable, not a choice.
+        let bare = query.hasPrefix("#") ? String(query.dropFirst()) : query
+        guard !bare.allSatisfy(\.isWhitespace) else {
+            throw .invalidParams("the peer or group is empty")
+        }
         let all: [StoredGroup]
         do {
             all = try await store.groups()
