@@ -58,7 +58,9 @@ extension MessageStore {
             for leftover in [path, path + "-journal", path + "-wal", path + "-shm"] {
                 unlink(leftover)
             }
-            let reason = (error as? DatabaseError)?.message ?? "\(error)"
+            // By its result code, as every store error: on a full disk SQLite's own message
+            // for the copy is "not an error".
+            let reason = StoreError.wrapping(error, while: "copying").description
             throw BackupError("backup to \(path) failed, nothing was kept: \(reason)")
         }
         var info = stat()

@@ -153,6 +153,13 @@ status=$(cat "$dir/big.txt" "$dir/big.txt" "$dir/big.txt" |
 netsim_log "send --lines with a full disk: exit $status: $(head -1 "$dir/send.err")"
 [[ $status == 74 ]] || fail "lanchat send --lines with a full disk exited $status, expected 74"
 [[ ! -s $dir/send.out ]] || fail "a failed send --lines printed ids: $(cat "$dir/send.out")"
+# A backup onto the full disk fails saying why, and leaves nothing behind.
+status=$(run_capture h3 "$dir/backup.out" "$dir/backup.err" lanchat backup "$h3_data/copy.sqlite3")
+netsim_log "backup onto the full disk: exit $status: $(cat "$dir/backup.err")"
+[[ $status == 1 ]] || fail "lanchat backup onto a full disk exited $status, expected 1"
+grep -qi "disk is full" "$dir/backup.err" ||
+  fail "lanchat backup onto a full disk does not say the disk is full: $(cat "$dir/backup.err")"
+host_run h3 test ! -e "$h3_data/copy.sqlite3" || fail "a failed backup left its file"
 free_disk h3 "$h3_data"
 history_snapshot h3 h1 "$dir/h3-after"
 cmp -s "$dir/h3-before" "$dir/h3-after" ||
