@@ -181,11 +181,15 @@ public struct LinkedInfo: Codable, Sendable, Hashable {
     public var messages: Int
     /// Of those, the ones that were held for the earlier key and now go to the new one.
     public var released: Int
+    /// The groups the earlier key is still a member of: members are keys, so the link does
+    /// not change them (`group add` the new key, `group remove` the earlier one).
+    public var groups: [GroupInfo]
 
-    public init(previous: PeerCandidate, messages: Int, released: Int) {
+    public init(previous: PeerCandidate, messages: Int, released: Int, groups: [GroupInfo] = []) {
         self.previous = previous
         self.messages = messages
         self.released = released
+        self.groups = groups
     }
 }
 

@@ -93,6 +93,16 @@ import Testing
                 == "The safety numbers match: bob@laptop (Bob) (BOBB-2345) is now verified.\n"
                 + "bob@laptop (Bob) (BOBB-2345) now has the conversation of OLDB-2345 "
                 + "(1 message).\n")
+        let grouped = VerifyView.render(
+            VerifyResult(
+                peer: CLIFixtures.bob, safetyNumber: digits, verified: false,
+                linked: LinkedInfo(
+                    previous: previous, messages: 1, released: 0,
+                    groups: [GroupInfo(id: "g", name: "ops", members: [], version: 1)])),
+            style: .plain)
+        #expect(grouped.contains("OLDB-2345 is still a member of #ops"), "\(grouped)")
+        #expect(grouped.contains("  lanchat group add '#ops' BOBB-2345\n"))
+        #expect(grouped.contains("  lanchat group remove '#ops' OLDB-2345\n"))
     }
 
     /// A key that took an earlier key's name: verify says how to take that key's

@@ -13,6 +13,7 @@ extension EndToEnd {
                 var alice = pair.alice
                 let bob = pair.bob
                 try await alice.sendDelivered("hi old bob", to: "bob")
+                #expect(try await alice.lanchat(["group", "create", "team", "bob"]).status == 0)
                 let oldNumber = try await bob.json(VerifyObject.self, ["verify", "alice"])
                 #expect(
                     try await alice.lanchat(["verify", "bob", oldNumber.safetyNumber]).status == 0)
@@ -54,6 +55,8 @@ extension EndToEnd {
                 #expect(linked.peer.alias == "bob" && linked.peer.contact)
                 #expect(linked.linked.previous.keyTag == bob.keyTag)
                 #expect(linked.linked.messages == 2 && linked.linked.released == 1)
+                // Group members are keys: the link says where the old key still is.
+                #expect(linked.linked.groups.map(\.name) == ["team"])
 
                 // The held message reaches the new key, once; the name now means it.
                 let received = try await newBob.awaitReceived(held, from: "alice")
@@ -88,9 +91,11 @@ extension EndToEnd {
 /// `lanchat verify --link --json`.
 struct LinkedVerifyObject: Decodable, Sendable {
     struct Linked: Decodable, Sendable {
+        struct Group: Decodable, Sendable { var name: String }
         var previous: WhoKeyChanges.Candidate
         var messages: Int
         var released: Int
+        var groups: [Group]
     }
     var peer: ContactPeer
     var verified: Bool

@@ -89,6 +89,13 @@ package enum VerifyView {
             linked.released == 1
             ? "the message held for it goes" : "the \(linked.released) messages held for it go"
         text += linked.released > 0 ? ", and \(released) out now.\n" : ".\n"
+        for group in linked.groups {
+            let name = terminalSafe(group.name)
+            text +=
+                "\(previous) is still a member of #\(name) (members are keys): to have the new key\n"
+                + "there instead:\n  lanchat group add '#\(name)' \(terminalSafe(result.peer.keyTag))\n"
+                + "  lanchat group remove '#\(name)' \(previous)\n"
+        }
         if result.peer.trust != .verified {
             text +=
                 style.yellow(

@@ -120,7 +120,16 @@ extension Messenger {
             peer: outcome.entry.info, safetyNumber: safetyNumber, verified: verified,
             linked: LinkedInfo(
                 previous: outcome.earlier.candidate, messages: outcome.linked.moved,
-                released: outcome.linked.queued.count))
+                released: outcome.linked.queued.count,
+                groups: await groupsWithMember(outcome.earlier.key)))
+    }
+
+    /// The groups `key` is a member of, by name (none when the groups cannot be read: the
+    /// link is done, and this is only advice).
+    private func groupsWithMember(_ key: PeerKey) async -> [GroupInfo] {
+        let all = (try? await store.groups()) ?? []
+        return all.filter { $0.state.hasMember(key) }.map { groupInfo($0.state) }
+            .sorted { $0.name.lowercased() < $1.name.lowercased() }
     }
 
     /// Blocks the key: its live session is closed at once, it is never dialled again and its
