@@ -111,4 +111,12 @@ extension MessageStore {
             sql: "INSERT INTO events (type, at, pk, status) VALUES (?, ?, ?, ?)"
         ).execute(arguments: [type.code, now, peer.blob, status])
     }
+
+    /// An event about a group (no peer): `conversation.read` of a group conversation.
+    static func logEvent(_ db: Database, _ type: StoredEventType, group: GroupID, at now: Int64)
+        throws
+    {
+        try db.cachedStatement(sql: "INSERT INTO events (type, at, gid) VALUES (?, ?, ?)")
+            .execute(arguments: [type.code, now, group.blob])
+    }
 }

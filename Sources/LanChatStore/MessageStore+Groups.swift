@@ -245,8 +245,8 @@ extension MessageStore {
 
     /// `read GROUP`: marks the group's unread incoming messages read at `now`, in one
     /// transaction with each sender's incoming cursor (a copy travels on its sender's stream,
-    /// so its READ is that stream's, PROTOCOL.md §9.5). Group rows count in no peer's unread
-    /// (the v6 triggers), so no conversation changes.
+    /// so its READ is that stream's, PROTOCOL.md §9.5), and its `conversation.read` event.
+    /// Group rows count in no peer's unread (the v6 triggers), so no 1:1 conversation changes.
     public func markGroupRead(_ group: GroupID, at now: Int64) async throws(StoreError)
         -> ReadMarking
     {
@@ -265,6 +265,9 @@ extension MessageStore {
                 if let receipt = try Self.raiseReadCursor(db, peer: peer, over: messages) {
                     receipts.append(receipt)
                 }
+            }
+            if !marked.isEmpty {
+                try Self.logEvent(db, .conversationRead, group: group, at: now)
             }
             return ReadMarking(messages: marked, receipts: receipts)
         }

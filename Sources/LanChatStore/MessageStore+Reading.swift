@@ -11,7 +11,8 @@ extension MessageStore {
     /// messages carry their `group`). In **one transaction** with what follows from it: each
     /// touched peer's incoming cursor `read` rises to the highest seq read in the cursor's
     /// current stream (never backwards, never past `delivered`; a group's messages travel in
-    /// their sender's stream), and one `conversation.read` event per touched 1:1 conversation.
+    /// their sender's stream), and one `conversation.read` event per touched conversation (a
+    /// group's with the group and no peer).
     public func markRead(peer: PeerKey?, at now: Int64) async throws(StoreError) -> ReadMarking {
         try await write("marking messages read") { db in
             // A pending message request, 1:1 or group, is never marked read (no READ is ever
@@ -47,8 +48,12 @@ extension MessageStore {
                     receipts.append(receipt)
                 }
             }
-            for messages in conversations where messages[0].group == nil {
-                try Self.logEvent(db, .conversationRead, peer: messages[0].peer, at: now)
+            for messages in conversations {
+                if let group = messages[0].group {
+                    try Self.logEvent(db, .conversationRead, group: group, at: now)
+                } else {
+                    try Self.logEvent(db, .conversationRead, peer: messages[0].peer, at: now)
+                }
             }
             return ReadMarking(messages: conversations.flatMap { $0 }, receipts: receipts)
         }

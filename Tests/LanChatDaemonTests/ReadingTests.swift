@@ -227,6 +227,27 @@ struct ReadingTests {
         }
     }
 
+    /// Reading a group conversation is a `conversation.read` too, with the group's
+    /// conversation and no peer.
+    @Test func readingAGroupLogsItsConversationRead() async throws {
+        try await withConnectedPair { alice, bob in
+            let group = try await alice.createGroup("team", members: ["bob"], seenBy: [bob])
+            _ = try await alice.client.send(
+                SendParams(peer: group.id, text: "to the team", wait: true, timeout: 20))
+            let head = try await Self.collect(bob.client, WatchParams()) { _ in true }
+            let since = try #require(head.start?.cursor)
+            _ = try await bob.client.read(ReadParams(peer: group.id))
+            let replay = try await Self.collect(bob.client, WatchParams(since: since)) {
+                $0.contains { $0.type == .conversationRead }
+            }
+            let event = try #require(replay.events.first { $0.type == .conversationRead })
+            #expect(event.peer == nil)
+            #expect(event.group?.id == group.id)
+            #expect(event.conversation?.group?.id == group.id)
+            #expect(event.conversation?.unread == 0)
+        }
+    }
+
     @Test func watchGoesFromReplayToLiveWithNoGapAndNoRepeat() async throws {
         try await withConnectedPair { alice, bob in
             _ = try await alice.client.send(

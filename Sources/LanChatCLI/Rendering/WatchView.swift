@@ -62,6 +62,10 @@ package enum WatchView {
             return style.red("warning: ") + name + "'s key changed" + tag
                 + "; check it with lanchat verify"
         case .conversationRead:
+            if let group = event.group ?? event.conversation?.group {
+                return "conversation " + style.cyan("#" + truncated(group.name, to: 40))
+                    + " marked read"
+            }
             return "conversation with " + name + " marked read"
         case .groupChanged:
             guard let group = event.group else { return name + " changed a group" }

@@ -104,8 +104,8 @@ extension Messenger {
                     && (event.message?.group ?? event.group).map(requests.contains) == true
                 if wanted && !held {
                     var info = eventInfo(event, peers: &peers, groups: groups)
-                    if event.type == .conversationRead, let key = event.peer {
-                        info.conversation = await readConversation(with: key)
+                    if event.type == .conversationRead {
+                        info.conversation = await readConversation(event)
                     }
                     try await answer.notify(Methods.Watch.notification, info)
                 }
@@ -127,10 +127,16 @@ extension Messenger {
         }
     }
 
-    /// A `conversation.read` event's conversation, as it is now (right after the read, for a
-    /// live event); nil when it is gone or cannot be read.
-    private func readConversation(with peer: PeerKey) async -> ConversationInfo? {
-        guard let row = try? await store.conversation(with: peer) else { return nil }
+    /// A `conversation.read` event's conversation, a peer's or a group's, as it is now (right
+    /// after the read, for a live event); nil when it is gone or cannot be read.
+    private func readConversation(_ event: StoredEvent) async -> ConversationInfo? {
+        if let group = event.group {
+            guard let row = try? await store.groupConversation(group) else { return nil }
+            return try? await groupConversationInfo(row)
+        }
+        guard let peer = event.peer, let row = try? await store.conversation(with: peer) else {
+            return nil
+        }
         return await conversationInfo(row)
     }
 
