@@ -27,20 +27,6 @@ package enum DisplayWidth {
         text.reduce(0) { $0 + of($1) }
     }
 
-    /// `text` in at most `columns` columns: whole, or cut with `…` (one column).
-    package static func cut(_ text: String, to columns: Int) -> String {
-        guard of(text) > columns else { return text }
-        var kept = ""
-        var used = 0
-        for character in text {
-            let width = of(character)
-            guard used + width <= columns - 1 else { break }
-            kept.append(character)
-            used += width
-        }
-        return columns > 0 ? kept + "…" : ""
-    }
-
     /// `text` cut into rows of at most `width` columns, breaking after the last space that
     /// fits when there is one, else between characters. Never an empty list.
     package static func wrap(_ text: String, width: Int) -> [String] {

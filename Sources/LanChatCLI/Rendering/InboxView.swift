@@ -26,11 +26,11 @@ package enum InboxView {
         let titles = result.conversations.map(title)
         let shared = Set(
             Dictionary(titles.map { ($0, 1) }, uniquingKeysWith: +).filter { $0.value > 1 }.keys)
-        let named = result.conversations.map { conversation in
+        let named = zip(result.conversations, titles).map { conversation, title in
             (
                 name: truncated(
-                    title(conversation)
-                        + (shared.contains(title(conversation))
+                    title
+                        + (shared.contains(title)
                             ? conversation.peer.map { " (\($0.keyTag))" } ?? "" : ""),
                     columns: nameColumns),
                 unread: conversation.unread > 0 ? "\(conversation.unread)" : "",

@@ -2,10 +2,10 @@ import LanChatControl
 
 /// A left-aligned text table with a header row, columns separated by two spaces, trailing
 /// spaces trimmed. Widths count terminal columns (a wide character two, `DisplayWidth`) and
-/// ignore colour: cells are padded first and painted after. Given the terminal's width, the columns marked `shrinkable` give
-/// up width, in their order, down to their minimum, and their cells are cut with `…`; when
-/// that is not enough, the `droppable` columns are left out, in their order; so that a row
-/// stays on one line of a narrow terminal.
+/// ignore colour: cells are padded first and painted after. Given the terminal's width, the
+/// columns marked `shrinkable` give up width, in their order, down to their minimum, and
+/// their cells are cut with `…`; when that is not enough, the `droppable` columns are left
+/// out, in their order; so that a row stays on one line of a narrow terminal.
 package struct TextTable {
     package struct Cell {
         var text: String
@@ -68,7 +68,7 @@ package struct TextTable {
         var parts: [String] = []
         for (column, cell) in cells.enumerated() where column < widths.count {
             let isLast = column == min(cells.count, widths.count) - 1
-            let text = DisplayWidth.cut(cell.text, to: widths[column])
+            let text = truncated(cell.text, columns: widths[column])
             let padding =
                 isLast
                 ? "" : String(repeating: " ", count: max(0, widths[column] - DisplayWidth.of(text)))
@@ -82,28 +82,23 @@ package struct TextTable {
 /// terminal-safe first (`terminalSafe`); the cut never splits an escape. `truncated(_:
 /// columns:)` counts terminal columns instead.
 package func truncated(_ text: String, to limit: Int) -> String {
-    let pieces = TerminalText.pieces(text, keepingLayout: false)
-    let width = pieces.reduce(0) { $0 + $1.count }
-    guard width > limit, limit > 1 else { return pieces.joined() }
-    var kept = ""
-    var keptWidth = 0
-    for piece in pieces {
-        guard keptWidth + piece.count <= limit - 1 else { break }
-        kept += piece
-        keptWidth += piece.count
-    }
-    return kept + "…"
+    cut(TerminalText.pieces(text, keepingLayout: false), to: limit) { $0.count }
 }
 
 /// `truncated`, by terminal columns (a wide character takes two): at most `columns`.
 package func truncated(_ text: String, columns: Int) -> String {
-    let pieces = TerminalText.pieces(text, keepingLayout: false)
-    let widths = pieces.map { DisplayWidth.of($0) }
-    guard widths.reduce(0, +) > columns, columns > 1 else { return pieces.joined() }
+    cut(TerminalText.pieces(text, keepingLayout: false), to: columns) { DisplayWidth.of($0) }
+}
+
+/// The pieces within `limit` as `measure` counts them, `…` (one) marking a cut; a cut never
+/// splits a piece (an escape).
+private func cut(_ pieces: [String], to limit: Int, measure: (String) -> Int) -> String {
+    let widths = pieces.map(measure)
+    guard widths.reduce(0, +) > limit, limit > 1 else { return pieces.joined() }
     var kept = ""
     var used = 0
     for (piece, width) in zip(pieces, widths) {
-        guard used + width <= columns - 1 else { break }
+        guard used + width <= limit - 1 else { break }
         kept += piece
         used += width
     }
