@@ -75,50 +75,51 @@ extension MessageStore {
     private static func moveQueued(
         _ db: Database, from earlier: PeerKey, to key: PeerKey, newStream: () -> UInt64
     ) throws -> [StoredMessage] {
-        let rows = try Int64.fetchAll(
-            db,
-            sql: """
-                SELECT rowid FROM messages
-                WHERE pk = ? AND direction = 1 AND status = 0 AND group_id IS NULL
-                ORDER BY seq, rowid
-                """,
-            arguments: [earlier.blob])
+        let rows = try queuedRows(db, of: earlier, oneToOneOnly: true)
         guard !rows.isEmpty else { return [] }
         let current = try outgoingStream(db, peer: key)
-        let stream = current?.0 ?? newStream()
-        var nextSeq = current?.1 ?? 1
-        var moved: [StoredMessage] = []
+        return try requeue(
+            db, rows, to: key, stream: current?.0 ?? newStream(), from: current?.1 ?? 1)
+    }
+
+    /// Gives `peer` a fresh stream; what is queued for it moves there, in its order.
+    static func restartStream(_ db: Database, to peer: PeerKey, stream: UInt64) throws {
+        _ = try requeue(db, try queuedRows(db, of: peer), to: peer, stream: stream, from: 1)
+    }
+
+    /// The rows of `peer`'s queued messages, in their order.
+    private static func queuedRows(_ db: Database, of peer: PeerKey, oneToOneOnly: Bool = false)
+        throws -> [Int64]
+    {
+        try Int64.fetchAll(
+            db,
+            sql: """
+                SELECT rowid FROM messages WHERE pk = ? AND direction = 1 AND status = 0
+                \(oneToOneOnly ? "AND group_id IS NULL" : "")
+                ORDER BY seq, rowid
+                """,
+            arguments: [peer.blob])
+    }
+
+    /// Files `rows` under `peer` on `stream` with consecutive seqs from `first`, and records
+    /// the stream's next seq after them. Returns the messages as they are now.
+    private static func requeue(
+        _ db: Database, _ rows: [Int64], to peer: PeerKey, stream: UInt64, from first: UInt64
+    ) throws -> [StoredMessage] {
+        var nextSeq = first
+        var requeued: [StoredMessage] = []
         for rowID in rows {
-            moved += try StoredMessage.fetchAll(
+            requeued += try StoredMessage.fetchAll(
                 db,
                 sql: """
                     UPDATE messages SET pk = ?, stream = ?, seq = ? WHERE rowid = ?
                     RETURNING \(StoredMessage.columnsWithGroup)
                     """,
-                arguments: [key.blob, stream.storedValue, nextSeq.storedValue, rowID])
-            nextSeq += 1
-        }
-        try saveOutgoingStream(db, peer: key, stream: stream, nextSeq: nextSeq)
-        return moved
-    }
-
-    /// Gives `peer` a fresh stream; what is queued for it moves there, in its order.
-    static func restartStream(_ db: Database, to peer: PeerKey, stream: UInt64) throws {
-        let queued = try Int64.fetchAll(
-            db,
-            sql: """
-                SELECT rowid FROM messages WHERE pk = ? AND direction = 1 AND status = 0
-                ORDER BY seq, rowid
-                """,
-            arguments: [peer.blob])
-        var nextSeq: UInt64 = 1
-        for rowID in queued {
-            try db.execute(
-                sql: "UPDATE messages SET stream = ?, seq = ? WHERE rowid = ?",
-                arguments: [stream.storedValue, nextSeq.storedValue, rowID])
+                arguments: [peer.blob, stream.storedValue, nextSeq.storedValue, rowID])
             nextSeq += 1
         }
         try saveOutgoingStream(db, peer: peer, stream: stream, nextSeq: nextSeq)
+        return requeued
     }
 
     /// After `earlier`'s 1:1 messages became `key`'s: one conversation row, `key`'s, with the
