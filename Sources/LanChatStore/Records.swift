@@ -141,15 +141,21 @@ public struct PeerRecord: Sendable, Equatable {
         keyChangedFrom = nil
     }
 
-    /// The earlier key of a link, as `MessageStore.linkKey` leaves its row: retired, with
-    /// no alias, contact status, request or verification left.
-    public mutating func retire(replacedBy key: PeerKey) {
+    /// What `remove` takes away (`MessageStore.forget`), and a link from the earlier key:
+    /// alias, contact status, a pending request and verification (a block stays).
+    public mutating func dropStanding() {
         alias = nil
         contact = false
         requestSince = nil
+        if trust == .verified { trust = .unverified }
+    }
+
+    /// The earlier key of a link, as `MessageStore.linkKey` leaves its row: retired, with
+    /// no alias, contact status, request or verification left.
+    public mutating func retire(replacedBy key: PeerKey) {
+        dropStanding()
         keyChangedFrom = nil
         replacedBy = key
-        if trust == .verified { trust = .unverified }
     }
 
     /// The new key of a link, as `MessageStore.linkKey` leaves its row.

@@ -92,11 +92,8 @@ final class InMemoryPeerPersistence: PeerPersistence {
     }
     func forget(_ key: PeerKey, purge: Bool) async throws(StoreError) {
         try update(key) {
-            $0.alias = nil
-            $0.contact = false
-            $0.requestSince = nil
+            $0.dropStanding()
             $0.settleKeyChange()
-            if $0.trust == .verified { $0.trust = .unverified }
         }
     }
     func openRequest(_ key: PeerKey, at now: Int64) async throws(StoreError) -> Bool {

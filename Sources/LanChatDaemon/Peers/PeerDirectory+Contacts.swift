@@ -83,11 +83,8 @@ extension PeerDirectory {
         try await change(key) { persistence, key throws(StoreError) in
             try await persistence.forget(key, purge: purge)
         } memory: { entry in
-            entry.record.alias = nil
-            entry.record.contact = false
-            entry.record.requestSince = nil
+            entry.record.dropStanding()
             entry.record.settleKeyChange()
-            if entry.record.trust == .verified { entry.record.trust = .unverified }
         }
     }
 
@@ -145,10 +142,12 @@ extension PeerDirectory {
     /// The earlier key `entry` may take over (`linkKey`): the one its key-change warning
     /// names, pending or settled by a verify, block or remove, unless it was replaced already.
     func linkable(_ entry: PeerEntry) -> PeerEntry? {
-        guard let key = entry.record.keyChangedFrom ?? entry.record.keyChangeSettled,
-            let earlier = self.entry(key), earlier.record.replacedBy == nil
-        else { return nil }
-        return earlier
+        namedByWarning(entry).flatMap { $0.record.replacedBy == nil ? $0 : nil }
+    }
+
+    /// The earlier key `entry`'s key-change warning names, pending or settled.
+    private func namedByWarning(_ entry: PeerEntry) -> PeerEntry? {
+        (entry.record.keyChangedFrom ?? entry.record.keyChangeSettled).flatMap(self.entry)
     }
 
     /// "Verify and link" (PROTOCOL.md §3.8 rows 7 and 8): `key` is the new key of the peer its
@@ -163,10 +162,9 @@ extension PeerDirectory {
         guard let entry = entry(key), entry.pinned else {
             throw .refused(.peerNotFound(key.id))
         }
-        guard let earlier = linkable(entry) else {
-            if let named = (entry.record.keyChangedFrom ?? entry.record.keyChangeSettled)
-                .flatMap(self.entry), let replacement = named.record.replacedBy
-            {
+        let named = namedByWarning(entry)
+        guard let earlier = named, earlier.record.replacedBy == nil else {
+            if let named, let replacement = named.record.replacedBy {
                 if replacement == key {
                     throw .refused(
                         .failed("\(entry.labelled) took over \(named.labelled) already"))
