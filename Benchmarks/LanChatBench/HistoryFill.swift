@@ -29,7 +29,7 @@ struct HistoryFill {
         // The node's key first, as its first start would make it: lanchatd refuses a used
         // store without one (PROTOCOL.md §5).
         _ = try IdentityKeyPair.loadOrCreate(directory: dataDirectory)
-        let store = try MessageStore.open(path: dataDirectory + "/lanchat.sqlite3")
+        let store = try MessageStore.open(path: dataDirectory + "/" + MessageStore.fileName)
         defer { try? store.close() }
         let peer = try IdentityKeyPair.generate().publicKey
         let start = ContinuousClock.now

@@ -15,6 +15,9 @@ import Synchronization
 /// write at a time in the process), holding it for one small commit instead of paying two
 /// thread hand-offs.
 public final class MessageStore: Sendable {
+    /// The store's file in a data directory (lanchatd(8) FILES).
+    public static let fileName = "lanchat.sqlite3"
+
     let pool: DatabasePool
     public let path: String
     /// The data directory's store marker (`StoreMarker`), if this store keeps one.

@@ -347,7 +347,7 @@ public final class Daemon: Sendable {
     private static func refuseLostIdentity(_ directory: String) throws(DaemonError) {
         let keyPath = directory + "/" + IdentityKeyPair.fileName
         guard access(keyPath, F_OK) != 0, errno == ENOENT else { return }
-        let store = directory + "/" + storeFileName
+        let store = directory + "/" + MessageStore.fileName
         // An empty file holds nothing a key was used for (SQLite writes its first page with
         // the schema).
         var info = stat()
@@ -360,8 +360,6 @@ public final class Daemon: Sendable {
                 + "with 'lanchat verify --link')")
     }
 
-    static let storeFileName = "lanchat.sqlite3"
-
     private static func openStore(_ configuration: DaemonConfiguration) throws(DaemonError)
         -> MessageStore
     {
@@ -369,7 +367,7 @@ public final class Daemon: Sendable {
             // The marker beside the store lets a store that lost its history be noticed
             // (HistoryCheck) instead of run on as if it were new.
             return try MessageStore.open(
-                path: configuration.dataDirectory + "/" + storeFileName,
+                path: configuration.dataDirectory + "/" + MessageStore.fileName,
                 marker: configuration.dataDirectory + "/" + StoreMarker.fileName)
         } catch {
             switch error.kind {
