@@ -8,7 +8,7 @@ extension ControlDispatcher {
     /// connection. Once opened, its result is the first line and the stream takes the
     /// connection; an error the stream throws ends it with one more line, an error response
     /// carrying the request's id.
-    mutating func registerStreaming<Method: ControlMethod>(
+    mutating func registerStreaming<Method: ControlMethod & SendableMetatype>(
         _ method: Method.Type,
         _ open:
             @escaping @Sendable (Method.Params) async throws(ControlError) -> OpenedStream<Method>
