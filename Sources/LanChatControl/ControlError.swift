@@ -40,6 +40,14 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func peerNotFound(_ query: String, candidates: [PeerCandidate] = []) -> Self {
         .init(.peerNotFound, "no peer matches '\(query)'", data: .init(candidates: candidates))
     }
+    /// A PEER-or-GROUP argument (`send`, `history`, `read`, …) that names neither.
+    public static func peerOrGroupNotFound(_ query: String, candidates: [PeerCandidate] = [])
+        -> Self
+    {
+        .init(
+            .peerNotFound, "no peer or group matches '\(query)'",
+            data: .init(candidates: candidates))
+    }
     public static func peerAmbiguous(_ query: String, candidates: [PeerCandidate]) -> Self {
         .init(
             .peerAmbiguous, "'\(query)' matches \(candidates.count) peers",

@@ -12,6 +12,9 @@ public struct GroupInfo: Codable, Sendable, Hashable {
     /// True for a pending group request (`--accept contacts`: a non-contact added us; `accept
     /// GROUP` takes it). The key is absent otherwise.
     public var request: Bool?
+    /// True when we are no longer a member (we left, or a member removed us): we hold the
+    /// group and its history, and nothing sent to it reaches us. The key is absent otherwise.
+    public var left: Bool?
 
     public init(id: String, name: String, members: [PeerInfo], version: UInt64) {
         self.id = id
@@ -20,7 +23,7 @@ public struct GroupInfo: Codable, Sendable, Hashable {
         self.version = version
     }
 
-    enum CodingKeys: String, CodingKey { case id, name, members, version, request }
+    enum CodingKeys: String, CodingKey { case id, name, members, version, request, left }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -29,6 +32,7 @@ public struct GroupInfo: Codable, Sendable, Hashable {
         try container.encode(members, forKey: .members)
         try container.encode(version, forKey: .version)
         if request == true { try container.encode(true, forKey: .request) }
+        if left == true { try container.encode(true, forKey: .left) }
     }
 }
 

@@ -177,6 +177,18 @@ import Testing
                 + "  offline  carol@desk  CARO-L234\n" + "  offline  STRA-NGER\n")
     }
 
+    /// A group we left (or were removed from) says so on its line.
+    @Test func groupsMarkAGroupNoLongerJoined() {
+        var group = GroupInfo(
+            id: String(repeating: "b", count: 32), name: "old", members: [CLIFixtures.bob],
+            version: 3)
+        group.left = true
+        #expect(
+            GroupsView.render([group])
+                == "#old  \(group.id)  (1 member)  (you are no longer a member)\n"
+                + "  online, away  bob@laptop (Bob)  BOBB-2345\n")
+    }
+
     /// With `--json` too a script learns the ids, as a send answer that has only them.
     @Test func waitTimeoutWithJSONPrintsTheIDsAsJSON() async throws {
         let server = try FakeDaemon.start()

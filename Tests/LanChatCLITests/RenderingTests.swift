@@ -301,6 +301,11 @@ import Testing
                 == "lanchat: no peer matches 'zed'\n'lanchat who --all' lists the peers lanchatd knows.\n"
         )
         #expect(
+            ErrorView.render(.peerOrGroupNotFound("zed"))
+                == "lanchat: no peer or group matches 'zed'\n"
+                + "'lanchat who --all' lists the peers lanchatd knows, 'lanchat groups' the groups.\n"
+        )
+        #expect(
             ErrorView.render(.badInput("the message is empty")) == "lanchat: the message is empty\n"
         )
         // A name that is a group's and a peer's: the message says what to write; no peer list.

@@ -229,6 +229,32 @@ struct DeliveryTests {
         }
     }
 
+    /// A presence the daemon cannot keep for its next start (here a directory stands where
+    /// the presence file goes; on a user's machine, a full disk) is refused with the reason,
+    /// and the presence stays what it was.
+    @Test func aPresenceThatCannotBeSavedIsRefusedAndUnchanged() async throws {
+        try await withConnectedPair { alice, _ in
+            let path = alice.dataDirectory + "/presence"
+            try? FileManager.default.removeItem(atPath: path)
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: false)
+            do throws(ControlError) {
+                _ = try await alice.client.presence(PresenceParams(status: .away, text: "gone"))
+                Issue.record("a presence that could not be saved was taken")
+            } catch {
+                #expect(error.exitCode == 74)
+                #expect(error.message.contains(path), "\(error.message)")
+                #expect(error.message.hasSuffix("the presence is unchanged"), "\(error.message)")
+            }
+            let status = try await alice.client.status()
+            #expect(status.status == .available && status.statusText == "")
+
+            try FileManager.default.removeItem(atPath: path)
+            _ = try await alice.client.presence(PresenceParams(status: .away, text: "back"))
+            #expect(try await alice.client.status().status == .away)
+        }
+    }
+
     /// A peer's clock is its own: `sent_at` = Int64.min (found by the fuzzer) is stored as the
     /// time of receipt, and both sides' history still answers.
     @Test func anAbsurdSendTimeNeitherCrashesNorReachesHistory() async throws {

@@ -405,8 +405,57 @@ struct GroupConversationTests {
         }
     }
 
-    /// A group request we left is nothing to accept: `groups` no longer offers it, and
-    /// `accept` says why it cannot.
+    /// Where a group would do, a name that matches nothing says both were looked for; where
+    /// only a peer would (`verify`), it says a peer.
+    @Test func anUnknownNameSaysWhatWasLookedFor() async throws {
+        try await withConnectedPair { alice, _ in
+            let client = alice.client
+            let calls: [(String, () async throws(ControlError) -> Void)] = [
+                (
+                    "send",
+                    { () async throws(ControlError) in
+                        _ = try await client.send(SendParams(peer: "nobody", text: "hi"))
+                    }
+                ),
+                (
+                    "history",
+                    { () async throws(ControlError) in
+                        _ = try await client.history(HistoryParams(peer: "nobody"))
+                    }
+                ),
+                (
+                    "read",
+                    { () async throws(ControlError) in
+                        _ = try await client.read(ReadParams(peer: "nobody"))
+                    }
+                ),
+                (
+                    "archive",
+                    { () async throws(ControlError) in
+                        _ = try await client.archive(ArchiveParams(peer: "nobody"))
+                    }
+                ),
+            ]
+            for (method, call) in calls {
+                do throws(ControlError) {
+                    try await call()
+                    Issue.record("\(method) to nobody was accepted")
+                } catch {
+                    #expect(error.exitCode == 67, "\(method)")
+                    #expect(error.message == "no peer or group matches 'nobody'", "\(method)")
+                }
+            }
+            do throws(ControlError) {
+                _ = try await client.verify(VerifyParams(peer: "nobody"))
+                Issue.record("verify nobody was accepted")
+            } catch {
+                #expect(error.message == "no peer matches 'nobody'")
+            }
+        }
+    }
+
+    /// A group request we left is nothing to accept: `groups` no longer offers it, marks it
+    /// left, and `accept` says why it cannot.
     @Test func aGroupRequestLeftIsNoLongerOffered() async throws {
         let contactsOnly: @Sendable (inout DaemonConfiguration) -> Void = { $0.accept = .contacts }
         try await withConnectedPair(bob: contactsOnly) { alice, bob in
@@ -414,8 +463,11 @@ struct GroupConversationTests {
             try await eventually("bob holds the request") {
                 try await bob.client.groups().groups.first?.request == true
             }
+            #expect(try await bob.client.groups().groups.first?.left == nil)
             _ = try await bob.client.groupLeave(GroupParams(group: "#ops"))
-            #expect(try await bob.client.groups().groups.first?.request == nil)
+            let left = try await bob.client.groups().groups.first
+            #expect(left?.request == nil && left?.left == true)
+            #expect(try await alice.client.groups().groups.first?.left == nil)
             do throws(ControlError) {
                 _ = try await bob.client.accept(PeerParams(peer: "#ops"))
                 Issue.record("a group left was accepted")

@@ -113,8 +113,11 @@ enum GroupsView {
         }
         var out = ""
         for group in groups {
-            out += "#\(terminalSafe(group.name))  \(group.id)  (\(group.members.count) members)"
+            let count = group.members.count
+            out += "#\(terminalSafe(group.name))  \(group.id)  (\(count) member"
+            out += count == 1 ? ")" : "s)"
             if group.request == true { out += "  request: lanchat accept \(group.id)" }
+            if group.left == true { out += "  (you are no longer a member)" }
             out += "\n"
             for member in group.members {
                 let name = terminalSafe(PeerText.nameWithAlias(member))

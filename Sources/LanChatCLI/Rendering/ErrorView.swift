@@ -14,7 +14,9 @@ package enum ErrorView {
             // A group that matched nothing comes without a peer list: its message names
             // `lanchat groups`.
             guard error.isPeerNotFound, error.data?.candidates != nil else { return text }
-            return text + "'lanchat who --all' lists the peers lanchatd knows.\n"
+            let groupsToo = error.message.hasPrefix("no peer or group")
+            return text + "'lanchat who --all' lists the peers lanchatd knows"
+                + (groupsToo ? ", 'lanchat groups' the groups.\n" : ".\n")
         }
         var table = TextTable(header: ["NAME", "KEY", "ID"])
         for candidate in candidates {

@@ -74,11 +74,21 @@ final class OwnProfile: Sendable {
         }
     }
 
-    func update(status: AnnouncedStatus, statusText: String?) -> Snapshot {
-        state.withLock { current in
-            current.status = status
-            if let statusText { current.statusText = statusText }
-            return current
+    /// A new presence, taken only once `keep` (the presence file's save) succeeded: a
+    /// presence that would not survive a restart is refused, not half applied. `keep` runs
+    /// under the lock so the file and memory change in the same order when two `presence`
+    /// calls race; it is one small file write, and `lanchat presence` is rare.
+    func update<Failure: Error>(
+        status: AnnouncedStatus, statusText: String?,
+        keep: (Snapshot) throws(Failure) -> Void
+    ) throws(Failure) -> Snapshot {
+        try state.withLock { current throws(Failure) in
+            var next = current
+            next.status = status
+            if let statusText { next.statusText = statusText }
+            try keep(next)
+            current = next
+            return next
         }
     }
 }

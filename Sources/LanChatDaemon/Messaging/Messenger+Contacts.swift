@@ -167,7 +167,7 @@ extension Messenger {
         if let group = try await groupTarget(params.peer) {
             return try await acceptGroup(group)
         }
-        let peer = try directory.resolve(params.peer)
+        let peer = try conversationPeer(params.peer)
         guard peer.record.hasPendingRequest else {
             throw .failed(
                 "there is no message request from \(peer.labelled)")

@@ -132,6 +132,16 @@ extension Messenger {
         return nil
     }
 
+    /// The peer a PEER-or-GROUP argument names, once `groupTarget` found it names no group:
+    /// one that names nothing says it was looked for among both.
+    func conversationPeer(_ query: String) throws(ControlError) -> PeerEntry {
+        do {
+            return try directory.resolve(query)
+        } catch  where error.isPeerNotFound {
+            throw .peerOrGroupNotFound(query, candidates: error.data?.candidates ?? [])
+        }
+    }
+
     /// A group by name (case-insensitive), else by a unique name prefix.
     static func pickGroup(_ name: String, among all: [StoredGroup], query: String)
         throws(ControlError) -> StoredGroup
@@ -270,8 +280,10 @@ extension Messenger {
                     ?? PeerInfo(
                         id: key.id, keyTag: Fingerprint.keyTag(key), name: "", presence: .offline)
         }
-        return GroupInfo(
+        var info = GroupInfo(
             id: state.id.hex, name: state.name, members: members, version: state.version)
+        if !state.hasMember(own) { info.left = true }
+        return info
     }
 }
 

@@ -13,7 +13,13 @@ extension Messenger {
             case .away: .away
             case .busy: .busy
             }
-        let profile = services.profile.update(status: status, statusText: params.text)
+        let profile: OwnProfile.Snapshot
+        do {
+            profile = try services.profile.update(
+                status: status, statusText: params.text, keep: runtime.keepPresence)
+        } catch {
+            throw .storeUnavailable("\(error); the presence is unchanged")
+        }
         for link in registry.allLinks {
             await link.announce(.presence(profile.status, statusText: profile.statusText))
         }

@@ -55,7 +55,7 @@ extension Messenger {
             return try await groupHistory(group, params: params)
         }
         let limit = try params.validatedLimit()
-        let peer = try directory.resolve(params.peer)
+        let peer = try conversationPeer(params.peer)
         let anchor: MessageStore.PageAnchor
         switch (params.before, params.after) {
         case (nil, nil): anchor = .latest

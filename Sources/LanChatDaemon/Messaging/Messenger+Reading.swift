@@ -62,7 +62,7 @@ extension Messenger {
             return try await readGroup(group)
         }
         let peer = try params.peer.map { query throws(ControlError) in
-            let entry = try directory.resolve(query)
+            let entry = try conversationPeer(query)
             guard !entry.record.hasPendingRequest else {
                 throw .failed(
                     "\(entry.labelled) sent a message request; 'lanchat accept' it to read it"
@@ -90,7 +90,7 @@ extension Messenger {
         if let group = try await groupTarget(params.peer) {
             return try await archiveGroup(group, archived: archived)
         }
-        let peer = try directory.resolve(params.peer)
+        let peer = try conversationPeer(params.peer)
         let row: StoredConversation?
         do {
             row = try await store.setArchived(peer: peer.key, archived)
@@ -115,7 +115,7 @@ extension Messenger {
             return try await searchGroup(group, query: query, limit: limit)
         }
         let peer = try params.peer.map { text throws(ControlError) in
-            try directory.resolve(text).key
+            try conversationPeer(text).key
         }
         let found: [StoredMessage]
         do {

@@ -24,7 +24,7 @@ extension Messenger {
         let peer =
             followed != nil
             ? nil
-            : try params.peer.map { text throws(ControlError) in try directory.resolve(text).key }
+            : try params.peer.map { text throws(ControlError) in try conversationPeer(text).key }
         let bounds: (oldest: Int64?, newest: Int64)
         do {
             bounds = try await store.eventBounds()

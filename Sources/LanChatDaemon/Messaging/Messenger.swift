@@ -47,7 +47,7 @@ final class Messenger: Sendable {
                 wait: waitTarget.map { ($0, waitSeconds ?? ParamsLimits.defaultTimeoutSeconds) })
             return idsOnly ? SendResult(ids: result.ids) : result
         }
-        let peer = try directory.resolve(params.peer)
+        let peer = try conversationPeer(params.peer)
         guard peer.record.trust != .blocked else {
             throw .failed("\(peer.labelled) is blocked; unblock to send")
         }
@@ -188,6 +188,8 @@ struct RuntimeFacts: Sendable {
     let dataDirectory: String
     let socketPath: String
     let mdnsEnabled: Bool
+    /// Saves a new presence for the next start (the presence file); a failure refuses it.
+    let keepPresence: @Sendable (OwnProfile.Snapshot) throws(PresenceFileError) -> Void
     /// Tells discovery to update the TXT record.
     let presenceChanged: @Sendable (OwnProfile.Snapshot) -> Void
 }

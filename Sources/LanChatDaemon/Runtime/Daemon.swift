@@ -138,10 +138,11 @@ public final class Daemon: Sendable {
             startInstant: clock.monotonic(), listening: listening,
             dataDirectory: configuration.dataDirectory,
             socketPath: control.path, mdnsEnabled: configuration.mdns,
-            presenceChanged: { snapshot in
-                announcer.announce(snapshot)
-                presenceFile.saveLogging(snapshot, logger)
-            })
+            keepPresence: { snapshot throws(PresenceFileError) in
+                try presenceFile.save(
+                    PresenceFile.Saved(status: snapshot.status, statusText: snapshot.statusText))
+            },
+            presenceChanged: { snapshot in announcer.announce(snapshot) })
         // The store tells `watch` streams and the search indexer when the event log grew (on
         // its writer queue: both only signal).
         let eventFeed = EventFeed()

@@ -84,8 +84,10 @@ struct PresenceFile {
     private static let maxBytes = 4096
 
     private func failure(_ step: String) -> PresenceFileError {
-        PresenceFileError(
-            description: "cannot \(step) \(path): \(String(cString: strerror(errno)))")
+        let cause =
+            errno == ENOSPC || errno == EDQUOT
+            ? "the disk is full" : String(cString: strerror(errno))
+        return PresenceFileError(description: "cannot \(step) \(path): \(cause)")
     }
 }
 
@@ -101,15 +103,6 @@ extension PresenceFile {
         case .failure(let error):
             logger.warning("\(error); starting as available")
             return nil
-        }
-    }
-
-    /// Saves our presence; a failure is logged, the presence still changes for this run.
-    func saveLogging(_ snapshot: OwnProfile.Snapshot, _ logger: Logger) {
-        do {
-            try save(Saved(status: snapshot.status, statusText: snapshot.statusText))
-        } catch {
-            logger.warning("\(error): the presence will not survive a restart")
         }
     }
 }
