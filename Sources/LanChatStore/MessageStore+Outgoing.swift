@@ -267,10 +267,13 @@ extension MessageStore {
     /// Puts failed messages back in the queue with new seqs at the end of the current stream
     /// (their old seqs were already processed by the peer). `id` or `peer` narrows the set.
     /// A group copy comes back with its group: the link sends what this returns, and without
-    /// it the copy went out as a 1:1 message.
-    public func requeueFailed(id: MessageID? = nil, peer: PeerKey? = nil)
-        async throws(StoreError) -> [StoredMessage]
-    {
+    /// it the copy went out as a 1:1 message. A peer that has no stream yet gets one: a group
+    /// copy refused at once (the member was blocked, or lacked groups) may be the first
+    /// message ever sent to it, and was stored outside any stream.
+    public func requeueFailed(
+        id: MessageID? = nil, peer: PeerKey? = nil,
+        newStreamID: @escaping @Sendable () -> UInt64 = randomStreamID
+    ) async throws(StoreError) -> [StoredMessage] {
         try await write("re-queuing failed messages") { db in
             // A blocked peer's copies stay failed ("blocked; unblock to send"): nothing goes
             // to it while the block stands.
@@ -290,9 +293,11 @@ extension MessageStore {
             var requeued: [StoredMessage] = []
             for row in try Row.fetchAll(db, sql: sql + " ORDER BY rowid", arguments: arguments) {
                 let pk: Data = row["pk"]
-                guard let key = PeerKey(bytes: pk),
-                    let (stream, nextSeq) = try Self.outgoingStream(db, peer: key)
-                else { continue }
+                guard let key = PeerKey(bytes: pk) else {
+                    throw StoreError(.corrupt, "a message row has an invalid peer key")
+                }
+                let (stream, nextSeq) =
+                    try Self.outgoingStream(db, peer: key) ?? (newStreamID(), 1)
                 let rowID: Int64 = row["rowid"]
                 requeued += try StoredMessage.fetchAll(
                     db,
@@ -301,9 +306,7 @@ extension MessageStore {
                         WHERE rowid = ? RETURNING \(StoredMessage.columnsWithGroup)
                         """,
                     arguments: [stream.storedValue, nextSeq.storedValue, rowID])
-                try db.execute(
-                    sql: "UPDATE out_streams SET next_seq = ? WHERE pk = ?",
-                    arguments: [(nextSeq + 1).storedValue, key.blob])
+                try Self.saveOutgoingStream(db, peer: key, stream: stream, nextSeq: nextSeq + 1)
             }
             return requeued
         }

@@ -74,7 +74,8 @@ struct DeliveryTests {
                 let sent = try await alice.client.send(
                     SendParams(peer: bob.id, text: "n\(index)", wait: true))
                 let message = try #require(sent.messages?.first)
-                answered[message.id] = try #require(message.deliveredAt)
+                let delivered: Timestamp = try #require(message.deliveredAt)
+                answered[message.id] = delivered
             }
             // A stopping link writes the marks it holds; after the restart only the store
             // answers.

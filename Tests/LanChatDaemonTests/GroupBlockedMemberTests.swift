@@ -10,7 +10,7 @@ import Testing
 /// nothing from it is stored), through whole in-process daemons: alice blocks carol, who stays
 /// a member of alice's group. carol's group messages never reach alice's store, alice's
 /// messages to the group get no copy sent to carol (hers fails at once, with the reason), and
-/// alice and bob go on talking in the group, as do bob and carol.
+/// alice and bob go on talking in the group, as do bob and carol. Unblocked, `retry` sends it.
 @Suite("A blocked group member", .serialized, .timeLimit(.minutes(3)))
 struct GroupBlockedMemberTests {
     @Test func aBlockedMemberNeitherReachesUsNorGetsOurGroupMessages() async throws {
@@ -84,6 +84,15 @@ struct GroupBlockedMemberTests {
             let after = try await alice.client.history(HistoryParams(peer: "#ops")).messages
             #expect(
                 after.first?.recipients?.first { $0.peer == carol.id }?.status == .failed)
+
+            // Unblocked, the copy goes out on retry. alice never sent carol a message before
+            // it, so it starts alice's stream to her (QA found it left failed for good).
+            _ = try await alice.client.unblock(PeerParams(peer: "carol"))
+            let retried = try await alice.client.retry(RetryParams())
+            #expect(retried.messages.map(\.text) == ["from alice"])
+            try await eventually("carol has alice's message") {
+                try await Self.texts(carol, in: group).contains("from alice")
+            }
         } catch {
             for node in nodes { await node.stop() }
             throw error

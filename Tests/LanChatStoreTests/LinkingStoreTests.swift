@@ -19,7 +19,7 @@ struct LinkingStoreTests {
         try await store.markVerified(old)
         _ = try await receive(store, from: old, texts: ["from the old key"], at: 100)
         let delivered = try await store.enqueue(to: old, texts: ["got it"], at: 110) { 70 }
-        try await store.markDelivered(peer: old, stream: 70, upTo: 1, at: 120)
+        _ = try await store.markDelivered(peer: old, stream: 70, upTo: 1, at: 120)
         let held = try await store.enqueue(to: old, texts: ["held 1", "held 2"], at: 130) { 70 }
         try await store.addPeer(new, keyTag: "NEWK-EYAA", name: "bob", at: 200)
         _ = try await store.enqueue(to: new, texts: ["to the new key"], at: 210) { 90 }

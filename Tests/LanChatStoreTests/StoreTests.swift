@@ -182,6 +182,29 @@ struct StoreTests {
         #expect(requeued.map(\.group) == [group])
     }
 
+    /// A group copy refused at once (the member blocked) is stored outside any stream; when
+    /// it is the first message ever sent to that member, retrying it starts a stream rather
+    /// than leave the copy failed for good (found by QA: `retry` after `unblock` said there
+    /// was nothing to retry).
+    @Test func retryStartsAStreamForAPeerThatHadNone() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        let group = try #require(GroupID(bytes: [UInt8](repeating: 7, count: 16)))
+        let copies = try await store.enqueueGroup(
+            group, to: [bob], refused: [bob: "blocked; unblock to send"], texts: ["to all"],
+            at: 10)
+        let copy = try #require(copies[bob]?.first)
+        #expect(copy.status == .failed && copy.stream == 0)
+        #expect(try await store.outgoingState(for: bob) == nil)
+
+        let requeued = try await store.requeueFailed(peer: bob, newStreamID: { 555 })
+        #expect(requeued.map(\.id) == [copy.id])
+        #expect(requeued.map(\.stream) == [555] && requeued.map(\.seq) == [1])
+        #expect(requeued.map(\.status) == [.queued] && requeued.map(\.group) == [group])
+        #expect(try await store.outgoingState(for: bob)?.nextSeq == 2)
+    }
+
     @Test func rotationRenumbersQueuedMessagesOnAFreshStream() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
