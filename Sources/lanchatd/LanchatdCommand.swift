@@ -103,6 +103,9 @@ struct LanchatdCommand: AsyncParsableCommand {
             StderrLogHandler(label: label, levelSetting: levelSetting, journal: journal)
         }
         let logger = Logger(label: "lanchatd")
+        if let ignored = DaemonConfiguration.ignoredDeadTimeout(environment: environment) {
+            logger.warning("\(ignored)")
+        }
         do {
             let source = ConfigurationSource(
                 filePath: config.map(absolute)
@@ -128,6 +131,15 @@ struct LanchatdCommand: AsyncParsableCommand {
         let undecodable = UndecodableArguments.ofProcess().decoded
         if let argument = undecodable.filter({ $0.hasPrefix("-") }).first ?? undecodable.first {
             throw .usage("the argument '\(argument)' is not valid UTF-8")
+        }
+        // An empty path (a script's empty variable) would be the current directory: the
+        // data directory there would take it over and make it 0700.
+        for (option, value) in [("--data-dir", dataDir), ("--socket", socket), ("--config", config)]
+        where value?.isEmpty == true {
+            throw .usage("\(option) is empty; give a path")
+        }
+        if interfaces.contains(where: \.isEmpty) {
+            throw .usage("--interface is empty; give an interface name")
         }
         var settings = DaemonSettings()
         settings.name = name

@@ -249,6 +249,9 @@ extension EndToEnd {
                 let cases = [
                     ["--bogus"], ["--port", "70000"], ["--log-level", "loud"],
                     ["--peer", "not-an-address"], ["--name", ""],
+                    // An empty path would be the current directory (found by QA: the data
+                    // directory took it over and made it 0700).
+                    ["--data-dir", ""], ["--socket", ""], ["--config", ""], ["--interface", ""],
                 ]
                 for arguments in cases {
                     let logPath = sandbox.file("usage.log")

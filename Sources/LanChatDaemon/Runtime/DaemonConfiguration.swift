@@ -46,15 +46,30 @@ public struct DaemonConfiguration: Sendable {
             dataDirectory: dataHome + "/lanchat",
             socketPath: ControlSocketPath.resolve(
                 explicit: nil, environment: environment, uid: getuid()))
-        if let text = environment["LANCHAT_DEAD_TIMEOUT"], let seconds = Double(text),
-            seconds >= 1, seconds <= 3600
-        {
+        if let seconds = deadTimeoutSeconds(environment) {
             // Networks (and tests) that must notice a pulled cable sooner than 60 s. The
             // keepalive PING keeps the protocol's 1:4 ratio to the dead timeout.
             configuration.transport.deadTimeout = .milliseconds(Int64(seconds * 1000))
             configuration.transport.keepaliveInterval = .milliseconds(Int64(seconds * 250))
         }
         return configuration
+    }
+
+    /// `LANCHAT_DEAD_TIMEOUT` when it is a number of seconds from 1 to 3600.
+    private static func deadTimeoutSeconds(_ environment: [String: String]) -> Double? {
+        guard let text = environment["LANCHAT_DEAD_TIMEOUT"], let seconds = Double(text),
+            seconds >= 1, seconds <= 3600
+        else { return nil }
+        return seconds
+    }
+
+    /// Why `LANCHAT_DEAD_TIMEOUT` is ignored, when it is set and not a number of seconds from
+    /// 1 to 3600: the daemon warns, so a typo does not silently keep the 60 s default.
+    public static func ignoredDeadTimeout(environment: [String: String]) -> String? {
+        guard let text = environment["LANCHAT_DEAD_TIMEOUT"], deadTimeoutSeconds(environment) == nil
+        else { return nil }
+        return "LANCHAT_DEAD_TIMEOUT='\(text)' is not a number of seconds from 1 to 3600; "
+            + "using the default of 60 s"
     }
 
     /// `$USER@$(hostname -s)`, cut to 64 bytes on a character boundary.
