@@ -134,7 +134,9 @@ struct LanchatdCommand: AsyncParsableCommand {
         }
         // An empty path (a script's empty variable) would be the current directory: the
         // data directory there would take it over and make it 0700.
-        for (option, value) in [("--data-dir", dataDir), ("--socket", socket), ("--config", config)]
+        for (option, value) in [
+            ("--data-dir", dataDir), ("--socket", socket), ("--config", config),
+        ]
         where value?.isEmpty == true {
             throw .usage("\(option) is empty; give a path")
         }

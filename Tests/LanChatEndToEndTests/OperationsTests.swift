@@ -122,7 +122,7 @@ extension EndToEnd {
                     ["--data-dir", sandbox.file("e-data"), "--socket", sandbox.file("e.sock")],
                     in: sandbox, logPath: logPath)
                 // Its first line, written before the store, the listener and the services.
-                let early = try await pollUntil(
+                let early = await pollUntil(
                     timeout: DaemonProcess.readinessTimeout, interval: .milliseconds(1)
                 ) {
                     DaemonProcess.readLog(logPath).contains("created a new identity key")
@@ -166,6 +166,63 @@ extension EndToEnd {
                 #expect(log.contains("reload: name: 'carol' → 'carol2'"), "\(log)")
                 #expect(log.contains("reload: log-level: info → debug"), "\(log)")
                 #expect(child.termination == nil)
+            }
+        }
+
+        /// Found by QA: a reload that raises `log-level` past `notice` still reports itself,
+        /// and the default file deleted (an editor's save, a deployment half-way) keeps the
+        /// running configuration instead of falling back to the defaults in silence.
+        @Test func hangupReportsARaisedLogLevelAndKeepsAConfigurationWhoseFileIsGone()
+            async throws
+        {
+            try await inSandbox { sandbox in
+                let config = sandbox.file("xdg-config/lanchat/lanchatd.conf")
+                try Self.write("name = \"dora\"\n", to: config)
+                let socket = sandbox.file("d.sock")
+                let logPath = sandbox.file("d.log")
+                let child = try DaemonProcess.launchRaw(
+                    ["--data-dir", sandbox.file("d-data"), "--socket", socket], in: sandbox,
+                    logPath: logPath)
+                let name = { () async throws -> String? in
+                    let result = try await sandbox.lanchat(["--socket", socket, "status", "--json"])
+                    return result.status == 0 ? try result.decoded(Presence.self).name : nil
+                }
+                #expect(try await pollUntil(timeout: .seconds(10)) { try await name() == "dora" })
+
+                try Self.write("name = \"dora2\"\nlog-level = \"warning\"\n", to: config)
+                child.send(SIGHUP)
+                #expect(try await pollUntil(timeout: .seconds(5)) { try await name() == "dora2" })
+                let raised = DaemonProcess.readLog(logPath)
+                #expect(raised.contains("reload: name: 'dora' → 'dora2'"), "\(raised)")
+                #expect(raised.contains("reload: log-level: info → warning"), "\(raised)")
+
+                try FileManager.default.removeItem(atPath: config)
+                child.send(SIGHUP)
+                let kept = await pollUntil(timeout: .seconds(5)) {
+                    DaemonProcess.readLog(logPath).contains(
+                        "\(config) is gone; keeping the running configuration")
+                }
+                #expect(kept, "\(DaemonProcess.readLog(logPath))")
+                #expect(try await name() == "dora2")
+                #expect(child.termination == nil)
+            }
+        }
+
+        /// A FIFO given as `--config` by mistake is refused at once, not waited on forever.
+        @Test func aConfigThatIsNoRegularFileExits78() async throws {
+            try await inSandbox { sandbox in
+                let fifo = sandbox.file("fifo.conf")
+                #expect(mkfifo(fifo, 0o600) == 0)
+                let logPath = sandbox.file("fifo.log")
+                let child = try DaemonProcess.launchRaw(
+                    [
+                        "--config", fifo, "--data-dir", sandbox.file("f-data"), "--socket",
+                        sandbox.file("f.sock"),
+                    ], in: sandbox, logPath: logPath)
+                #expect(await child.waitForExit(within: .seconds(5)) == .exited(78))
+                #expect(
+                    DaemonProcess.readLog(logPath).contains(
+                        "\(fifo): cannot read: not a regular file"))
             }
         }
 

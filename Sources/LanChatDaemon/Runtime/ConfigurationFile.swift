@@ -26,11 +26,10 @@ public enum ConfigurationFile {
         switch readFile(path) {
         case .success(let bytes):
             text = try utf8Text(bytes, path: path)
-        case .failure(let failure) where failure.code == ENOENT && !required:
+        case .failure(let failure) where failure.code == ENOENT && !required && !exists(path):
             return DaemonSettings()
         case .failure(let failure):
-            throw .configuration(
-                "\(path): cannot read: \(String(cString: strerror(failure.code)))")
+            throw .configuration("\(path): cannot read: \(failure.reason)")
         }
         return try parse(text, path: path, home: environment["HOME"])
     }
@@ -221,6 +220,18 @@ public enum ConfigurationFile {
 
     struct ReadFailure: Error {
         let code: Int32
+        var notRegular = false
+
+        var reason: String {
+            notRegular ? "not a regular file" : String(cString: strerror(code))
+        }
+    }
+
+    /// Whether there is something at `path` to read (a dangling link counts: reading it
+    /// fails with the reason, rather than the file being taken for absent).
+    static func exists(_ path: String) -> Bool {
+        var facts = stat()
+        return lstat(path, &facts) == 0
     }
 
     /// TOML is UTF-8; bytes that are not would reach a name or a path changed (U+FFFD), so
@@ -251,9 +262,18 @@ public enum ConfigurationFile {
     }
 
     private static func readFile(_ path: String) -> Result<[UInt8], ReadFailure> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking, so that a FIFO given by mistake is refused instead of waited on.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return .failure(ReadFailure(code: errno)) }
         defer { close(fd) }
+        var facts = stat()
+        guard fstat(fd, &facts) == 0 else { return .failure(ReadFailure(code: errno)) }
+        guard facts.st_mode & S_IFMT == S_IFREG else {
+            return .failure(
+                ReadFailure(
+                    code: facts.st_mode & S_IFMT == S_IFDIR ? EISDIR : EINVAL,
+                    notRegular: facts.st_mode & S_IFMT != S_IFDIR))
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {

@@ -44,12 +44,17 @@ public final class ConfigurationReload: Sendable {
     private let targets: Targets
     private let logger: Logger
     private let running: Mutex<DaemonConfiguration>
+    /// The default file (no `--config`) was there at the last load. Gone at a reload, it is
+    /// far more likely an editor's save or a deployment half-way than a wish for the
+    /// defaults: the running configuration is kept, as with a `--config` file gone.
+    private let fileWasThere: Mutex<Bool>
 
     init(inputs: Inputs, running: DaemonConfiguration, targets: Targets, logger: Logger) {
         self.inputs = inputs
         self.targets = targets
         self.logger = logger
         self.running = Mutex(running)
+        fileWasThere = Mutex(inputs.source.filePath.map(ConfigurationFile.exists) ?? false)
     }
 
     /// Waits for SIGHUP until graceful shutdown; each one reloads. Reloads run one at a time.
@@ -69,8 +74,16 @@ public final class ConfigurationReload: Sendable {
     func reload() async -> [String] {
         let file = inputs.source.filePath ?? "(no file)"
         let new: DaemonConfiguration
+        let fileIsThere = inputs.source.filePath.map(ConfigurationFile.exists) ?? false
+        if !fileIsThere, fileWasThere.withLock({ $0 }) {
+            logger.error(
+                "reload: \(file) is gone; keeping the running configuration (restart lanchatd to run without the file)"
+            )
+            return []
+        }
         do {
             new = try inputs.source.resolve()
+            fileWasThere.withLock { $0 = fileIsThere }
         } catch {
             logger.error("reload: \(error.description); keeping the running configuration")
             return []
@@ -91,7 +104,8 @@ public final class ConfigurationReload: Sendable {
             changes.append("accept: \(old.accept.rawValue) → \(new.accept.rawValue)")
         }
         if new.logLevel != old.logLevel {
-            inputs.logLevel.level = new.logLevel
+            // Taken after the lines below are logged: a level raised past `notice` would
+            // otherwise hide the reload's own report of itself.
             changes.append("log-level: \(old.logLevel) → \(new.logLevel)")
         }
         if new.notifyCommand != old.notifyCommand {
@@ -121,6 +135,7 @@ public final class ConfigurationReload: Sendable {
         }
         for change in changes { logger.notice("reload: \(change)") }
         if changes.isEmpty { logger.notice("reload: \(file): nothing changed") }
+        inputs.logLevel.level = new.logLevel
         return changes
     }
 
