@@ -275,7 +275,13 @@ struct ReadingTests {
 
     @Test func aCursorOlderThanTheLogOrNotACursorIsRefused() async throws {
         try await withConnectedPair { _, bob in
-            for bad in ["-1", "x7", "999999999"] {
+            // What is not a cursor is said to be none, and an empty one how to start from now.
+            let said = [
+                "-1": "'-1' is not a cursor", "x7": "'x7' is not a cursor",
+                "": "leave --since out to start from now",
+                "999999999": "is not a cursor of this event log: the newest is",
+            ]
+            for (bad, saying) in said {
                 do {
                     _ = try await Self.collect(bob.client, WatchParams(since: bad)) { _ in true }
                     Issue.record("watch accepted the cursor \(bad)")
@@ -283,6 +289,7 @@ struct ReadingTests {
                     // lanchat-api(7): cursorTooOld, with the oldest kept to start again from.
                     #expect(error.exitCode == 65)
                     #expect(error.data?.cursor != nil, "\(bad): \(error.message)")
+                    #expect(error.message.contains(saying), "\(bad): \(error.message)")
                 }
             }
         }

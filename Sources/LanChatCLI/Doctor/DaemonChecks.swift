@@ -15,9 +15,13 @@ struct SocketCheck: DoctorCheck {
                 name, "no control socket at \(path): lanchatd is not running",
                 fix: DoctorFix.startDaemon)
         case .notASocket:
+            // Perhaps a file of the user's that --socket names by mistake: moved aside, not
+            // deleted, and only if it is not the one meant.
             return .failed(
                 name, "\(path) exists but is not a socket",
-                fix: "rm \(shellQuoted(path)) && \(DoctorFix.restartDaemon)")
+                fix: "if --socket or LANCHAT_SOCKET names the wrong path, fix it; else move the "
+                    + "file aside: mv \(shellQuoted(path)) \(shellQuoted(path + ".old")) && "
+                    + DoctorFix.restartDaemon)
         case .present(let mode, let owner, let directoryMode, let directoryOwner):
             let directory = parentDirectory(of: path)
             let sticky = directoryMode & 0o1000 != 0

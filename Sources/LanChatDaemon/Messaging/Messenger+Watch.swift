@@ -36,9 +36,13 @@ extension Messenger {
         // (lanchat-api(7)): with the oldest kept, from which a client can start again.
         let since = try params.since.map { text throws(ControlError) in
             guard let cursor = Self.cursor(parsing: text) else {
+                // Said as it is: "not of this log" would send the user looking for another.
+                let what =
+                    text.isEmpty
+                    ? "an empty cursor is none (leave --since out to start from now)"
+                    : "'\(text)' is not a cursor (16 hex digits, as watch gives them)"
                 throw .cursorTooOld(
-                    "'\(text)' is not a cursor of this event log; the oldest kept is "
-                        + Self.cursorText(oldestKept),
+                    "\(what); the oldest kept is \(Self.cursorText(oldestKept))",
                     oldest: Self.cursorText(oldestKept))
             }
             return cursor
