@@ -55,7 +55,7 @@ struct LanchatdCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("read-receipts"),
         help: ArgumentHelp(
-            "on: tell peers when their messages were read (READ); off: mark read locally only.",
+            "on (the default): tell peers when their messages were read (READ); off: mark read locally only.",
             valueName: "on|off"))
     var readReceipts: String?
 

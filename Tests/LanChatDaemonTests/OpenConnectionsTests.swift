@@ -2,6 +2,7 @@ import FoundationEssentials
 import LanChatControl
 import NIOCore
 import NIOEmbedded
+import Synchronization
 import Testing
 
 @testable import LanChatDaemon
@@ -13,8 +14,8 @@ import Testing
     @Test func roomIsMadeFromIdleConnectionsThenFromClientsThatLeft() throws {
         let open = OpenConnections(limit: 2)
         let (first, second) = (EmbeddedChannel(), EmbeddedChannel())
-        var secondClosed = false
-        second.closeFuture.whenComplete { _ in secondClosed = true }
+        let secondClosed = Mutex(false)
+        second.closeFuture.whenComplete { _ in secondClosed.withLock { $0 = true } }
         let firstSlot = try #require(open.take(for: first))
         let secondSlot = try #require(open.take(for: second))
         firstSlot.busy()
@@ -29,7 +30,7 @@ import Testing
 
         #expect(open.take(for: EmbeddedChannel()) != nil)
         second.embeddedEventLoop.run()
-        #expect(secondClosed, "the connection whose client left made room")
+        #expect(secondClosed.withLock { $0 }, "the connection whose client left made room")
         #expect(open.openCount == 2)
     }
 
@@ -38,12 +39,12 @@ import Testing
     @Test func anEvictedClientIsToldWhyBeforeItsConnectionCloses() throws {
         let open = OpenConnections(limit: 1)
         let idle = EmbeddedChannel()
-        var closed = false
-        idle.closeFuture.whenComplete { _ in closed = true }
+        let closed = Mutex(false)
+        idle.closeFuture.whenComplete { _ in closed.withLock { $0 = true } }
         _ = try #require(open.take(for: idle))
         #expect(open.take(for: EmbeddedChannel()) != nil)
         idle.embeddedEventLoop.run()
-        #expect(closed)
+        #expect(closed.withLock { $0 })
 
         let written = try #require(try idle.readOutbound(as: ByteBuffer.self), "no line written")
         let bytes = Array(written.readableBytesView)

@@ -5,7 +5,7 @@ import LanChatControl
 struct AcceptCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accept",
-        abstract: "Accept PEER's message request, or a GROUP request")
+        abstract: "Accept PEER's message request, or a GROUP request.")
 
     @OptionGroup var global: GlobalOptions
 

@@ -70,7 +70,8 @@ final class ControlServer: Sendable {
                     accepted(channel, open: open)
                 }
         } catch {
-            throw DaemonError.socketUnavailable("cannot listen on \(path): \(error)")
+            throw DaemonError.socketUnavailable(
+                "cannot listen on \(path): \(systemErrorText(error))")
         }
         guard chmod(path, 0o600) == 0 else {
             throw DaemonError.socketUnavailable(

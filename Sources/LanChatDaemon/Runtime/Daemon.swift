@@ -104,7 +104,8 @@ public final class Daemon: Sendable {
                 host: configuration.listenHost, port: configuration.port)
         } catch {
             throw .socketUnavailable(
-                "cannot listen on \(configuration.listenHost) port \(configuration.port): \(error)")
+                "cannot listen on \(configuration.listenHost) port \(configuration.port): "
+                    + systemErrorText(error))
         }
         let activated = ActivatedSocket.take(environment: environment)
         let control = try await ControlServer.bind(
