@@ -108,6 +108,13 @@ import Testing
         }
     }
 
+    /// So is an empty backup path: nothing is asked of the daemon (found by QA: it was 65).
+    @Test func anEmptyBackupPathIsAUsageError() async {
+        let output = CapturedOutput()
+        #expect(await TestEnvironment.run(["backup", ""], output: output) == 64)
+        #expect(output.error.hasPrefix("lanchat: the backup path is empty"), "\(output.error)")
+    }
+
     @Test func historyOptions() throws {
         let history = try parse(
             ["history", "bob", "--limit", "20", "--before", "m1", "--after", "m0"],

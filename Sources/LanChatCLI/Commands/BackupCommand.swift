@@ -25,7 +25,9 @@ struct BackupCommand: AsyncParsableCommand {
     var path: String
 
     func run() async throws {
-        guard !path.isEmpty else { throw ControlError.badInput("the backup path is empty") }
+        guard !path.isEmpty else {
+            throw ControlError.invalidParams("the backup path is empty; give the file to create")
+        }
         let context = global.makeContext()
         let result = try await context.client.backup(BackupParams(path: try Self.absolute(path)))
         try context.show(result) { result in
