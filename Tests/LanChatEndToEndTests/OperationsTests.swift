@@ -12,6 +12,12 @@ extension EndToEnd {
             var statusText: String
         }
 
+        /// The name `status` gives through `socket`; nil while the daemon does not answer.
+        static func statusName(_ sandbox: Sandbox, socket: String) async throws -> String? {
+            let result = try await sandbox.lanchat(["--socket", socket, "status", "--json"])
+            return result.status == 0 ? try result.decoded(Presence.self).name : nil
+        }
+
         static func write(_ text: String, to path: String) throws {
             try FileManager.default.createDirectory(
                 atPath: (path as NSString).deletingLastPathComponent,
@@ -152,10 +158,7 @@ extension EndToEnd {
                         "--config", config, "--data-dir", sandbox.file("c-data"), "--socket",
                         socket,
                     ], in: sandbox, logPath: logPath)
-                let name = { () async throws -> String? in
-                    let result = try await sandbox.lanchat(["--socket", socket, "status", "--json"])
-                    return result.status == 0 ? try result.decoded(Presence.self).name : nil
-                }
+                let name = { try await Self.statusName(sandbox, socket: socket) }
                 #expect(try await pollUntil(timeout: .seconds(10)) { try await name() == "carol" })
                 #expect(!DaemonProcess.readLog(logPath).contains(" debug "))
 
@@ -183,10 +186,7 @@ extension EndToEnd {
                 let child = try DaemonProcess.launchRaw(
                     ["--data-dir", sandbox.file("d-data"), "--socket", socket], in: sandbox,
                     logPath: logPath)
-                let name = { () async throws -> String? in
-                    let result = try await sandbox.lanchat(["--socket", socket, "status", "--json"])
-                    return result.status == 0 ? try result.decoded(Presence.self).name : nil
-                }
+                let name = { try await Self.statusName(sandbox, socket: socket) }
                 #expect(try await pollUntil(timeout: .seconds(10)) { try await name() == "dora" })
 
                 try Self.write("name = \"dora2\"\nlog-level = \"warning\"\n", to: config)
