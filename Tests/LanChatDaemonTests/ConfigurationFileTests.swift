@@ -143,6 +143,42 @@ import Testing
         #expect(error.description.hasPrefix("\(Self.path):2:"), "\(error)")
     }
 
+    /// The parser names no key; the line does, so the message does too (found by QA: a
+    /// number too big for 64 bits, a string left open).
+    @Test(arguments: [
+        ("name = \"alice\"\nport = 99999999999999999999\n", ":2:", "port: "),
+        ("  name = \"a\nport = 1\n", ":1:", "name: "),
+    ])
+    func aSyntaxErrorInAValueNamesItsKey(text: String, line: String, key: String) throws {
+        let error = try #require(failure(text))
+        #expect(error.description.hasPrefix(Self.path + line), "\(error)")
+        #expect(error.description.contains(": " + key), "\(error)")
+    }
+
+    @Test func aDanglingLinkOrAFIFOIsNoConfigurationFile() throws {
+        let directory = NSTemporaryDirectory() + "lanchat-conf-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let link = directory + "/link.conf"
+        try FileManager.default.createSymbolicLink(
+            atPath: link, withDestinationPath: directory + "/gone.conf")
+        let fifo = directory + "/fifo.conf"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for (path, reason) in [
+            (link, "cannot read: No such file or directory"),
+            (fifo, "cannot read: not a regular file"),
+        ] {
+            do {
+                _ = try ConfigurationFile.load(path: path, required: false, environment: [:])
+                Issue.record("\(path) was taken")
+            } catch {
+                #expect(error.exitCode == 78)
+                #expect(error.description == "\(path): \(reason)")
+            }
+        }
+    }
+
     /// Bytes that are not UTF-8, and a NUL escape, would change a value silently (U+FFFD; a
     /// name cut short at the NUL): refused with their line, before anything is parsed.
     @Test func invalidUTF8AndNulEscapesAreRefusedWithTheirLine() throws {

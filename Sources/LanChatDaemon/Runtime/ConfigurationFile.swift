@@ -43,7 +43,11 @@ public enum ConfigurationFile {
             table = try TOMLTable(string: text)
         } catch let error as TOMLParseError {
             let at = error.source.begin
-            throw .configuration("\(path):\(at.line):\(at.column): \(error.description)")
+            // The parser names no key; the line it stopped on usually does (lanchatd(8):
+            // "the file, the line and the key").
+            let key = Self.key(onLine: at.line, in: text).map { "\($0): " } ?? ""
+            throw .configuration(
+                "\(path):\(at.line):\(at.column): \(key)\(error.description)")
         } catch {
             throw .configuration("\(path): \(error)")
         }
@@ -202,6 +206,19 @@ public enum ConfigurationFile {
     /// The 1-based line where `key` is defined: TOMLKit's tables do not keep source
     /// positions, so the text is searched for a line starting with the key (bare or quoted)
     /// followed by `=`, `.` (a dotted key) or `]` (a table header).
+    /// The bare key a `key = value` line `number` (from 1) starts with, if it does.
+    static func key(onLine number: Int, in text: String) -> String? {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard number >= 1, number <= lines.count else { return nil }
+        let line = lines[number - 1].drop { $0 == " " || $0 == "\t" }
+        let key = line.prefix {
+            $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_")
+        }
+        let after = line.dropFirst(key.count).drop { $0 == " " || $0 == "\t" }
+        guard !key.isEmpty, after.first == "=" else { return nil }
+        return String(key)
+    }
+
     static func line(of key: String, in text: String) -> Int? {
         var number = 0
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
