@@ -22,7 +22,9 @@ extension MessageStore {
     ///   contact status and verification, and is retired: `replaced_by` names `key`, and it
     ///   is not linked again (`notFound`).
     /// Group messages stay where they are: a group's members are keys, and `key` is not one
-    /// until a member adds it.
+    /// until a member adds it. The group copies still queued for `earlier` fail with
+    /// `LinkedConversation.replacedReason`: a retired key is never sent to again, and a copy
+    /// left queued would count in `status` and hold a group's `send --wait` for ever.
     public func linkKey(
         _ key: PeerKey, replacing earlier: PeerKey, verified: Bool, alias: String?,
         newStreamID: @escaping @Sendable () -> UInt64 = randomStreamID
@@ -44,6 +46,13 @@ extension MessageStore {
                 sql: "UPDATE messages SET pk = ? WHERE pk = ? AND group_id IS NULL",
                 arguments: [key.blob, earlier.blob])
             let moved = db.changesCount + queued.count
+            try db.execute(
+                sql: """
+                    UPDATE messages SET status = 4, fail_reason = ?
+                    WHERE pk = ? AND direction = 1 AND status = 0 AND group_id IS NOT NULL
+                    """,
+                arguments: [LinkedConversation.replacedReason, earlier.blob])
+            let failedGroupCopies = db.changesCount
             if try Self.outgoingStream(db, peer: earlier) != nil {
                 try Self.restartStream(db, to: earlier, stream: newStreamID())
             }
@@ -66,7 +75,8 @@ extension MessageStore {
                     WHERE pk = ?
                     """,
                 arguments: [alias, verified, verified, earlier.blob, key.blob])
-            return LinkedConversation(moved: moved, queued: queued)
+            return LinkedConversation(
+                moved: moved, queued: queued, failedGroupCopies: failedGroupCopies)
         }
     }
 
@@ -164,9 +174,17 @@ public struct LinkedConversation: Sendable, Equatable {
     public var moved: Int
     /// The queued ones, in their new stream order: the new key's link sends them.
     public var queued: [StoredMessage]
+    /// The earlier key's group copies that were still queued, now failed.
+    public var failedGroupCopies: Int
 
-    public init(moved: Int, queued: [StoredMessage]) {
+    /// Why a group copy for a retired key fails (here, and for every group message sent
+    /// to a group that still lists it).
+    public static let replacedReason =
+        "this member's key was replaced by a newer one (verify --link); remove it from the group"
+
+    public init(moved: Int, queued: [StoredMessage], failedGroupCopies: Int = 0) {
         self.moved = moved
         self.queued = queued
+        self.failedGroupCopies = failedGroupCopies
     }
 }

@@ -276,10 +276,11 @@ extension MessageStore {
     ) async throws(StoreError) -> [StoredMessage] {
         try await write("re-queuing failed messages") { db in
             // A blocked peer's copies stay failed ("blocked; unblock to send"): nothing goes
-            // to it while the block stands.
+            // to it while the block stands. Nor to a key a newer one replaced (verify --link).
             var sql = """
                 SELECT rowid, pk FROM messages WHERE direction = 1 AND status = 4
-                  AND pk NOT IN (SELECT pk FROM peers WHERE trust = 'blocked')
+                  AND pk NOT IN (
+                    SELECT pk FROM peers WHERE trust = 'blocked' OR replaced_by IS NOT NULL)
                 """
             var arguments: StatementArguments = []
             if let id {

@@ -34,6 +34,8 @@ extension EndToEnd {
                 #expect(offered.canReplace?.keyTag == bob.keyTag)
                 // Held: queued for the old key, nothing reaches the new one.
                 let held = try await alice.send("held for bob", to: bob.keyTag)
+                // A group copy for the old key, still the group's member, waits too.
+                _ = try await alice.send("to the team", to: "#team")
 
                 // Nothing to link for a peer without a warning; a wrong number links nothing.
                 let noWarning = try await alice.lanchat(["verify", bob.keyTag, "--link"])
@@ -57,6 +59,14 @@ extension EndToEnd {
                 #expect(linked.linked.messages == 2 && linked.linked.released == 1)
                 // Group members are keys: the link says where the old key still is.
                 #expect(linked.linked.groups.map(\.name) == ["team"])
+                // The old key is never sent to again: its group copy failed, and so does the
+                // copy of a message sent to the group since, at once, saying why.
+                #expect(try await Self.oldKeysCopies(alice, bob) == ["failed"])
+                _ = try await alice.send("to the team again", to: "#team")
+                #expect(try await Self.oldKeysCopies(alice, bob) == ["failed", "failed"])
+                let reason = try await alice.json(GroupHistory.self, ["history", "#team"])
+                    .messages.last?.failReason
+                #expect(reason?.contains("remove it from the group") == true, "\(reason ?? "")")
 
                 // The held message reaches the new key, once; the name now means it.
                 let received = try await newBob.awaitReceived(held, from: "alice")
@@ -69,6 +79,10 @@ extension EndToEnd {
                 try await alice.sendDelivered("hello new bob", to: "bob")
                 let text = try await alice.lanchat(["status"])
                 #expect(!text.output.contains("different key"), "\(text)")
+                // Nothing is left queued for the old key, and retry sends it nothing.
+                #expect(try await alice.json(QueuedCount.self, ["status"]).queued == 0)
+                let retried = try await alice.lanchat(["retry"])
+                #expect(retried.standardError.contains("No failed messages"), "\(retried)")
 
                 // After a restart the settled change stays settled: the new key's HELLO
                 // (processed before its message below) raises no warning again.
@@ -87,6 +101,34 @@ extension EndToEnd {
         }
     }
 }
+
+extension EndToEnd.KeyLink {
+    /// The status of each of `old`'s copies in `daemon`'s history of #team, oldest first.
+    static func oldKeysCopies(_ daemon: DaemonProcess, _ old: DaemonProcess) async throws
+        -> [String]
+    {
+        try await daemon.json(GroupHistory.self, ["history", "#team"]).messages.compactMap {
+            $0.recipients?.first { $0.peer == old.id }?.status
+        }
+    }
+}
+
+/// `lanchat history GROUP --json`: each message's copies by member.
+struct GroupHistory: Decodable, Sendable {
+    struct Message: Decodable, Sendable {
+        struct Recipient: Decodable, Sendable {
+            var peer: String
+            var status: String
+        }
+        var text: String
+        var failReason: String?
+        var recipients: [Recipient]?
+    }
+    var messages: [Message]
+}
+
+/// `lanchat status --json`: what is queued.
+struct QueuedCount: Decodable, Sendable { var queued: Int }
 
 /// `lanchat verify --link --json`.
 struct LinkedVerifyObject: Decodable, Sendable {

@@ -65,6 +65,30 @@ struct LinkingStoreTests {
         try store.close()
     }
 
+    /// The earlier key is never sent to again: its queued group copies fail with the reason,
+    /// its delivered ones stay as they were, and retry leaves the failed ones failed.
+    @Test func theEarlierKeysQueuedGroupCopiesFail() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let old = testKey(2)
+        let new = testKey(3)
+        let store = try await openStoreWithPeer(directory, peer: old)
+        let group = try #require(GroupID(bytes: [UInt8](repeating: 9, count: 16)))
+        let sent = try #require(
+            try await store.enqueueGroup(group, to: [old], texts: ["a", "b"], at: 100) { 70 }[old])
+        _ = try await store.markDelivered(peer: old, stream: 70, upTo: 1, at: 110)
+        try await store.addPeer(new, keyTag: "NEWK-EYAA", name: "bob", at: 200)
+        #expect(try await store.recordKeyChange(new, from: old, at: 220))
+
+        let linked = try await store.linkKey(new, replacing: old, verified: false, alias: nil)
+
+        #expect(linked.failedGroupCopies == 1 && linked.queued.isEmpty)
+        let copies = try await store.outgoing(sent.map { (peer: old, id: $0.id) })
+        #expect(copies.map(\.status) == [.delivered, .failed])
+        #expect(copies.last?.failReason == LinkedConversation.replacedReason)
+        #expect(try await store.requeueFailed().isEmpty)
+    }
+
     @Test func aVerifiedLinkVerifiesTheNewKeyAndTheNameBecomesItsAlias() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -110,7 +110,8 @@ extension Messenger {
             """
             \(outcome.entry.labelled) took over \(outcome.earlier.labelled): \
             \(outcome.linked.moved) messages moved, \(outcome.linked.queued.count) held ones \
-            released, \(trust)
+            released, \(outcome.linked.failedGroupCopies) group copies for the earlier key \
+            failed, \(trust)
             """)
         if !outcome.linked.queued.isEmpty {
             await registry.link(for: peer.key).committed(outcome.linked.queued)

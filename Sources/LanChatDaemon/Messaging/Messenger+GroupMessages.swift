@@ -54,14 +54,18 @@ extension Messenger {
             subscription: subscription)
     }
 
-    /// The members whose copy fails at once, with the reason: blocked, or a live session that
-    /// did not negotiate groups (asked of every member's link at once).
+    /// The members whose copy fails at once, with the reason: blocked, replaced by a newer key
+    /// (`verify --link` retired it: nothing is sent to it again), or a live session that did
+    /// not negotiate groups (asked of every member's link at once).
     private func refusedMembers(_ members: [PeerKey]) async -> [PeerKey: String] {
         await withTaskGroup(of: (PeerKey, String?).self) { group in
             for member in members {
                 group.addTask {
                     if self.directory.isBlocked(member) {
                         return (member, "blocked; unblock to send")
+                    }
+                    if self.directory.entry(member)?.record.replacedBy != nil {
+                        return (member, LinkedConversation.replacedReason)
                     }
                     if let link = self.registry.existingLink(for: member),
                         await link.knownToLackGroups

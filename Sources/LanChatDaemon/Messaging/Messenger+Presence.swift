@@ -47,6 +47,11 @@ extension Messenger {
                         "\(entry.labelled) is blocked; 'lanchat "
                             + "unblock' it, then retry")
                 }
+                guard entry.record.replacedBy == nil else {
+                    throw .failed(
+                        "\(entry.labelled) was replaced by a newer key (verify --link): "
+                            + "nothing is sent to it any more")
+                }
                 peer = entry.key
             }
         }
@@ -80,8 +85,15 @@ extension Messenger {
             throw .storeUnavailable("cannot read the message: \(error)")
         }
         guard !copies.isEmpty else { throw .failed("no message has the id \(id)") }
-        guard copies.contains(where: { $0.direction == .outgoing && $0.status == .failed })
+        let failed = copies.filter { $0.direction == .outgoing && $0.status == .failed }
+        guard !failed.isEmpty
         else { throw .failed("message \(id) did not fail: there is nothing to retry") }
+        // What requeueFailed leaves failed: copies to blocked peers and to replaced keys.
+        if failed.allSatisfy({ directory.entry($0.peer)?.record.replacedBy != nil }) {
+            throw .failed(
+                "message \(id) failed only to a key that a newer one replaced (verify --link); "
+                    + "nothing is sent to it any more")
+        }
         throw .failed(
             "message \(id) failed only to a blocked peer; 'lanchat unblock' it, then retry")
     }
