@@ -261,8 +261,8 @@ extension MessageStore {
                 arguments: [now, group.blob]
             ).sorted { $0.rowID < $1.rowID }
             var receipts: [ReadMarking.Receipt] = []
-            for (peer, messages) in Dictionary(grouping: marked, by: \.peer) {
-                if let receipt = try Self.raiseReadCursor(db, peer: peer, over: messages) {
+            for peer in Set(marked.map(\.peer)) {
+                if let receipt = try Self.raiseReadCursor(db, peer: peer) {
                     receipts.append(receipt)
                 }
             }

@@ -9,9 +9,9 @@ extension MessageStore {
     /// Marks the unread incoming messages read at `now`: those of the 1:1 conversation with
     /// `peer`, or, without one, of every conversation, group conversations included (their
     /// messages carry their `group`). In **one transaction** with what follows from it: each
-    /// touched peer's incoming cursor `read` rises to the highest seq read in the cursor's
-    /// current stream (never backwards, never past `delivered`; a group's messages travel in
-    /// their sender's stream), and one `conversation.read` event per touched conversation (a
+    /// touched peer's incoming cursor `read` rises as far as its current stream is read
+    /// without a gap (`raiseReadCursor`: never backwards, never past `delivered`; a group's
+    /// messages travel in their sender's stream), and one `conversation.read` event per touched conversation (a
     /// group's with the group and no peer).
     public func markRead(peer: PeerKey?, at now: Int64) async throws(StoreError) -> ReadMarking {
         try await write("marking messages read") { db in
@@ -33,9 +33,8 @@ extension MessageStore {
                 $0.sorted { $0.rowID < $1.rowID }
             }
             let conversations = byConversation.values.sorted { $0[0].rowID < $1[0].rowID }
-            // One receipt per peer, over all of its messages marked (a group's travel in
-            // their sender's stream), peers in the order of their first conversation.
-            let byPeer = Dictionary(grouping: marked, by: \.peer)
+            // One receipt per peer whose messages were marked (a group's travel in their
+            // sender's stream), peers in the order of their first conversation.
             var peers: [PeerKey] = []
             var seen: Set<PeerKey> = []
             for message in conversations.joined() where seen.insert(message.peer).inserted {
@@ -43,8 +42,7 @@ extension MessageStore {
             }
             var receipts: [ReadMarking.Receipt] = []
             for peer in peers {
-                if let receipt = try Self.raiseReadCursor(db, peer: peer, over: byPeer[peer] ?? [])
-                {
+                if let receipt = try Self.raiseReadCursor(db, peer: peer) {
                     receipts.append(receipt)
                 }
             }
@@ -69,11 +67,14 @@ extension MessageStore {
         }
     }
 
-    /// Raises `peer`'s incoming cursor `read` to the highest seq among `messages` of its
-    /// current stream, capped at `delivered`; nil when it does not move.
-    static func raiseReadCursor(_ db: Database, peer: PeerKey, over messages: [StoredMessage])
-        throws -> ReadMarking.Receipt?
-    {
+    /// Raises `peer`'s incoming cursor `read` as far as every message of its current stream is
+    /// read: to just before the first one still unread, else to the newest stored (capped at
+    /// `delivered`); nil when it does not move. READ is cumulative (PROTOCOL.md §9.5: every
+    /// message with `seq ≤ r` is read), and a peer's stream carries its 1:1 messages and its
+    /// group copies alike, so reading one conversation must not report the other read (found
+    /// by QA: `read GROUP` marked an unread 1:1 message `read` at its sender). A message
+    /// staged but not stored yet is above the newest stored, so it is never covered.
+    static func raiseReadCursor(_ db: Database, peer: PeerKey) throws -> ReadMarking.Receipt? {
         guard
             let row = try Row.fetchOne(
                 db, sql: "SELECT stream, delivered, read FROM in_cursors WHERE pk = ?",
@@ -82,10 +83,25 @@ extension MessageStore {
         let stream = UInt64(stored: row[0])
         let delivered = UInt64(stored: row[1])
         let read = UInt64(stored: row[2])
+        // Stored in seq order, so the newest row of the stream has its highest seq.
         guard
-            let highest = messages.lazy.filter({ $0.stream == stream }).map(\.seq).max()
+            let newest = try Int64.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT seq FROM messages WHERE pk = ? AND direction = 0 AND stream = ?
+                        ORDER BY rowid DESC LIMIT 1
+                        """),
+                arguments: [peer.blob, stream.storedValue])
         else { return nil }
-        let raised = min(highest, delivered)
+        let firstUnread = try Int64.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT min(seq) FROM messages INDEXED BY messages_unread
+                    WHERE pk = ? AND direction = 0 AND read_at IS NULL AND stream = ?
+                    """),
+            arguments: [peer.blob, stream.storedValue])
+        var raised = min(UInt64(stored: newest), delivered)
+        if let firstUnread { raised = min(raised, UInt64(stored: firstUnread) - 1) }
         guard raised > read else { return nil }
         try db.execute(
             sql: "UPDATE in_cursors SET read = ? WHERE pk = ? AND stream = ?",

@@ -248,6 +248,37 @@ struct ReadingTests {
         }
     }
 
+    /// alice's 1:1 message and her group copy travel on one stream to bob, and READ covers a
+    /// prefix of it: bob reading the group tells alice nothing while her earlier 1:1 message
+    /// is unread; reading that too tells her both (found by QA: the 1:1 one showed read).
+    @Test func readingAGroupDoesNotReportAnUnreadDirectMessageRead() async throws {
+        try await withConnectedPair { alice, bob in
+            let group = try await alice.createGroup("team", members: ["bob"], seenBy: [bob])
+            let direct = try await alice.client.send(
+                SendParams(peer: bob.id, text: "just for you", wait: true, timeout: 20))
+            _ = try await alice.client.send(
+                SendParams(peer: group.id, text: "to the team", wait: true, timeout: 20))
+            _ = try await bob.client.read(ReadParams(peer: group.id))
+            // A READ sent for it would be on the session before this reply, in order.
+            let reply = try await bob.client.send(SendParams(peer: alice.id, text: "later"))
+            let replyID = try #require(reply.ids.first)
+            try await eventually("alice has bob's reply") {
+                try await alice.history(with: bob).contains { $0.id == replyID }
+            }
+            let directID = try #require(direct.ids.first)
+            let mine = try await alice.history(with: bob).first { $0.id == directID }
+            #expect(mine?.status == .delivered, "\(String(describing: mine))")
+
+            _ = try await bob.client.read(ReadParams(peer: alice.id))
+            try await eventually("both read at alice") {
+                let direct = try await alice.history(with: bob).first { $0.id == directID }
+                let team = try await alice.client.history(HistoryParams(peer: group.id))
+                return direct?.status == .read
+                    && team.messages.first?.recipients?.first?.status == .read
+            }
+        }
+    }
+
     @Test func watchGoesFromReplayToLiveWithNoGapAndNoRepeat() async throws {
         try await withConnectedPair { alice, bob in
             _ = try await alice.client.send(

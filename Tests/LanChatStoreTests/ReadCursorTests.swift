@@ -1,0 +1,60 @@
+import Foundation
+import LanChatCore
+import Testing
+
+@testable import LanChatStore
+
+/// READ is cumulative (PROTOCOL.md §9.5: every message with `seq ≤ r` is read), and a peer's
+/// stream carries its 1:1 messages and its group copies alike. Reading one conversation must
+/// not tell the peer that the other was read (found by black-box QA).
+@Suite("The read cursor a READ carries")
+struct ReadCursorTests {
+    let bob = testKey(2)
+
+    /// bob's stream 5: a 1:1 message (seq 1), a group copy (seq 2), a 1:1 message (seq 3).
+    func interleaved(_ store: MessageStore, group: GroupID) async throws {
+        let records = [("direct 1", nil), ("group 2", group), ("direct 3", nil)].enumerated()
+            .map { index, entry in
+                IncomingRecord(
+                    message: WireMessage(
+                        stream: 5, seq: UInt64(index + 1), id: .random(), sentAt: 100,
+                        group: entry.1?.bytes, text: entry.0),
+                    text: entry.0)
+            }
+        _ = try await store.commitIncoming(
+            from: bob, records: records, cursor: IncomingCursor(stream: 5, delivered: 3),
+            at: 200)
+    }
+
+    @Test func readingTheGroupReportsNothingPastAnUnreadDirectMessage() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        let group = GroupID.random()
+        try await interleaved(store, group: group)
+
+        let groupRead = try await store.markGroupRead(group, at: 300)
+        #expect(groupRead.messages.map(\.text) == ["group 2"])
+        #expect(groupRead.receipts.isEmpty, "seq 1, a 1:1 message, is unread")
+
+        let directRead = try await store.markRead(peer: bob, at: 400)
+        #expect(directRead.messages.map(\.text) == ["direct 1", "direct 3"])
+        #expect(directRead.receipts == [.init(peer: bob, stream: 5, readUpTo: 3)])
+    }
+
+    @Test func readingTheDirectMessagesStopsBeforeAnUnreadGroupCopy() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        let group = GroupID.random()
+        try await interleaved(store, group: group)
+
+        let directRead = try await store.markRead(peer: bob, at: 300)
+        #expect(directRead.receipts == [.init(peer: bob, stream: 5, readUpTo: 1)])
+
+        let groupRead = try await store.markGroupRead(group, at: 400)
+        #expect(groupRead.receipts == [.init(peer: bob, stream: 5, readUpTo: 3)])
+        // Nothing more to report: reading again moves nothing.
+        #expect(try await store.markRead(peer: nil, at: 500).receipts.isEmpty)
+    }
+}
