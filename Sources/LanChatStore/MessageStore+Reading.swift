@@ -16,10 +16,11 @@ extension MessageStore {
     public func markRead(peer: PeerKey?, at now: Int64) async throws(StoreError) -> ReadMarking {
         try await write("marking messages read") { db in
             // A pending message request, 1:1 or group, is never marked read (no READ is ever
-            // sent for it).
+            // sent for it). A group message is the group's: its sender's 1:1 request does not
+            // hold it (found by QA: it stayed unread in the inbox, yet `read` skipped it).
             var sql =
                 "UPDATE messages SET read_at = ? WHERE direction = 0 AND read_at IS NULL AND "
-                + Self.notARequest + " AND " + Self.notAGroupRequest
+                + "(group_id IS NOT NULL OR \(Self.notARequest)) AND " + Self.notAGroupRequest
             var arguments: StatementArguments = [now]
             if let peer {
                 sql += " AND pk = ? AND group_id IS NULL"
@@ -126,13 +127,16 @@ extension MessageStore {
         "SELECT count(*) FROM messages INDEXED BY messages_unread WHERE direction = 0 AND read_at IS NULL AND "
         + notARequest
 
-    /// Every unread message but those of pending group requests (schema v7), whose count is
-    /// their conversations' column: filtering on `group_id` here would read every unread
-    /// row instead of the index alone.
+    /// Every unread message the inbox shows: the unread counts of the 1:1 conversations that
+    /// are no pending request, and of the groups that are none (kept by the v5 and v6
+    /// triggers), so `status` and `inbox` always agree. A group message counts in its group
+    /// whatever its sender's 1:1 standing; counting rows instead would have to read each
+    /// unread row for its group.
     static let unreadCountAllSQL =
-        "SELECT max(0, (" + unreadCountSQL + ") - (SELECT coalesce(sum(c.unread), 0) "
+        "SELECT (SELECT coalesce(sum(c.unread), 0) FROM conversations c WHERE c."
+        + notARequest + ") + (SELECT coalesce(sum(c.unread), 0) "
         + "FROM group_conversations c JOIN groups g ON g.gid = c.gid "
-        + "WHERE g.request_since IS NOT NULL))"
+        + "WHERE g.request_since IS NULL)"
 
     /// The inbox: conversations that are (or are not) archived, newest activity first.
     ///

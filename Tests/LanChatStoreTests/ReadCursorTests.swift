@@ -57,4 +57,29 @@ struct ReadCursorTests {
         // Nothing more to report: reading again moves nothing.
         #expect(try await store.markRead(peer: nil, at: 500).receipts.isEmpty)
     }
+
+    /// Under `--accept contacts`, a group message from a member who is no contact is the
+    /// group's: once that member's own 1:1 request opens, `status` still counts the group
+    /// message and reading everything reads it, as the inbox's group row says (found by QA:
+    /// `status` said 0, `read` skipped it, the inbox showed it unread).
+    @Test func aSendersRequestDoesNotHoldItsMessagesInAnAcceptedGroup() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        let own = testKey(9)
+        let state = GroupUpdate(id: .random(), version: 1, name: "ops", members: [own, bob])
+        #expect(
+            try await store.saveGroup(
+                StoredGroup(state: state, basis: [], updatedAt: 1), recipients: [bob],
+                expectedVersion: nil, changedBy: own))
+        try await interleaved(store, group: state.id)
+        #expect(try await store.unreadCount() == 3)
+
+        #expect(try await store.openRequest(bob, at: 250))
+        // The 1:1 messages are the request's now; the group's is still the group's.
+        #expect(try await store.unreadCount() == 1)
+        let read = try await store.markRead(peer: nil, at: 300)
+        #expect(read.messages.map(\.text) == ["group 2"])
+        #expect(try await store.unreadCount() == 0)
+    }
 }
