@@ -5,7 +5,8 @@ import LanChatCore
 /// Full-text search (PRODUCT.md §4 `search`) over `messages_fts`, the FTS5 index of
 /// `messages`, built after the write (`MessageStore+SearchIndex.swift`).
 extension MessageStore {
-    /// Messages matching `query` (from `peer`'s conversation only, if given), newest first.
+    /// Messages matching `query` (from the 1:1 conversation with `peer` only, if given), newest
+    /// first.
     /// The index is walked newest first (`ORDER BY rowid DESC` on the FTS5 table) and the
     /// walk stops at `limit`, so a word found in most messages costs no more than a rare one.
     /// Messages stored but not yet indexed are indexed first, so a search sees every message
@@ -24,7 +25,9 @@ extension MessageStore {
                 """
             var arguments: StatementArguments = [query.matchExpression]
             if let peer {
-                sql += " AND m.pk = ?"
+                // The 1:1 conversation: the peer's group messages, and our group copies to
+                // it, are their groups' (found by QA: they came up here).
+                sql += " AND m.pk = ? AND m.group_id IS NULL"
                 arguments += [peer.blob]
             }
             if let group {

@@ -51,6 +51,24 @@ struct SearchTests {
         try await receive(store, from: carol, texts: ["lunch with carol"])
         #expect(try await texts(store, "lunch", peer: carol) == ["lunch with carol"])
         #expect(try await texts(store, "lunch").count == 2)
+        // The 1:1 conversation only: carol's group message and our group copy to her are
+        // the group's (found by QA), which `group:` finds.
+        let group = GroupID.random()
+        _ = try await store.commitIncoming(
+            from: carol,
+            records: [
+                IncomingRecord(
+                    message: WireMessage(
+                        stream: 5, seq: 2, id: .random(), sentAt: 100, group: group.bytes,
+                        text: "lunch in the group"),
+                    text: "lunch in the group")
+            ], cursor: IncomingCursor(stream: 5, delivered: 2), at: 300)
+        _ = try await store.enqueueGroup(group, to: [carol], texts: ["lunch for all"], at: 400)
+        #expect(try await texts(store, "lunch", peer: carol) == ["lunch with carol"])
+        let inGroup = try await store.search(
+            SearchQuery(parsing: "lunch"), group: group, limit: 50
+        ).map(\.text)
+        #expect(inGroup == ["lunch for all", "lunch in the group"])
     }
 
     /// FTS5 syntax is never passed through: operators and SQL are searched as words.
