@@ -165,8 +165,14 @@ public final class Transport: Sendable {
         // A handshake cut short because we are stopping is not the remote's failure, and a
         // connection that never sent a byte (a port probe) cost us no handshake: neither
         // counts towards the remote's penalty (PROTOCOL.md §4.6), nor is it logged as one.
+        // Nor does a blocked key's: it proved who it is, and the penalty is the address's,
+        // which other users of that host share (found by QA: a blocked user's redials got
+        // another user on the same host refused). The dialler's own backoff paces it.
         let probe = state.error?.kind == .closedUnused
-        if !state.handshakeDone { handshakeFinished(!Task.isCancelled && !probe) }
+        let blockedKey = state.rejection == .blocked
+        if !state.handshakeDone {
+            handshakeFinished(!Task.isCancelled && !probe && !blockedKey)
+        }
         guard let session = state.session else {
             if let rejection = state.rejection { return .identityRejected(rejection) }
             let error =

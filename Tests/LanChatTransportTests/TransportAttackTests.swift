@@ -204,6 +204,38 @@ struct TransportAttackTests {
         #expect(reply.isEmpty)
     }
 
+    /// A blocked key redialling (with its backoff) is refused at msg3 each time, yet that is
+    /// no failed handshake: the address it shares with other users (one host, several
+    /// daemons) is not penalised, and another key from it still gets its session.
+    @Test func aBlockedKeysRefusalsDoNotPenaliseItsAddress() async throws {
+        let blocked = try IdentityKeyPair.generate()
+        let server = try await RunningListener.start(
+            delegate: RecordingDelegate { remote in
+                remote == blocked.publicKey ? .failure(.blocked) : .success(())
+            })
+        defer { Task { await server.stop() } }
+        let dialler = Transport(
+            identity: blocked, configuration: fastConfiguration(), logger: testLogger)
+        for attempt in 1...8 {
+            let outcome = await dialler.dial(
+                server.endpoint, expectation: nil, delegate: RecordingDelegate())
+            if case .sessionEnded = outcome { Issue.record("attempt \(attempt) got a session") }
+            try await until("attempt \(attempt) finished", timeout: .seconds(30)) {
+                server.transport.admission.finishedCount >= attempt
+            }
+        }
+        let neighbour = Transport(
+            identity: try IdentityKeyPair.generate(), configuration: fastConfiguration(),
+            logger: testLogger)
+        let delegate = RecordingDelegate()
+        let dial = Task {
+            await neighbour.dial(server.endpoint, expectation: nil, delegate: delegate)
+        }
+        let session = try #require(await delegate.openedSession())
+        await session.close(.normal)
+        _ = await dial.value
+    }
+
     /// Issue 9 item 4, §4.6: 40 handshakes from one address, each abandoned right after msg2.
     /// Before the token bucket and the failure penalty every one got a msg2 (two X25519
     /// operations each); now at most the bucket's burst does, and after five failures the
