@@ -240,7 +240,7 @@ import Testing
             members: [CLIFixtures.bob, CLIFixtures.carol], version: 3)
         var changed = EventInfo(cursor: "1", type: .groupChanged, at: at, peer: CLIFixtures.bob)
         changed.group = group
-        #expect(watchLine(changed) == "12:03 Bob changed group #ops (2 members)\n")
+        #expect(watchLine(changed) == "12:03 group #ops changed (2 members), from Bob\n")
         var received = EventInfo(
             cursor: "2", type: .messageReceived, at: at,
             message: CLIFixtures.incoming(1, "deploy done", at: "2026-11-21T12:03:00Z"),

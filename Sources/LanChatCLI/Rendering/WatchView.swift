@@ -68,10 +68,12 @@ package enum WatchView {
             }
             return "conversation with " + name + " marked read"
         case .groupChanged:
-            guard let group = event.group else { return name + " changed a group" }
+            // "from": the member the change came from, who made it or passed it on (a GROUP
+            // frame names no author, PROTOCOL.md §9.7; found by QA).
+            guard let group = event.group else { return "a group changed, from " + name }
             let count = group.members.count
-            return name + " changed group " + style.cyan("#" + truncated(group.name, to: 40))
-                + " (\(count) member\(count == 1 ? "" : "s"))"
+            return "group " + style.cyan("#" + truncated(group.name, to: 40)) + " changed"
+                + " (\(count) member\(count == 1 ? "" : "s")), from " + name
         case .requestNew:
             return "message request from " + name
         }
