@@ -30,7 +30,9 @@ struct LanchatdCommand: AsyncParsableCommand {
     )
     var socket: String?
 
-    @Option(help: "TCP port to listen on; 0 (the default) picks a free port, announced over mDNS.")
+    @Option(
+        parsing: .unconditional,
+        help: "TCP port to listen on; 0 (the default) picks a free port, announced over mDNS.")
     var port: Int?
 
     @Option(

@@ -249,7 +249,7 @@ extension EndToEnd {
         @Test func badUsageExits64() async throws {
             try await inSandbox { sandbox in
                 let cases = [
-                    ["--bogus"], ["--port", "70000"], ["--log-level", "loud"],
+                    ["--bogus"], ["--port", "70000"], ["--port", "-1"], ["--log-level", "loud"],
                     ["--peer", "not-an-address"], ["--name", ""],
                     // An empty path would be the current directory (found by QA: the data
                     // directory took it over and made it 0700).
