@@ -27,10 +27,24 @@ public enum TerminalText {
         "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
     }
 
+    /// Invisible characters that make two names look alike (`zw\u{200B}space` and `zwspace`,
+    /// found by QA): zero-width space, soft hyphen, Mongolian vowel separator, word joiner
+    /// and the invisible operators, zero-width no-break space. Escaped in one-line fields
+    /// only: in message text they have their uses (Thai and Khmer break lines at U+200B), and
+    /// U+200C and U+200D, which join emoji and shape scripts, are left alone everywhere.
+    public static func isInvisibleInName(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00AD, 0x180E, 0x200B, 0x2060...0x2064, 0xFEFF: true
+        default: false
+        }
+    }
+
     /// A one-line field (a name, a status text, a log line): line feeds, carriage returns and
-    /// tabs become spaces, every other control is escaped.
+    /// tabs become spaces, every other control, and each invisible character of
+    /// `isInvisibleInName`, is escaped.
     public static func line(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        guard text.unicodeScalars.contains(where: { needsEscape($0) || isInvisibleInName($0) })
+        else { return text }
         return pieces(text, keepingLayout: false).joined()
     }
 
@@ -57,13 +71,16 @@ public enum TerminalText {
                 continue
             }
             let scalars = character.unicodeScalars
-            guard scalars.contains(where: needsEscape) else {
+            let escaped = { (scalar: Unicode.Scalar) in
+                needsEscape(scalar) || (!keepingLayout && isInvisibleInName(scalar))
+            }
+            guard scalars.contains(where: escaped) else {
                 pieces.append(String(character))
                 continue
             }
             // Controls are characters of their own (grapheme rules GB4, GB5), except CR LF.
             for scalar in scalars {
-                pieces.append(needsEscape(scalar) ? escape(scalar) : String(scalar))
+                pieces.append(escaped(scalar) ? escape(scalar) : String(scalar))
             }
         }
         return pieces

@@ -206,6 +206,19 @@ import Testing
         #expect(terminalSafe("two\nlines\tand\r\nmore") == "two lines and more")
     }
 
+    /// Two names that differ only by an invisible character do not look alike (found by QA);
+    /// message text keeps them (Thai breaks lines at U+200B), and emoji keep their joiners.
+    @Test func invisibleCharactersAreEscapedInNamesOnly() {
+        for scalar in ["\u{AD}", "\u{180E}", "\u{200B}", "\u{2060}", "\u{2064}", "\u{FEFF}"] {
+            let value = String(scalar.unicodeScalars.first?.value ?? 0, radix: 16, uppercase: true)
+            #expect(terminalSafe("zw" + scalar + "space") == "zw\\u{\(value)}space")
+            #expect(terminalSafeBlock("zw" + scalar + "space") == "zw" + scalar + "space")
+        }
+        #expect(truncated("zw\u{200B}space", to: 40) == "zw\\u{200B}space")
+        let family = "👨\u{200D}👩\u{200D}👧 team"
+        #expect(terminalSafe(family) == family)
+    }
+
     @Test func statusShowsAHostileOwnNameAndTextEscaped() {
         var status = CLIFixtures.status
         status.name = Self.hostile
