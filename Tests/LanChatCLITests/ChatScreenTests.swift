@@ -145,6 +145,25 @@ import Testing
         #expect(editor.apply(.interrupt) == .quit)
     }
 
+    /// Ctrl-K deletes to the end; a "//" line is a message, kept in the Up history, where
+    /// a command is not.
+    @Test func killToEndAndSlashLines() {
+        var editor = LineEditor()
+        for character in "keep this part" { _ = editor.apply(.character(character)) }
+        for _ in 0..<5 { _ = editor.apply(.left) }
+        #expect(editor.apply(.killToEnd) == .edited)
+        #expect(editor.line == "keep this")
+        #expect(editor.apply(.killToEnd) == .none)
+        _ = editor.apply(.killLine)
+        for line in ["//etc/hosts", "/more"] {
+            for character in line { _ = editor.apply(.character(character)) }
+            #expect(editor.apply(.enter) == .submit(line))
+        }
+        _ = editor.apply(.up)
+        #expect(editor.line == "//etc/hosts")
+        #expect(ChatKeyDecoder.character(0x0B) == .killToEnd)
+    }
+
     @Test func controlCharactersDecodeAsReadlineKeys() {
         #expect(ChatKeyDecoder.character(0x01) == .home)
         #expect(ChatKeyDecoder.character(0x05) == .end)

@@ -18,9 +18,9 @@ struct ChatCommand: AsyncParsableCommand {
             On a terminal: the conversation with day separators and status marks that update \
             live (… queued, ✓ sent, ✓✓ delivered, ✓✓ read), whether the peer is typing or \
             offline, and an input line. Enter sends; Left/Right, Home/End, Ctrl-A/Ctrl-E, \
-            Backspace, Delete, Ctrl-U, Ctrl-W edit; Up/Down go through the lines you sent; \
-            Ctrl-L redraws; /more loads older messages; /quit, Ctrl-D on an empty line or \
-            Ctrl-C leaves. Messages shown are marked read.
+            Backspace, Delete, Ctrl-U, Ctrl-K, Ctrl-W edit; Up/Down go through the lines you \
+            sent; Ctrl-L redraws; /more loads older messages; /quit, Ctrl-D on an empty line or \
+            Ctrl-C leaves; //TEXT sends /TEXT. Messages shown are marked read.
 
             Without a terminal (or with TERM=dumb), line mode: every input line is sent and \
             every incoming message is printed as a line (HH:MM NAME: TEXT) until end of input.

@@ -173,6 +173,11 @@ final class ChatTerminalLoop {
     }
 
     private func submit(_ line: String) -> Bool {
+        // "//…" is a message that starts with "/" (a path, say): one slash less is sent.
+        if line.hasPrefix("//") {
+            requests.yield(.send(String(line.dropFirst())))
+            return true
+        }
         guard line.hasPrefix("/") else {
             requests.yield(.send(line))
             return true
@@ -187,7 +192,11 @@ final class ChatTerminalLoop {
                 screen.notice = "nothing older: this is the start of the conversation"
             }
         default:
-            screen.notice = "unknown command \(truncated(line, to: 20)); try /more or /quit"
+            // Kept, not lost: perhaps a message meant to start with "/".
+            editor.restore(line)
+            screen.notice =
+                "unknown command \(truncated(line, to: 20)); /more, /quit, or // to send a "
+                + "message that starts with /"
         }
         return true
     }

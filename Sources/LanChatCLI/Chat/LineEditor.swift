@@ -44,7 +44,7 @@ package struct LineEditor: Equatable {
         case .enter:
             let line = String(text).trimmingWhitespace
             guard !line.isEmpty else { return .none }
-            if !line.hasPrefix("/") { sent.append(line) }
+            if !line.hasPrefix("/") || line.hasPrefix("//") { sent.append(line) }
             text = []
             cursor = 0
             browsing = nil
@@ -70,6 +70,10 @@ package struct LineEditor: Equatable {
             guard !text.isEmpty else { return .none }
             text.removeSubrange(0..<cursor)
             cursor = 0
+            return edited()
+        case .killToEnd:
+            guard cursor < text.count else { return .none }
+            text.removeSubrange(cursor...)
             return edited()
         case .killWord:
             guard cursor > 0 else { return .none }
@@ -124,6 +128,8 @@ package enum ChatKey: Equatable, Sendable {
     case enter, backspace, delete, left, right, up, down, home, end, pageUp, pageDown
     /// Ctrl-U: delete to the start of the line.
     case killLine
+    /// Ctrl-K: delete to the end of the line.
+    case killToEnd
     /// Ctrl-W: delete the word before the cursor.
     case killWord
     /// Ctrl-D: leave when the line is empty.
@@ -149,6 +155,7 @@ package enum ChatKey: Equatable, Sendable {
         case 0x0A, 0x0D: self = .enter
         case 0x0C: self = .redraw
         case 0x15: self = .killLine
+        case 0x0B: self = .killToEnd
         case 0x17: self = .killWord
         case 0x1A: self = .suspend
         case 0x02: self = .left
