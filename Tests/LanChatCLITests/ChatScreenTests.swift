@@ -79,6 +79,41 @@ import Testing
         #expect(screen.presenceLine(now: Self.now, zone: Self.utc) == "")
     }
 
+    /// An own group message's `message.status` event is one member's copy: the mark counts
+    /// it among the members, and the message is read only when every member has read it
+    /// (found by QA: the first reader's "read" stood for the whole message).
+    @Test func aGroupCopysStatusCountsAmongTheMembers() {
+        let carol = PeerInfo(id: "C", keyTag: "CCCC-CCCC", name: "carol", presence: .online)
+        var screen = ChatScreen(peer: Self.bob)
+        screen.group = GroupInfo(id: "g", name: "ops", members: [Self.bob, carol], version: 2)
+        var own = Self.message("9", "to all", out: true, status: .delivered)
+        own.group = "g"
+        own.recipients = [
+            RecipientInfo(peer: "B", status: .delivered, deliveredAt: Self.now),
+            RecipientInfo(peer: "C", status: .delivered, deliveredAt: Self.now),
+        ]
+        screen.merge([own])
+        func row() -> String? {
+            screen.render(
+                width: 60, height: 10, input: LineEditor(), now: Self.now, zone: Self.utc
+            ).rows.first { $0.contains("to all") }
+        }
+        #expect(row()?.hasSuffix("to all  ✓✓ 2/2") == true, "\(row() ?? "")")
+
+        // bob's copy was read: the event carries that copy, its peer bob.
+        var copy = Self.message("9", "to all", out: true, status: .read)
+        copy.group = "g"
+        copy.readAt = Self.now
+        screen.merge([copy])
+        #expect(row()?.hasSuffix("to all  ✓✓ 2/2 (1 read)") == true, "\(row() ?? "")")
+        #expect(screen.messages.first?.status == .delivered)
+
+        copy.peer = "C"
+        screen.merge([copy])
+        #expect(screen.messages.first?.status == .read)
+        #expect(screen.messages.first?.readAt == Self.now)
+    }
+
     @Test func longAndWideTextWrapsWithinTheWidth() {
         var screen = ChatScreen(peer: Self.bob)
         screen.merge([Self.message("1", String(repeating: "日本 ", count: 20) + "😀end")])

@@ -210,7 +210,7 @@ import Testing
         async let outcome = run(["send", "bob", "--lines"], server: server, input: input)
         // Before any line: the daemon is asked whether it is there and knows bob.
         let check = try #require(await requests.next())
-        #expect(try Request(line: check).method == "history")
+        #expect(Request(line: check).method == "history")
         input.write("one\n")
         let first = try #require(await requests.next())
         #expect(try Request(line: first).params(SendParams.self)?.texts == ["one"])

@@ -48,7 +48,7 @@ struct SampleGenerator: RandomNumberGenerator {
     /// A finite Double: round numbers, edges of the range, and arbitrary bit patterns.
     mutating func timeout() -> Double {
         let edges: [Double] = [
-            0, -0.0, 1, 10, 30, 86_400, 0.5, 0.1, 1e-7, 1e16, 1e21, 1e22, 5e-324,
+            0, -0.0, 1, 10, 30, 86_400, 0.5, 0.1, 1e-7, 1e16, 1e21, 1e22, .leastNonzeroMagnitude,
             .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .leastNormalMagnitude,
         ]
         if chance(40) { return pick(edges) }

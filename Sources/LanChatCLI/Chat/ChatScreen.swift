@@ -29,9 +29,18 @@ package struct ChatScreen {
     }
 
     /// New messages, or new states of shown ones (by id).
+    /// An own group message's `message.status` event is one member's copy: it updates that
+    /// member's entry, and the message shows the least advanced again, as `history` does
+    /// (found by QA: one member's "read" showed as the whole message's).
     package mutating func merge(_ incoming: [MessageInfo]) {
         for message in incoming {
             if let index = messages.lastIndex(where: { $0.id == message.id }) {
+                if message.group != nil, message.recipients == nil,
+                    message.direction == .outgoing, messages[index].recipients != nil
+                {
+                    _ = messages[index].applyCopy(message)
+                    continue
+                }
                 messages[index] = message
             } else {
                 messages.append(message)

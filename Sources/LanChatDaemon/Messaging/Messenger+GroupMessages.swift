@@ -247,7 +247,7 @@ extension Messenger {
                 deliveredAt: info.deliveredAt, readAt: info.readAt)
             if let index = ownIndex[row.id] {
                 result[index].recipients?.append(recipient)
-                result[index].status = Self.leastAdvanced(
+                result[index].status = MessageStatus.leastAdvanced(
                     result[index].status ?? .queued, recipient.status)
                 if recipient.status == .failed, result[index].failReason == nil {
                     result[index].failReason = info.failReason
@@ -264,22 +264,9 @@ extension Messenger {
         // (read) when the last member had it (read it), not when the first did.
         for index in ownIndex.values {
             let recipients = result[index].recipients ?? []
-            result[index].deliveredAt = Self.whenAll(recipients.map(\.deliveredAt))
-            result[index].readAt = Self.whenAll(recipients.map(\.readAt))
+            result[index].deliveredAt = Timestamp.whenAll(recipients.map(\.deliveredAt))
+            result[index].readAt = Timestamp.whenAll(recipients.map(\.readAt))
         }
         return result
-    }
-
-    /// The latest of `times` when every one is set, else nil.
-    static func whenAll(_ times: [Timestamp?]) -> Timestamp? {
-        let set = times.compactMap { $0 }
-        guard set.count == times.count else { return nil }
-        return set.max { $0.millisecondsSince1970 < $1.millisecondsSince1970 }
-    }
-
-    static func leastAdvanced(_ a: MessageStatus, _ b: MessageStatus) -> MessageStatus {
-        let order: [MessageStatus] = [.failed, .queued, .sent, .delivered, .read]
-        let rank = { (status: MessageStatus) in order.firstIndex(of: status) ?? 0 }
-        return rank(a) <= rank(b) ? a : b
     }
 }
