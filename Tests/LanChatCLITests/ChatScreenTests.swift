@@ -114,6 +114,35 @@ import Testing
         #expect(screen.messages.first?.readAt == Self.now)
     }
 
+    /// Opened on more unread messages than fit, the view starts at the first of them (one row
+    /// of context above); when they all fit, it stays at the newest.
+    @Test func aChatOpensAtTheFirstUnreadWhenTheyDoNotFit() {
+        var screen = ChatScreen(peer: Self.bob)
+        var messages = [Self.message("0", "read before")]
+        messages[0].read = true
+        for index in 1...30 {
+            var unread = Self.message("\(index)", "unread \(index)")
+            unread.read = false
+            messages.append(unread)
+        }
+        screen.merge(messages)
+        let scrolled = screen.scrollToFirstUnread(
+            width: 60, height: 12, now: Self.now, zone: Self.utc)
+        #expect(scrolled)
+        let rows = screen.render(
+            width: 60, height: 12, input: LineEditor(), now: Self.now, zone: Self.utc
+        ).rows
+        #expect(rows[1].hasSuffix("bob  read before"), "\(rows)")
+        #expect(rows[2].hasSuffix("bob  unread 1"), "\(rows)")
+
+        var few = ChatScreen(peer: Self.bob)
+        few.merge(Array(messages.suffix(3)))
+        let fewScrolled = few.scrollToFirstUnread(
+            width: 60, height: 12, now: Self.now, zone: Self.utc)
+        #expect(!fewScrolled)
+        #expect(few.scrollBack == 0)
+    }
+
     @Test func longAndWideTextWrapsWithinTheWidth() {
         var screen = ChatScreen(peer: Self.bob)
         screen.merge([Self.message("1", String(repeating: "日本 ", count: 20) + "😀end")])

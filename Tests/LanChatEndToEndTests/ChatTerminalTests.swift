@@ -22,6 +22,9 @@ extension EndToEnd {
                             HistoryResult.self, ["history", "bob", "--limit", "100"]
                         ).messages.count == 61
                     })
+                // Read already: a chat opened on unread messages starts at the first of them
+                // (the next test).
+                _ = try await alice.lanchat(["read", "bob"])
                 let chat = try await TmuxTerminal(
                     [try Binaries.lanchat(), "--socket", alice.socket, "chat", "bob"])
                 defer { chat.kill() }
@@ -108,6 +111,41 @@ extension EndToEnd {
                 try await chat.type("/quit")
                 try await chat.keys("Enter")
                 try await chat.waitFor(showing: "EXITED 0")
+                try await chat.waitFor(showing: "RESTORED")
+            }
+        }
+
+        /// Opened on more unread messages than the screen holds, chat starts at the first of
+        /// them and marks nothing read until the view reaches the newest (found by QA: all 80
+        /// were marked read at once, 53 of them never shown).
+        @Test func aChatOpenedOnManyUnreadStartsAtTheFirstAndReadsAtTheEnd() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
+                let lines = (1...80).map { "unread \($0)" }
+                _ = try await bob.lanchat(
+                    ["send", "alice", "--lines"],
+                    input: Data(lines.joined(separator: "\n").utf8))
+                try #require(
+                    try await pollUntil(timeout: .seconds(10)) {
+                        try await alice.json(StatusCounts.self, ["status"]).unread == 80
+                    })
+                let chat = try await TmuxTerminal(
+                    [try Binaries.lanchat(), "--socket", alice.socket, "chat", "bob"])
+                defer { chat.kill() }
+                try await chat.waitFor("the first unread at the top") { screen in
+                    screen.count > 2 && screen[2].hasSuffix("bob  unread 1")
+                        && screen.contains { $0 == "new messages below: PageDown" }
+                }
+                #expect(try await alice.json(StatusCounts.self, ["status"]).unread == 80)
+                for _ in 0..<5 { try await chat.keys("PageDown") }
+                try await chat.waitFor(showing: "bob  unread 80")
+                let read = try await pollUntil(timeout: .seconds(10)) {
+                    try await alice.json(StatusCounts.self, ["status"]).unread == 0
+                }
+                #expect(read, "the view reached the newest: all read")
+                try await chat.type("/quit")
+                try await chat.keys("Enter")
                 try await chat.waitFor(showing: "RESTORED")
             }
         }
@@ -214,6 +252,7 @@ extension EndToEnd {
                         try await alice.json(HistoryResult.self, ["history", "bob"])
                             .messages.count == 40
                     })
+                _ = try await alice.lanchat(["read", "bob"])  // the view opens at the newest
                 let chat = try await TmuxTerminal(
                     [try Binaries.lanchat(), "--socket", alice.socket, "chat", "bob"])
                 defer { chat.kill() }

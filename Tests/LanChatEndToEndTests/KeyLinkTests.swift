@@ -80,7 +80,7 @@ extension EndToEnd {
                 let text = try await alice.lanchat(["status"])
                 #expect(!text.output.contains("different key"), "\(text)")
                 // Nothing is left queued for the old key, and retry sends it nothing.
-                #expect(try await alice.json(QueuedCount.self, ["status"]).queued == 0)
+                #expect(try await alice.json(StatusCounts.self, ["status"]).queued == 0)
                 let retried = try await alice.lanchat(["retry"])
                 #expect(retried.standardError.contains("No failed messages"), "\(retried)")
 
@@ -126,9 +126,6 @@ struct GroupHistory: Decodable, Sendable {
     }
     var messages: [Message]
 }
-
-/// `lanchat status --json`: what is queued.
-struct QueuedCount: Decodable, Sendable { var queued: Int }
 
 /// `lanchat verify --link --json`.
 struct LinkedVerifyObject: Decodable, Sendable {

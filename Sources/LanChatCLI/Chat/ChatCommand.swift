@@ -72,6 +72,16 @@ enum ChatTerminal {
         guard let inbox = ChatInbox() else {
             throw .internalError("cannot create a pipe for the chat screen")
         }
+        // Unread messages older than the first page are loaded too (up to a thousand), so
+        // the view can open at the first of them and none is marked read unseen.
+        var first = first
+        while first.hasOlder, first.messages.count < 1000, let oldest = first.messages.first,
+            oldest.direction == .incoming, oldest.read == false,
+            let page = try? await session.older(before: oldest.id)
+        {
+            first.messages = page.messages + first.messages
+            first.hasOlder = page.hasOlder
+        }
         var screen = ChatScreen(peer: first.peer)
         screen.group = first.group
         screen.merge(first.messages)
@@ -82,7 +92,6 @@ enum ChatTerminal {
             zone: session.context.zone)
         let signals = session.context.environment.handlesSignals ? StopSignals(inbox) : nil
         defer { signals?.cancel() }
-        await session.markRead()
         return await withTaskGroup(of: Bool?.self) { group in
             group.addTask {
                 let (events, feeding) = AsyncStream.makeStream(of: ChatSession.Event.self)

@@ -158,6 +158,36 @@ package struct ChatScreen {
     package func conversationRows(width: Int, now: Timestamp, zone: any UTCOffsetProvider)
         -> [String]
     {
+        layout(width: width, now: now, zone: zone).rows
+    }
+
+    /// Scrolls back so the first unread incoming message is at the top of a view of `height`
+    /// rows, when it would be above the view: "messages shown are marked read", so a chat
+    /// opened on more unread messages than fit starts at the first of them (found by QA:
+    /// all were marked read, most never shown). True when it scrolled: the caller marks
+    /// the conversation read only once the view reaches the newest.
+    package mutating func scrollToFirstUnread(
+        width: Int, height: Int, now: Timestamp, zone: any UTCOffsetProvider
+    ) -> Bool {
+        guard
+            let first = messages.firstIndex(where: {
+                $0.direction == .incoming && $0.read == false
+            })
+        else { return false }
+        let (rows, starts) = layout(width: max(width, 10), now: now, zone: zone)
+        let conversationHeight = max(height, 4) - 3
+        // One row above it for context (its day separator, or the message before).
+        let top = max(0, starts[first] - 1)
+        guard top < rows.count - conversationHeight else { return false }
+        scrollBack = rows.count - conversationHeight - top
+        return true
+    }
+
+    /// The conversation's rows, oldest first, and the row each message starts on.
+    private func layout(width: Int, now: Timestamp, zone: any UTCOffsetProvider)
+        -> (rows: [String], starts: [Int])
+    {
+        var starts: [Int] = []
         var rows: [String] = []
         rows.append(
             hasOlder
@@ -191,6 +221,7 @@ package struct ChatScreen {
                 text += "  " + mark
             }
             let room = width - DisplayWidth.of(prefix)
+            starts.append(rows.count)
             var first = true
             for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
                 for piece in DisplayWidth.wrap(String(line), width: room) {
@@ -199,7 +230,7 @@ package struct ChatScreen {
                 }
             }
         }
-        return rows
+        return (rows, starts)
     }
 
     /// Cut to `width` columns.

@@ -54,6 +54,16 @@ final class ChatTerminalLoop {
     func run() -> Bool {
         guard let terminal = CursesTerminal() else { return false }
         defer { terminal.end() }
+        // Opened on more unread messages than fit: at the first of them, read once the view
+        // reaches the newest; else all are in view, and read now.
+        if screen.scrollToFirstUnread(
+            width: terminal.width, height: terminal.height, now: now(), zone: zone)
+        {
+            unseenIncoming = true
+            screen.notice = Self.newBelow
+        } else {
+            requests.yield(.markRead)
+        }
         var running = true
         while running {
             size = (terminal.width, terminal.height)

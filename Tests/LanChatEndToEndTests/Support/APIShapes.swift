@@ -65,6 +65,12 @@ struct HistoryResult: Decodable, Sendable {
     var hasOlder: Bool
 }
 
+/// `lanchat status --json`: what is queued and what is unread.
+struct StatusCounts: Decodable, Sendable {
+    var queued: Int
+    var unread: Int
+}
+
 /// RFC 3339 with milliseconds, as the API writes timestamps.
 enum APITimestamp {
     static func parse(_ text: String) -> Date? {
