@@ -389,6 +389,24 @@ extension EndToEnd {
             }
         }
 
+        /// `chat GROUP` in a terminal: the header follows the group's changes (found by QA: it
+        /// kept the member count chat opened with).
+        @Test func aGroupChatsHeaderFollowsTheGroup() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let alice = pair.alice
+                _ = try await alice.lanchat(["group", "create", "ops", "bob"])
+                let chat = try await TmuxTerminal(
+                    [try Binaries.lanchat(), "--socket", alice.socket, "chat", "#ops"])
+                defer { chat.kill() }
+                try await chat.waitFor("the group's header") { $0.first == "#ops  2 members" }
+                #expect(try await alice.lanchat(["group", "rename", "ops", "ops-2"]).status == 0)
+                try await chat.waitFor("renamed") { $0.first == "#ops-2  2 members" }
+                #expect(try await alice.lanchat(["group", "remove", "ops-2", "bob"]).status == 0)
+                try await chat.waitFor("one member left") { $0.first == "#ops-2  1 member" }
+            }
+        }
+
         /// `chat GROUP`: lines go to the group, members' messages come back with their names.
         @Test func lineModeInAGroup() async throws {
             try await inSandbox { sandbox in

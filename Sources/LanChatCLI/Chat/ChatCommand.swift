@@ -107,6 +107,7 @@ enum ChatTerminal {
                         }
                     case .messages(let messages): inbox.post(.messages(messages))
                     case .peer(let peer): inbox.post(.peer(peer))
+                    case .group(let group): inbox.post(.group(group))
                     case .typing(let typing): inbox.post(.typing(typing))
                     case .notice(let notice): inbox.post(.notice(notice))
                     }

@@ -11,6 +11,7 @@ enum ChatUpdate: Sendable {
     case messages([MessageInfo])
     case older([MessageInfo], hasOlder: Bool)
     case peer(PeerInfo)
+    case group(GroupInfo)
     case typing(Bool)
     case notice(String?)
     /// A line the daemon did not take (not running, disk full…): why, and the line, which

@@ -79,7 +79,10 @@ package struct ChatScreen {
         let width = max(width, 10)
         let height = max(height, 4)
         let header = fit(
-            group.map { "#" + terminalSafe($0.name) + "  \($0.members.count) members" }
+            group.map {
+                "#" + terminalSafe($0.name) + "  \($0.members.count) member"
+                    + ($0.members.count == 1 ? "" : "s")
+            }
                 ?? PeerText.nameWithAlias(peer) + "  " + peer.keyTag + "  "
                 + PeerText.presence(peer, style: .plain).0, width)
         let conversationHeight = height - 3

@@ -25,6 +25,8 @@ struct ChatSession {
         case started
         case messages([MessageInfo])
         case peer(PeerInfo)
+        /// The group as it is after a change (members, name).
+        case group(GroupInfo)
         case typing(Bool)
         case notice(String?)
     }
@@ -80,6 +82,9 @@ struct ChatSession {
             if !isGroup, let peer = event.peer { deliver(.peer(peer)) }
         case .peerTyping:
             if !isGroup { deliver(.typing(event.typing ?? false)) }
+        case .groupChanged:
+            // The header counts the members (found by QA: it kept the count chat opened with).
+            if isGroup, let group = event.group { deliver(.group(group)) }
         default:
             break
         }

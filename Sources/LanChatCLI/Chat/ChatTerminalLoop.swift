@@ -133,6 +133,7 @@ final class ChatTerminalLoop {
             screen.scrollToStart(width: size.width, height: size.height, now: now(), zone: zone)
             if messages.isEmpty { screen.notice = "nothing older" }
         case .peer(let peer): screen.peer = peer
+        case .group(let group): screen.group = group
         case .typing(let typing): screen.peerTyping = typing
         case .notice(let notice):
             if !noticeIsUnsent { screen.notice = notice }
