@@ -143,6 +143,24 @@ import Testing
         #expect(few.scrollBack == 0)
     }
 
+    /// A peer gone offline types no more; a line too long for the screen says it was cut.
+    @Test func anOfflinePeerStopsTypingAndACutLineEndsInAnEllipsis() {
+        var online = Self.bob
+        online.presence = .online
+        var screen = ChatScreen(peer: online)
+        screen.peerTyping = true
+        screen.peer = online
+        #expect(screen.peerTyping)
+        screen.peer = Self.bob
+        #expect(!screen.peerTyping)
+
+        screen.notice = "not sent: lanchatd is not running (nothing listens on /tmp/a.sock)"
+        let rows = screen.render(
+            width: 30, height: 6, input: LineEditor(), now: Self.now, zone: Self.utc
+        ).rows
+        #expect(rows[4] == "not sent: lanchatd is not run…", "\(rows)")
+    }
+
     @Test func longAndWideTextWrapsWithinTheWidth() {
         var screen = ChatScreen(peer: Self.bob)
         screen.merge([Self.message("1", String(repeating: "日本 ", count: 20) + "😀end")])

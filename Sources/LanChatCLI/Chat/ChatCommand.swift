@@ -104,6 +104,10 @@ enum ChatTerminal {
                             HistoryParams(peer: session.peerID, limit: ChatSession.pageSize))
                         {
                             inbox.post(.messages(page.messages))
+                            // The peer as it is now: after our daemon was away, its presence
+                            // in the header was the last one heard (found by QA).
+                            if page.group == nil { inbox.post(.peer(page.peer)) }
+                            if let group = page.group { inbox.post(.group(group)) }
                         }
                     case .messages(let messages): inbox.post(.messages(messages))
                     case .peer(let peer): inbox.post(.peer(peer))

@@ -8,7 +8,11 @@ import LanChatControl
 /// text; the presence line ("bob is typing…", "offline, last seen 5m ago — messages will
 /// be delivered when bob is back", or a notice); the input line.
 package struct ChatScreen {
-    package var peer: PeerInfo
+    package var peer: PeerInfo {
+        // An offline peer types no more: its TYPING(0) may never come (found by QA: "bob is
+        // typing…" under "offline").
+        didSet { if peer.presence != .online { peerTyping = false } }
+    }
     /// Set in a group conversation: the header names the group, incoming messages their
     /// senders (`senders`, by peer id), and there is no presence line of one peer.
     package var group: GroupInfo? {
@@ -236,16 +240,18 @@ package struct ChatScreen {
         return (rows, starts)
     }
 
-    /// Cut to `width` columns.
+    /// Cut to `width` columns, ending in "…" when something was cut (found by QA: a long
+    /// error stopped mid-word with nothing to say so).
     private func fit(_ text: String, _ width: Int) -> String {
+        guard DisplayWidth.of(text) > width else { return text }
         var used = 0
         var out = ""
         for character in text {
             let columns = DisplayWidth.of(character)
-            if used + columns > width { break }
+            if used + columns > width - 1 { break }
             out.append(character)
             used += columns
         }
-        return out
+        return out + "…"
     }
 }
