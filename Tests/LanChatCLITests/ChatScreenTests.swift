@@ -161,6 +161,22 @@ import Testing
         #expect(rows[4] == "not sent: lanchatd is not run…", "\(rows)")
     }
 
+    /// The newest page read again puts a message missed meanwhile in its place, not after
+    /// the newer ones; what is shown before the page, and sent after it, stays.
+    @Test func aPageReadAgainPutsAMissedMessageInItsPlace() {
+        var screen = ChatScreen(peer: Self.bob)
+        screen.merge([
+            Self.message("1", "older"), Self.message("2", "mine", out: true),
+            Self.message("4", "after the gap"), Self.message("5", "just sent", out: true),
+        ])
+        screen.mergePage([
+            Self.message("2", "mine", out: true, status: .delivered), Self.message("3", "missed"),
+            Self.message("4", "after the gap"),
+        ])
+        #expect(screen.messages.map(\.id) == ["1", "2", "3", "4", "5"])
+        #expect(screen.messages[1].status == .delivered)
+    }
+
     @Test func longAndWideTextWrapsWithinTheWidth() {
         var screen = ChatScreen(peer: Self.bob)
         screen.merge([Self.message("1", String(repeating: "日本 ", count: 20) + "😀end")])

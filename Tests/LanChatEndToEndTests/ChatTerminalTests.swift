@@ -389,6 +389,42 @@ extension EndToEnd {
             }
         }
 
+        /// A chat open on a pending message request (`--accept contacts`): a message that
+        /// comes meanwhile is in no event, so it shows once the reply accepts the request,
+        /// in its place, before anything after it is marked read (found by QA: it was
+        /// reported read, never shown).
+        @Test func aRequestsMessageThatCameMeanwhileShowsWhenTheReplyAcceptsIt() async throws {
+            try await inSandbox { sandbox in
+                let alicePort = try reserveFreePort()
+                let bob = try await DaemonProcess.start(
+                    "bob", in: sandbox, peers: ["127.0.0.1:\(alicePort)"])
+                let alice = try await DaemonProcess.start(
+                    "alice", in: sandbox, port: alicePort, peers: ["127.0.0.1:\(try bob.port)"],
+                    extraArguments: ["--accept", "contacts"])
+                try await DaemonPair(alice: alice, bob: bob).awaitConnected()
+                try await bob.sendDelivered("first, a request", to: "alice")
+                let chat = try await TmuxTerminal(
+                    [try Binaries.lanchat(), "--socket", alice.socket, "chat", "bob"])
+                defer { chat.kill() }
+                try await chat.waitFor(showing: "bob  first, a request")
+                let meanwhile = try await bob.sendDelivered("while the chat is open", to: "alice")
+
+                try await chat.type("hello bob")
+                try await chat.keys("Enter")
+                try await chat.waitFor("the missed one, in its place") { screen in
+                    let missed = screen.firstIndex { $0.contains("bob  while the chat is open") }
+                    let reply = screen.firstIndex { $0.contains("You  hello bob") }
+                    return missed != nil && reply != nil && missed! < reply!
+                }
+                // Shown, so read: bob's copy says so.
+                let read = try await pollUntil(timeout: .seconds(10)) {
+                    try await bob.json(HistoryResult.self, ["history", "alice"]).messages
+                        .first { $0.id == meanwhile.id }?.status == "read"
+                }
+                #expect(read)
+            }
+        }
+
         /// `chat GROUP` in a terminal: the header follows the group's changes (found by QA: it
         /// kept the member count chat opened with).
         @Test func aGroupChatsHeaderFollowsTheGroup() async throws {

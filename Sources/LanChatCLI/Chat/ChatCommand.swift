@@ -103,7 +103,7 @@ enum ChatTerminal {
                         if let page = try? await session.context.client.history(
                             HistoryParams(peer: session.peerID, limit: ChatSession.pageSize))
                         {
-                            inbox.post(.messages(page.messages))
+                            inbox.post(.page(page.messages))
                             // The peer as it is now: after our daemon was away, its presence
                             // in the header was the last one heard (found by QA).
                             if page.group == nil { inbox.post(.peer(page.peer)) }
@@ -119,12 +119,28 @@ enum ChatTerminal {
                 await following
                 return nil
             }
+            // A pending message request's messages are in no event (PRODUCT.md §4: a request
+            // announces nothing), so one that came while chat was open is not on screen. The
+            // first line sent accepts the request: the page is read again then, so that it is
+            // shown before anything after it is marked read (found by QA: it was reported
+            // read, never shown).
+            let mayBeARequest = first.group == nil && !first.peer.contact
             group.addTask {
+                var reloadAfterSend = mayBeARequest
                 for await request in requests {
                     switch request {
                     case .send(let text):
                         switch await session.sending(text) {
-                        case .success(let sent): inbox.post(.messages(sent))
+                        case .success(let sent):
+                            inbox.post(.messages(sent))
+                            if reloadAfterSend,
+                                let page = try? await session.context.client.history(
+                                    HistoryParams(
+                                        peer: session.peerID, limit: ChatSession.pageSize))
+                            {
+                                reloadAfterSend = false
+                                inbox.post(.page(page.messages))
+                            }
                         case .failure(let error):
                             inbox.post(.unsent(text, reason: terminalSafe(error.message)))
                         }

@@ -9,6 +9,8 @@ import Synchronization
 /// thread, which owns the screen state.
 enum ChatUpdate: Sendable {
     case messages([MessageInfo])
+    /// The newest page read again: put in its place, in its order.
+    case page([MessageInfo])
     case older([MessageInfo], hasOlder: Bool)
     case peer(PeerInfo)
     case group(GroupInfo)

@@ -53,6 +53,18 @@ package struct ChatScreen {
         }
     }
 
+    /// The newest page read again (after the watch restarted, or a request was accepted):
+    /// what it holds takes its place in its order, a message missed meanwhile included, where
+    /// `merge` would put a missed one after newer ones. What is shown before the page stays
+    /// before it, what came after it was read stays after it.
+    package mutating func mergePage(_ page: [MessageInfo]) {
+        let inPage = Set(page.map(\.id))
+        let firstInPage = messages.firstIndex { inPage.contains($0.id) } ?? messages.count
+        let before = messages[..<firstInPage].filter { !inPage.contains($0.id) }
+        let after = messages[firstInPage...].filter { !inPage.contains($0.id) }
+        messages = before + page + after
+    }
+
     /// An older page (`/more`), put before what is shown.
     package mutating func prepend(_ older: [MessageInfo], hasOlder: Bool) {
         let known = Set(messages.map(\.id))

@@ -128,6 +128,14 @@ final class ChatTerminalLoop {
                     screen.notice = Self.newBelow
                 }
             }
+        case .page(let messages):
+            let known = Set(screen.messages.map(\.id))
+            screen.mergePage(messages)
+            if messages.contains(where: { $0.direction == .incoming && !known.contains($0.id) }) {
+                unseenIncoming = true
+                markReadIfSeen()
+                if unseenIncoming, !noticeIsUnsent { screen.notice = Self.newBelow }
+            }
         case .older(let messages, let hasOlder):
             screen.prepend(messages, hasOlder: hasOlder)
             screen.scrollToStart(width: size.width, height: size.height, now: now(), zone: zone)
