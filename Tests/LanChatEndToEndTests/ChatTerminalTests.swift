@@ -395,13 +395,9 @@ extension EndToEnd {
         /// reported read, never shown).
         @Test func aRequestsMessageThatCameMeanwhileShowsWhenTheReplyAcceptsIt() async throws {
             try await inSandbox { sandbox in
-                let alicePort = try reserveFreePort()
-                let bob = try await DaemonProcess.start(
-                    "bob", in: sandbox, peers: ["127.0.0.1:\(alicePort)"])
-                let alice = try await DaemonProcess.start(
-                    "alice", in: sandbox, port: alicePort, peers: ["127.0.0.1:\(try bob.port)"],
-                    extraArguments: ["--accept", "contacts"])
-                try await DaemonPair(alice: alice, bob: bob).awaitConnected()
+                let pair = try await DaemonPair.start(
+                    in: sandbox, aliceArguments: ["--accept", "contacts"])
+                let (alice, bob) = (pair.alice, pair.bob)
                 try await bob.sendDelivered("first, a request", to: "alice")
                 let chat = try await TmuxTerminal(
                     [try Binaries.lanchat(), "--socket", alice.socket, "chat", "bob"])

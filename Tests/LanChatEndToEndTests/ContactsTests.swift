@@ -142,13 +142,9 @@ extension EndToEnd {
         /// survives a restart.
         @Test func messageRequestsWaitApartUntilAccepted() async throws {
             try await inSandbox { sandbox in
-                let alicePort = try reserveFreePort()
-                let bob = try await DaemonProcess.start(
-                    "bob", in: sandbox, peers: ["127.0.0.1:\(alicePort)"])
-                let alice = try await DaemonProcess.start(
-                    "alice", in: sandbox, port: alicePort, peers: ["127.0.0.1:\(try bob.port)"],
-                    extraArguments: ["--accept", "contacts"])
-                try await DaemonPair(alice: alice, bob: bob).awaitConnected()
+                let pair = try await DaemonPair.start(
+                    in: sandbox, aliceArguments: ["--accept", "contacts"])
+                let (alice, bob) = (pair.alice, pair.bob)
 
                 try await bob.sendDelivered("hello, it's bob", to: "alice")
                 try await bob.sendDelivered("second", to: "alice")

@@ -53,13 +53,7 @@ struct ContactsStoreTests {
         let group = GroupID.random()
         _ = try await store.commitIncoming(
             from: stranger,
-            records: [
-                IncomingRecord(
-                    message: WireMessage(
-                        stream: 5, seq: 1, id: .random(), sentAt: 100, group: group.bytes,
-                        text: "to the group"),
-                    text: "to the group")
-            ],
+            records: [incomingRecord(seq: 1, group: group, text: "to the group")],
             cursor: IncomingCursor(stream: 5, delivered: 1, read: 0), at: 20)
         _ = try await receive(store, from: stranger, after: 1, texts: ["just to you"], at: 30)
         let request = try #require(try await store.requests().first)

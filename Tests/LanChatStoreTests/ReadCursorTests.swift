@@ -13,14 +13,11 @@ struct ReadCursorTests {
 
     /// bob's stream 5: a 1:1 message (seq 1), a group copy (seq 2), a 1:1 message (seq 3).
     func interleaved(_ store: MessageStore, group: GroupID) async throws {
-        let records = [("direct 1", nil), ("group 2", group), ("direct 3", nil)].enumerated()
-            .map { index, entry in
-                IncomingRecord(
-                    message: WireMessage(
-                        stream: 5, seq: UInt64(index + 1), id: .random(), sentAt: 100,
-                        group: entry.1?.bytes, text: entry.0),
-                    text: entry.0)
-            }
+        let records = [
+            incomingRecord(seq: 1, text: "direct 1"),
+            incomingRecord(seq: 2, group: group, text: "group 2"),
+            incomingRecord(seq: 3, text: "direct 3"),
+        ]
         _ = try await store.commitIncoming(
             from: bob, records: records, cursor: IncomingCursor(stream: 5, delivered: 3),
             at: 200)

@@ -56,13 +56,8 @@ struct SearchTests {
         let group = GroupID.random()
         _ = try await store.commitIncoming(
             from: carol,
-            records: [
-                IncomingRecord(
-                    message: WireMessage(
-                        stream: 5, seq: 2, id: .random(), sentAt: 100, group: group.bytes,
-                        text: "lunch in the group"),
-                    text: "lunch in the group")
-            ], cursor: IncomingCursor(stream: 5, delivered: 2), at: 300)
+            records: [incomingRecord(seq: 2, group: group, text: "lunch in the group")],
+            cursor: IncomingCursor(stream: 5, delivered: 2), at: 300)
         _ = try await store.enqueueGroup(group, to: [carol], texts: ["lunch for all"], at: 400)
         #expect(try await texts(store, "lunch", peer: carol) == ["lunch with carol"])
         let inGroup = try await store.search(

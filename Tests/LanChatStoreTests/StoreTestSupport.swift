@@ -51,6 +51,17 @@ func incomingRecords(stream: UInt64, seqs: ClosedRange<UInt64>, texts: [String]?
     }
 }
 
+/// A received message, of `group` when given, as the daemon hands it to the store.
+func incomingRecord(
+    stream: UInt64 = 5, seq: UInt64, group: GroupID? = nil, text: String
+) -> IncomingRecord {
+    IncomingRecord(
+        message: WireMessage(
+            stream: stream, seq: seq, id: .random(), sentAt: 100, group: group?.bytes,
+            text: text),
+        text: text)
+}
+
 /// Receives `texts` from `peer` on `stream`, continuing after `after`; the cursor covers them.
 @discardableResult
 func receive(

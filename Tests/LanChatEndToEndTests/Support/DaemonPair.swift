@@ -9,14 +9,16 @@ struct DaemonPair {
 
     /// Starts bob on a free port dialling alice's port (reserved beforehand), then alice on
     /// that port dialling bob, and waits until each lists the other as online.
-    static func start(in sandbox: Sandbox, sourceLocation: SourceLocation = #_sourceLocation)
-        async throws -> DaemonPair
-    {
+    static func start(
+        in sandbox: Sandbox, aliceArguments: [String] = [],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> DaemonPair {
         let alicePort = try reserveFreePort()
         let bob = try await DaemonProcess.start(
             "bob", in: sandbox, peers: ["127.0.0.1:\(alicePort)"])
         let alice = try await DaemonProcess.start(
-            "alice", in: sandbox, port: alicePort, peers: ["127.0.0.1:\(try bob.port)"])
+            "alice", in: sandbox, port: alicePort, peers: ["127.0.0.1:\(try bob.port)"],
+            extraArguments: aliceArguments)
         let pair = DaemonPair(alice: alice, bob: bob)
         try await pair.awaitConnected(sourceLocation: sourceLocation)
         return pair
