@@ -100,9 +100,7 @@ enum ChatTerminal {
                     switch event {
                     case .started:
                         // Whatever came between the first page and the watch.
-                        if let page = try? await session.context.client.history(
-                            HistoryParams(peer: session.peerID, limit: ChatSession.pageSize))
-                        {
+                        if let page = await session.newestPage() {
                             inbox.post(.page(page.messages))
                             // The peer as it is now: after our daemon was away, its presence
                             // in the header was the last one heard (found by QA).
@@ -133,11 +131,7 @@ enum ChatTerminal {
                         switch await session.sending(text) {
                         case .success(let sent):
                             inbox.post(.messages(sent))
-                            if reloadAfterSend,
-                                let page = try? await session.context.client.history(
-                                    HistoryParams(
-                                        peer: session.peerID, limit: ChatSession.pageSize))
-                            {
+                            if reloadAfterSend, let page = await session.newestPage() {
                                 reloadAfterSend = false
                                 inbox.post(.page(page.messages))
                             }

@@ -115,6 +115,12 @@ struct ChatSession {
         _ = try? await context.client.typing(TypingParams(peer: peerID, typing: typing))
     }
 
+    /// The newest page read again; nil when the daemon does not answer (the next event, or
+    /// the watch's restart, tries again).
+    func newestPage() async -> HistoryResult? {
+        try? await context.client.history(HistoryParams(peer: peerID, limit: Self.pageSize))
+    }
+
     func older(before id: String) async throws(ControlError) -> HistoryResult {
         try await context.client.history(
             HistoryParams(peer: peerID, limit: Self.pageSize, before: id))
