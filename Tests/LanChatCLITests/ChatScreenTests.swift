@@ -143,6 +143,19 @@ import Testing
         #expect(few.scrollBack == 0)
     }
 
+    /// A pending message request says how it is accepted; typing and notices come first.
+    @Test func aMessageRequestSaysHowItIsAccepted() {
+        var online = Self.bob
+        online.presence = .online
+        var screen = ChatScreen(peer: online)
+        screen.isRequest = true
+        #expect(
+            screen.presenceLine(now: Self.now, zone: Self.utc)
+                == "message request from bob: your reply accepts it")
+        screen.peerTyping = true
+        #expect(screen.presenceLine(now: Self.now, zone: Self.utc) == "bob is typing…")
+    }
+
     /// A peer gone offline types no more; a line too long for the screen says it was cut.
     @Test func anOfflinePeerStopsTypingAndACutLineEndsInAnEllipsis() {
         var online = Self.bob

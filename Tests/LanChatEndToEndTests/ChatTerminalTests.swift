@@ -403,6 +403,7 @@ extension EndToEnd {
                     [try Binaries.lanchat(), "--socket", alice.socket, "chat", "bob"])
                 defer { chat.kill() }
                 try await chat.waitFor(showing: "bob  first, a request")
+                try await chat.waitFor(showing: "message request from bob: your reply accepts it")
                 let meanwhile = try await bob.sendDelivered("while the chat is open", to: "alice")
 
                 try await chat.type("hello bob")
@@ -411,6 +412,7 @@ extension EndToEnd {
                     let missed = screen.firstIndex { $0.contains("bob  while the chat is open") }
                     let reply = screen.firstIndex { $0.contains("You  hello bob") }
                     return missed != nil && reply != nil && missed! < reply!
+                        && !screen.contains { $0.contains("message request from bob") }
                 }
                 // Shown, so read: bob's copy says so.
                 let read = try await pollUntil(timeout: .seconds(10)) {

@@ -84,6 +84,11 @@ enum ChatTerminal {
         }
         var screen = ChatScreen(peer: first.peer)
         screen.group = first.group
+        if first.group == nil, !first.peer.contact {
+            screen.isRequest =
+                (try? await session.context.client.contacts())?.requests
+                .contains { $0.peer.id == first.peer.id } ?? false
+        }
         screen.merge(first.messages)
         screen.hasOlder = first.hasOlder
         let (requests, asking) = AsyncStream.makeStream(of: ChatRequest.self)
@@ -131,9 +136,12 @@ enum ChatTerminal {
                         switch await session.sending(text) {
                         case .success(let sent):
                             inbox.post(.messages(sent))
-                            if reloadAfterSend, let page = await session.newestPage() {
+                            if reloadAfterSend {
                                 reloadAfterSend = false
-                                inbox.post(.page(page.messages))
+                                inbox.post(.accepted)
+                                if let page = await session.newestPage() {
+                                    inbox.post(.page(page.messages))
+                                }
                             }
                         case .failure(let error):
                             inbox.post(.unsent(text, reason: terminalSafe(error.message)))

@@ -14,6 +14,8 @@ enum ChatUpdate: Sendable {
     case older([MessageInfo], hasOlder: Bool)
     case peer(PeerInfo)
     case group(GroupInfo)
+    /// A line was sent on a message request: that accepted it.
+    case accepted
     case typing(Bool)
     case notice(String?)
     /// A line the daemon did not take (not running, disk full…): why, and the line, which

@@ -23,6 +23,9 @@ package struct ChatScreen {
     package private(set) var messages: [MessageInfo] = []
     package var hasOlder = false
     package var peerTyping = false
+    /// The conversation is the peer's pending message request (`--accept contacts`): the
+    /// presence line says how it is accepted, until the first line sent does it.
+    package var isRequest = false
     /// A passing note (an error, "nothing older"); shown on the presence line.
     package var notice: String?
     /// Rows scrolled back from the newest (PageUp/PageDown, `/more`); 0 follows new ones.
@@ -152,6 +155,9 @@ package struct ChatScreen {
         guard group == nil else { return "" }
         let name = truncated(peer.displayName, to: 40)
         if peerTyping { return "\(name) is typing…" }
+        if isRequest {
+            return "message request from \(name): your reply accepts it"
+        }
         switch peer.presence {
         case .online:
             return peer.statusText.isEmpty ? "" : "\(name): " + truncated(peer.statusText, to: 60)

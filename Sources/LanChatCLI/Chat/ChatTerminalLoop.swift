@@ -142,6 +142,7 @@ final class ChatTerminalLoop {
             if messages.isEmpty { screen.notice = "nothing older" }
         case .peer(let peer): screen.peer = peer
         case .group(let group): screen.group = group
+        case .accepted: screen.isRequest = false
         case .typing(let typing): screen.peerTyping = typing
         case .notice(let notice):
             if !noticeIsUnsent { screen.notice = notice }
