@@ -63,10 +63,14 @@ extension MessageStore {
     }
 
     /// Every group we hold (also those we left or were removed from), by name.
-    /// Served from `groupsCache` while no group was written since the last read.
-    public func groups() async throws(StoreError) -> [StoredGroup] {
-        let (cached, generation) = groupsCache.snapshot()
-        if let cached { return cached }
+    /// Served from `groupsCache` while no group was written since the last read, unless
+    /// `cached` is false: the cache is invalidated once a group write has returned, a moment
+    /// after its commit, and a reader woken by the commit itself (a `watch` stream, by the
+    /// event the write logged) must see what was committed (found when a chat's header kept
+    /// a group's membership from before the change its event announced).
+    public func groups(cached: Bool = true) async throws(StoreError) -> [StoredGroup] {
+        let (hit, generation) = groupsCache.snapshot()
+        if cached, let hit { return hit }
         let groups = try await read("reading groups", settling: false) { db in
             try Row.fetchAll(db, sql: "SELECT * FROM groups ORDER BY name, gid").map {
                 row throws in try Self.group(row)

@@ -158,4 +158,26 @@ struct GroupsCacheTests {
                 expectedVersion: 1, changedBy: own))
         #expect(try await store.groups().map(\.state.name) == ["ops-2"])
     }
+
+    /// `cached: false` reads past the cache: what a reader woken by a group write's commit
+    /// needs, as the cache is invalidated only once the write has returned. Here the row
+    /// changes under a filled cache without invalidating it, as it does in that moment.
+    @Test func anUncachedReadSeesWhatTheCacheDoesNotYet() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let bob = testKey(2)
+        let own = testKey(9)
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        let state = GroupUpdate(id: .random(), version: 1, name: "ops", members: [own, bob])
+        #expect(
+            try await store.saveGroup(
+                StoredGroup(state: state, basis: [], updatedAt: 1), recipients: [bob],
+                expectedVersion: nil, changedBy: own))
+        #expect(try await store.groups().map(\.state.name) == ["ops"])
+        try await store.write("renaming behind the cache") { db in
+            try db.execute(sql: "UPDATE groups SET name = 'ops-2'")
+        }
+        #expect(try await store.groups().map(\.state.name) == ["ops"])
+        #expect(try await store.groups(cached: false).map(\.state.name) == ["ops-2"])
+    }
 }
