@@ -39,11 +39,16 @@ public enum TerminalText {
         }
     }
 
+    /// Whether `scalar` is shown escaped: in a one-line field, also when it is invisible.
+    static func needsEscape(_ scalar: Unicode.Scalar, inLine: Bool) -> Bool {
+        needsEscape(scalar) || (inLine && isInvisibleInName(scalar))
+    }
+
     /// A one-line field (a name, a status text, a log line): line feeds, carriage returns and
     /// tabs become spaces, every other control, and each invisible character of
     /// `isInvisibleInName`, is escaped.
     public static func line(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { needsEscape($0) || isInvisibleInName($0) })
+        guard text.unicodeScalars.contains(where: { needsEscape($0, inLine: true) })
         else { return text }
         return pieces(text, keepingLayout: false).joined()
     }
@@ -71,16 +76,14 @@ public enum TerminalText {
                 continue
             }
             let scalars = character.unicodeScalars
-            let escaped = { (scalar: Unicode.Scalar) in
-                needsEscape(scalar) || (!keepingLayout && isInvisibleInName(scalar))
-            }
-            guard scalars.contains(where: escaped) else {
+            guard scalars.contains(where: { needsEscape($0, inLine: !keepingLayout) }) else {
                 pieces.append(String(character))
                 continue
             }
             // Controls are characters of their own (grapheme rules GB4, GB5), except CR LF.
             for scalar in scalars {
-                pieces.append(escaped(scalar) ? escape(scalar) : String(scalar))
+                pieces.append(
+                    needsEscape(scalar, inLine: !keepingLayout) ? escape(scalar) : String(scalar))
             }
         }
         return pieces

@@ -261,15 +261,6 @@ package struct ChatScreen {
     /// Cut to `width` columns, ending in "…" when something was cut (found by QA: a long
     /// error stopped mid-word with nothing to say so).
     private func fit(_ text: String, _ width: Int) -> String {
-        guard DisplayWidth.of(text) > width else { return text }
-        var used = 0
-        var out = ""
-        for character in text {
-            let columns = DisplayWidth.of(character)
-            if used + columns > width - 1 { break }
-            out.append(character)
-            used += columns
-        }
-        return out + "…"
+        fitted(text, columns: width)
     }
 }

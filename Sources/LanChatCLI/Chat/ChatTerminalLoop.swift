@@ -121,20 +121,12 @@ final class ChatTerminalLoop {
         switch update {
         case .messages(let messages):
             screen.merge(messages)
-            if messages.contains(where: { $0.direction == .incoming }) {
-                unseenIncoming = true
-                markReadIfSeen()
-                if unseenIncoming, !noticeIsUnsent {
-                    screen.notice = Self.newBelow
-                }
-            }
+            if messages.contains(where: { $0.direction == .incoming }) { incomingArrived() }
         case .page(let messages):
             let known = Set(screen.messages.map(\.id))
             screen.mergePage(messages)
             if messages.contains(where: { $0.direction == .incoming && !known.contains($0.id) }) {
-                unseenIncoming = true
-                markReadIfSeen()
-                if unseenIncoming, !noticeIsUnsent { screen.notice = Self.newBelow }
+                incomingArrived()
             }
         case .older(let messages, let hasOlder):
             screen.prepend(messages, hasOlder: hasOlder)
@@ -219,6 +211,14 @@ final class ChatTerminalLoop {
                 + "message that starts with /"
         }
         return true
+    }
+
+    /// An incoming message is on the screen: read at once when the newest are in view, else
+    /// announced below the scrolled-back view.
+    private func incomingArrived() {
+        unseenIncoming = true
+        markReadIfSeen()
+        if unseenIncoming, !noticeIsUnsent { screen.notice = Self.newBelow }
     }
 
     /// TYPING(1) at most every 2 s while the line has text; TYPING(0) when it is cleared.

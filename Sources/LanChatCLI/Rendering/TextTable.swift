@@ -90,6 +90,13 @@ package func truncated(_ text: String, columns: Int) -> String {
     cut(TerminalText.pieces(text, keepingLayout: false), to: columns) { DisplayWidth.of($0) }
 }
 
+/// Text already made terminal-safe (a row of the chat screen), cut to `columns` terminal
+/// columns with `…` marking a cut; nothing in it is escaped again (message text keeps the
+/// invisible characters a one-line field escapes).
+package func fitted(_ text: String, columns: Int) -> String {
+    cut(text.map(String.init), to: columns) { DisplayWidth.of($0) }
+}
+
 /// The pieces within `limit` as `measure` counts them, `…` (one) marking a cut; a cut never
 /// splits a piece (an escape).
 private func cut(_ pieces: [String], to limit: Int, measure: (String) -> Int) -> String {

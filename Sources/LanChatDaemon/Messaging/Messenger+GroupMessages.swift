@@ -247,8 +247,6 @@ extension Messenger {
                 deliveredAt: info.deliveredAt, readAt: info.readAt)
             if let index = ownIndex[row.id] {
                 result[index].recipients?.append(recipient)
-                result[index].status = MessageStatus.leastAdvanced(
-                    result[index].status ?? .queued, recipient.status)
                 if recipient.status == .failed, result[index].failReason == nil {
                     result[index].failReason = info.failReason
                 }
@@ -260,13 +258,9 @@ extension Messenger {
                 result.append(info)
             }
         }
-        // An own message's times follow its status, the least advanced copy's: delivered
-        // (read) when the last member had it (read it), not when the first did.
-        for index in ownIndex.values {
-            let recipients = result[index].recipients ?? []
-            result[index].deliveredAt = Timestamp.whenAll(recipients.map(\.deliveredAt))
-            result[index].readAt = Timestamp.whenAll(recipients.map(\.readAt))
-        }
+        // An own message's status is the least advanced copy's, and its times follow:
+        // delivered (read) when the last member had it (read it), not when the first did.
+        for index in ownIndex.values { result[index].settleFromRecipients() }
         return result
     }
 }
