@@ -11,8 +11,8 @@ extension MessageStore {
     /// messages carry their `group`). In **one transaction** with what follows from it: each
     /// touched peer's incoming cursor `read` rises as far as its current stream is read
     /// without a gap (`raiseReadCursor`: never backwards, never past `delivered`; a group's
-    /// messages travel in their sender's stream), and one `conversation.read` event per touched conversation (a
-    /// group's with the group and no peer).
+    /// messages travel in their sender's stream), and one `conversation.read` event per
+    /// touched conversation (a group's with the group and no peer).
     public func markRead(peer: PeerKey?, at now: Int64) async throws(StoreError) -> ReadMarking {
         try await write("marking messages read") { db in
             // A pending message request, 1:1 or group, is never marked read (no READ is ever
