@@ -5,6 +5,12 @@ import Synchronization
 /// `events` (whichever write path did it: a trigger on `messages` or an explicit event), so
 /// the daemon can wake its `watch` streams and read the new events from the log.
 ///
+/// Before that, a commit that wrote `groups` (its writer said so with `groupsWritten()`)
+/// invalidates the `GroupsCache`: a `watch` stream woken by the `group.changed` event of the
+/// same commit must not read the groups from before it (found when a chat's header kept a
+/// group's membership from before the change). Invalidated here, at the commit and ahead of
+/// the handler, not once the write has returned, which is a moment after.
+///
 /// GRDB calls an observer on the writer's queue: `databaseDidChange` inside the statement,
 /// `databaseDidCommit` after the commit, when the writer's work for that transaction is done.
 /// The handler runs there, so it must not block (it should only wake a task).
@@ -23,6 +29,18 @@ final class EventCommitObserver: TransactionObserver, Sendable {
     /// Whether the transaction in progress inserted an event; only touched on the writer queue,
     /// but kept in a mutex so the class is honestly Sendable.
     private let inserted = Mutex(false)
+    /// Whether the transaction in progress wrote `groups` (`groupsWritten()`).
+    private let wroteGroups = Mutex(false)
+    private let groupsCache: GroupsCache
+
+    init(groupsCache: GroupsCache) {
+        self.groupsCache = groupsCache
+    }
+
+    /// Called by a write that changes `groups`, inside its transaction.
+    func groupsWritten() {
+        wroteGroups.withLock { $0 = true }
+    }
 
     func setHandler(_ handler: (@Sendable () -> Void)?) {
         self.handler.withLock { $0 = handler.map(Handler.init) }
@@ -42,6 +60,11 @@ final class EventCommitObserver: TransactionObserver, Sendable {
     }
 
     func databaseDidCommit(_ db: Database) {
+        let didWriteGroups = wroteGroups.withLock { value in
+            defer { value = false }
+            return value
+        }
+        if didWriteGroups { groupsCache.invalidate() }
         let didInsert = inserted.withLock { value in
             defer { value = false }
             return value
@@ -52,5 +75,6 @@ final class EventCommitObserver: TransactionObserver, Sendable {
 
     func databaseDidRollback(_ db: Database) {
         inserted.withLock { $0 = false }
+        wroteGroups.withLock { $0 = false }
     }
 }

@@ -5,8 +5,9 @@ import Synchronization
 /// Why: every command that takes PEER also takes GROUP, so `send` asks which groups exist
 /// before it resolves its peer; without this, every message sent paid one more store read
 /// (a hop to a reader connection and back). Owned by the store, which alone writes `groups`:
-/// each method that writes it calls `invalidate()` once its transaction is over, and a read
-/// keeps its result only if no such write ended while it ran (the generation is unchanged).
+/// each method that writes it says so in its transaction, and the store's commit observer
+/// calls `invalidate()` at the commit (`EventCommitObserver`); a read keeps its result only
+/// if no such write committed while it ran (the generation is unchanged).
 final class GroupsCache: Sendable {
     private struct State {
         var generation: UInt64 = 0

@@ -73,8 +73,9 @@ extension MessageStore {
     /// `accept GROUP`: the group is no longer a request; its conversation joins the inbox.
     /// False when it was not one.
     public func acceptGroupRequest(_ group: GroupID) async throws(StoreError) -> Bool {
-        defer { groupsCache.invalidate() }
+        let observer = eventObserver
         return try await write("accepting a group request") { db in
+            observer.groupsWritten()
             try db.execute(
                 sql: """
                     UPDATE groups SET request_since = NULL, request_from = NULL

@@ -63,14 +63,10 @@ extension MessageStore {
     }
 
     /// Every group we hold (also those we left or were removed from), by name.
-    /// Served from `groupsCache` while no group was written since the last read, unless
-    /// `cached` is false: the cache is invalidated once a group write has returned, a moment
-    /// after its commit, and a reader woken by the commit itself (a `watch` stream, by the
-    /// event the write logged) must see what was committed (found when a chat's header kept
-    /// a group's membership from before the change its event announced).
-    public func groups(cached: Bool = true) async throws(StoreError) -> [StoredGroup] {
-        let (hit, generation) = groupsCache.snapshot()
-        if cached, let hit { return hit }
+    /// Served from `groupsCache` while no group was written since the last read.
+    public func groups() async throws(StoreError) -> [StoredGroup] {
+        let (cached, generation) = groupsCache.snapshot()
+        if let cached { return cached }
         let groups = try await read("reading groups", settling: false) { db in
             try Row.fetchAll(db, sql: "SELECT * FROM groups ORDER BY name, gid").map {
                 row throws in try Self.group(row)
@@ -98,13 +94,14 @@ extension MessageStore {
         changedBy: PeerKey
     ) async throws(StoreError) -> Bool {
         let frame = Data(AppMessage.group(group.state).encoded())
-        defer { groupsCache.invalidate() }
+        let observer = eventObserver
         return try await write("storing a group") { db in
             let current = try Int64.fetchOne(
                 db, sql: "SELECT version FROM groups WHERE gid = ?",
                 arguments: [group.state.id.blob]
             ).map(UInt64.init(stored:))
             guard current == expectedVersion else { return false }
+            observer.groupsWritten()
             try db.execute(
                 sql: """
                     INSERT INTO groups (gid, name, version, members, basis, updated_at,

@@ -25,10 +25,11 @@ public final class MessageStore: Sendable {
     /// What the opening noticed that is worth a warning but no refusal (fewer messages than
     /// at the last clean stop: a restored backup, or a partial loss).
     public let warnings: [String]
-    /// Calls `onEventsCommitted` after each commit that logged an event.
-    let eventObserver = EventCommitObserver()
     /// `groups()` as last read (`GroupsCache`).
     let groupsCache = GroupsCache()
+    /// Calls `onEventsCommitted` after each commit that logged an event, having invalidated
+    /// `groupsCache` first when the commit wrote groups.
+    let eventObserver: EventCommitObserver
     /// Checkpoints the WAL after the commit that made it long, not inside it.
     let checkpointer: WALCheckpointer
     /// Whether large batches write their event log and conversations set-based
@@ -47,6 +48,7 @@ public final class MessageStore: Sendable {
         self.path = path
         self.markerPath = markerPath
         self.warnings = warnings
+        eventObserver = EventCommitObserver(groupsCache: groupsCache)
         pool.add(transactionObserver: eventObserver, extent: .databaseLifetime)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import LanChatCore
 import LanChatTestSupport
+import Synchronization
 import Testing
 
 @testable import LanChatStore
@@ -159,25 +160,32 @@ struct GroupsCacheTests {
         #expect(try await store.groups().map(\.state.name) == ["ops-2"])
     }
 
-    /// `cached: false` reads past the cache: what a reader woken by a group write's commit
-    /// needs, as the cache is invalidated only once the write has returned. Here the row
-    /// changes under a filled cache without invalidating it, as it does in that moment.
-    @Test func anUncachedReadSeesWhatTheCacheDoesNotYet() async throws {
+    /// A group write's commit invalidates the cache before `onEventsCommitted` runs: a
+    /// `watch` stream woken by its `group.changed` event reads the group as committed (found
+    /// when a chat's header kept the membership from before a removal).
+    @Test func aGroupWritesCommitInvalidatesTheCacheBeforeItsEventIsAnnounced() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let bob = testKey(2)
         let own = testKey(9)
         let store = try await openStoreWithPeer(directory, peer: bob)
-        let state = GroupUpdate(id: .random(), version: 1, name: "ops", members: [own, bob])
+        let first = GroupUpdate(id: .random(), version: 1, name: "ops", members: [own, bob])
         #expect(
             try await store.saveGroup(
-                StoredGroup(state: state, basis: [], updatedAt: 1), recipients: [bob],
+                StoredGroup(state: first, basis: [], updatedAt: 1), recipients: [bob],
                 expectedVersion: nil, changedBy: own))
-        #expect(try await store.groups().map(\.state.name) == ["ops"])
-        try await store.write("renaming behind the cache") { db in
-            try db.execute(sql: "UPDATE groups SET name = 'ops-2'")
+        #expect(try await store.groups().map(\.state.version) == [1])  // cached now
+        let cachedWhenAnnounced = Mutex<[StoredGroup]??>(nil)
+        store.onEventsCommitted = {
+            cachedWhenAnnounced.withLock { $0 = .some(store.groupsCache.snapshot().groups) }
         }
-        #expect(try await store.groups().map(\.state.name) == ["ops"])
-        #expect(try await store.groups(cached: false).map(\.state.name) == ["ops-2"])
+        let second = GroupUpdate(id: first.id, version: 2, name: "ops", members: [own])
+        #expect(
+            try await store.saveGroup(
+                StoredGroup(state: second, basis: [], updatedAt: 2), recipients: [bob],
+                expectedVersion: 1, changedBy: own))
+        let seen = try #require(cachedWhenAnnounced.withLock { $0 })
+        #expect(seen == nil, "the event was announced with the cache still holding version 1")
+        #expect(try await store.groups().map(\.state.version) == [2])
     }
 }

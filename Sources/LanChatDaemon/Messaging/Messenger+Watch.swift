@@ -145,8 +145,8 @@ extension Messenger {
     }
 
     /// The groups a batch's events concern, read once per batch (most batches have none),
-    /// and which of them are pending group requests. Read past the cache: the batch may hold
-    /// the event of a group write that has committed but not yet invalidated it.
+    /// and which of them are pending group requests. The store invalidates its groups cache
+    /// at a group write's commit, before the event it logged wakes this stream.
     func groupsNamed(in batch: [StoredEvent]) async throws(ControlError)
         -> (infos: [GroupID: GroupInfo], requests: Set<GroupID>)
     {
@@ -154,7 +154,7 @@ extension Messenger {
             return ([:], [])
         }
         do {
-            let all = try await store.groups(cached: false)
+            let all = try await store.groups()
             return (
                 Dictionary(
                     all.map { ($0.state.id, groupInfo($0.state)) }, uniquingKeysWith: { a, _ in a }),
