@@ -90,7 +90,7 @@ struct LedgerTests {
     @Test func helloOnTheSameStreamMarksDeliveredAndReadAndResumesAfterIt() {
         var flow = OutgoingFlow(stream: 42, highestAssigned: 10)
         let resume = flow.helloReceived(
-            inStream: 42, inDelivered: 6, inRead: 3, firstUndelivered: 4)
+            inStream: 42, inDelivered: 6, inRead: 3, stored: .init(stream: 42, firstUndelivered: 4))
         #expect(resume == .init(deliveredUpTo: 6, readUpTo: 3, peerAheadOfStream: false))
         #expect(flow.sendable == 7...10)
         #expect(flow.inFlight == nil)
@@ -98,7 +98,8 @@ struct LedgerTests {
 
     @Test func helloFromAPeerThatLostItsStoreResendsEverythingUndelivered() {
         var flow = OutgoingFlow(stream: 42, highestAssigned: 10)
-        let resume = flow.helloReceived(inStream: 0, inDelivered: 0, inRead: 0, firstUndelivered: 8)
+        let resume = flow.helloReceived(
+            inStream: 0, inDelivered: 0, inRead: 0, stored: .init(stream: 42, firstUndelivered: 8))
         #expect(resume == .init(deliveredUpTo: nil, readUpTo: nil, peerAheadOfStream: false))
         #expect(flow.sendable == 8...10)
     }
@@ -106,7 +107,7 @@ struct LedgerTests {
     @Test func helloAheadOfOurStreamAsksForAFreshStream() {
         var flow = OutgoingFlow(stream: 42, highestAssigned: 3)
         let resume = flow.helloReceived(
-            inStream: 42, inDelivered: 9, inRead: 9, firstUndelivered: nil)
+            inStream: 42, inDelivered: 9, inRead: 9, stored: .init(stream: 42, firstUndelivered: 4))
         #expect(resume.peerAheadOfStream)
         #expect(resume.deliveredUpTo == 3)
         #expect(flow.sendable == nil)
@@ -124,7 +125,8 @@ struct LedgerTests {
 
     @Test func theWindowCapsMessagesInFlight() throws {
         var flow = OutgoingFlow(stream: 1, highestAssigned: 5_000)
-        _ = flow.helloReceived(inStream: 1, inDelivered: 0, inRead: 0, firstUndelivered: 1)
+        _ = flow.helloReceived(
+            inStream: 1, inDelivered: 0, inRead: 0, stored: .init(stream: 1, firstUndelivered: 1))
         #expect(flow.sendable == 1...1_024)
         flow.didSend(upTo: 1_024)
         #expect(flow.sendable == nil)
@@ -143,7 +145,8 @@ struct LedgerTests {
     /// of a burst: the batches written stay whole, and so do the peer's commits.
     @Test func aSplitAckDoesNotSplitTheBatchesThatFollow() throws {
         var flow = OutgoingFlow(stream: 1, highestAssigned: 10_000)
-        _ = flow.helloReceived(inStream: 1, inDelivered: 0, inRead: 0, firstUndelivered: 1)
+        _ = flow.helloReceived(
+            inStream: 1, inDelivered: 0, inRead: 0, stored: .init(stream: 1, firstUndelivered: 1))
         var writes: [Int] = []
         // The peer commits and acknowledges each write as it arrives, except the first,
         // which arrives in two reads (98 messages, then the rest).
@@ -174,7 +177,8 @@ struct LedgerTests {
 
     @Test func theTailAndALoneMessageGoAtOnceWhateverTheRoom() throws {
         var flow = OutgoingFlow(stream: 1, highestAssigned: 1_100)
-        _ = flow.helloReceived(inStream: 1, inDelivered: 0, inRead: 0, firstUndelivered: 1)
+        _ = flow.helloReceived(
+            inStream: 1, inDelivered: 0, inRead: 0, stored: .init(stream: 1, firstUndelivered: 1))
         flow.didSend(upTo: 1_024)
         // 76 are left, the ACK made room for 50 of them: not a whole batch, so it waits
         #expect(try flow.ackReceived(stream: 1, delivered: 50) == 50)
@@ -184,13 +188,15 @@ struct LedgerTests {
         #expect(flow.sendable == 1_025...1_100)
         // Nothing in flight: any room is used at once (one message after an idle spell).
         var idle = OutgoingFlow(stream: 1, highestAssigned: 1)
-        _ = idle.helloReceived(inStream: 1, inDelivered: 0, inRead: 0, firstUndelivered: 1)
+        _ = idle.helloReceived(
+            inStream: 1, inDelivered: 0, inRead: 0, stored: .init(stream: 1, firstUndelivered: 1))
         #expect(idle.sendable == 1...1)
     }
 
     @Test func cumulativeAckDeliversAndAReAckAddsNothing() throws {
         var flow = OutgoingFlow(stream: 1, highestAssigned: 3)
-        _ = flow.helloReceived(inStream: 1, inDelivered: 0, inRead: 0, firstUndelivered: 1)
+        _ = flow.helloReceived(
+            inStream: 1, inDelivered: 0, inRead: 0, stored: .init(stream: 1, firstUndelivered: 1))
         flow.didSend(upTo: 3)
         #expect(try flow.ackReceived(stream: 1, delivered: 2) == 2)
         #expect(try flow.ackReceived(stream: 1, delivered: 2) == nil)
@@ -200,7 +206,8 @@ struct LedgerTests {
 
     @Test func ackForAnUnknownStreamOrBeyondWhatWasSentIsAViolation() {
         var flow = OutgoingFlow(stream: 1, highestAssigned: 3)
-        _ = flow.helloReceived(inStream: 1, inDelivered: 0, inRead: 0, firstUndelivered: 1)
+        _ = flow.helloReceived(
+            inStream: 1, inDelivered: 0, inRead: 0, stored: .init(stream: 1, firstUndelivered: 1))
         flow.didSend(upTo: 2)
         #expect(throws: OutgoingFlow.Violation.self) {
             try flow.ackReceived(stream: 2, delivered: 1)
@@ -209,7 +216,7 @@ struct LedgerTests {
             try flow.ackReceived(stream: 1, delivered: 3)
         }
         var noStream = OutgoingFlow(stream: nil, highestAssigned: 0)
-        _ = noStream.helloReceived(inStream: 0, inDelivered: 0, inRead: 0, firstUndelivered: nil)
+        _ = noStream.helloReceived(inStream: 0, inDelivered: 0, inRead: 0, stored: nil)
         #expect(throws: OutgoingFlow.Violation.self) {
             try noStream.ackReceived(stream: 5, delivered: 1)
         }
@@ -217,7 +224,8 @@ struct LedgerTests {
 
     @Test func rejectIsAcceptedForSentMessagesOnly() throws {
         var flow = OutgoingFlow(stream: 1, highestAssigned: 3)
-        _ = flow.helloReceived(inStream: 1, inDelivered: 0, inRead: 0, firstUndelivered: 1)
+        _ = flow.helloReceived(
+            inStream: 1, inDelivered: 0, inRead: 0, stored: .init(stream: 1, firstUndelivered: 1))
         flow.didSend(upTo: 2)
         try flow.rejectReceived(stream: 1, seq: 2)
         #expect(throws: OutgoingFlow.Violation.self) { try flow.rejectReceived(stream: 1, seq: 3) }
@@ -226,7 +234,8 @@ struct LedgerTests {
 
     @Test func readReceiptsMoveForwardOnly() throws {
         var flow = OutgoingFlow(stream: 1, highestAssigned: 3)
-        _ = flow.helloReceived(inStream: 1, inDelivered: 3, inRead: 1, firstUndelivered: nil)
+        _ = flow.helloReceived(
+            inStream: 1, inDelivered: 3, inRead: 1, stored: .init(stream: 1, firstUndelivered: 4))
         #expect(try flow.readReceived(stream: 1, read: 1) == nil)
         #expect(try flow.readReceived(stream: 1, read: 3) == 3)
         #expect(throws: OutgoingFlow.Violation.self) { try flow.readReceived(stream: 1, read: 4) }
@@ -235,7 +244,8 @@ struct LedgerTests {
     @Test func aSessionDropTurnsInFlightMessagesBackIntoQueuedOnes() {
         // In flight on the first session...
         var first = OutgoingFlow(stream: 1, highestAssigned: 5)
-        _ = first.helloReceived(inStream: 1, inDelivered: 0, inRead: 0, firstUndelivered: 1)
+        _ = first.helloReceived(
+            inStream: 1, inDelivered: 0, inRead: 0, stored: .init(stream: 1, firstUndelivered: 1))
         first.didSend(upTo: 5)
         #expect(first.inFlight == 1...5)
         // ...the session drops; the next one starts from the store and the peer's HELLO,
@@ -243,17 +253,37 @@ struct LedgerTests {
         var second = OutgoingFlow(stream: 1, highestAssigned: 5)
         #expect(second.inFlight == nil)
         let resume = second.helloReceived(
-            inStream: 1, inDelivered: 3, inRead: 0, firstUndelivered: 1)
+            inStream: 1, inDelivered: 3, inRead: 0, stored: .init(stream: 1, firstUndelivered: 1))
         #expect(resume.deliveredUpTo == 3)
         #expect(second.sendable == 4...5)
     }
 
     @Test func messagesCommittedDuringASessionBecomeSendable() {
         var flow = OutgoingFlow(stream: nil, highestAssigned: 0)
-        _ = flow.helloReceived(inStream: 0, inDelivered: 0, inRead: 0, firstUndelivered: nil)
+        _ = flow.helloReceived(inStream: 0, inDelivered: 0, inRead: 0, stored: nil)
         #expect(flow.sendable == nil)
         flow.assigned(stream: 77, upTo: 2)
         #expect(flow.sendable == 1...2)
+    }
+
+    /// The store is read for the peer's HELLO, then the first message to the peer is
+    /// committed, then the HELLO is applied: that message goes out (it once started after it).
+    @Test func theFirstMessageCommittedWhileTheHelloIsAppliedIsSent() {
+        var flow = OutgoingFlow(stream: nil, highestAssigned: 0)
+        flow.assigned(stream: 77, upTo: 1)
+        _ = flow.helloReceived(inStream: 0, inDelivered: 0, inRead: 0, stored: nil)
+        #expect(flow.sendable == 1...1)
+    }
+
+    /// The same with a peer that does not follow our stream (it lost its store): the read
+    /// found everything delivered, a new message came after it.
+    @Test func aMessageCommittedAfterTheHelloReadIsSentToAPeerStartingOver() {
+        var flow = OutgoingFlow(stream: 9, highestAssigned: 5)
+        flow.assigned(stream: 9, upTo: 6)
+        _ = flow.helloReceived(
+            inStream: 0, inDelivered: 0, inRead: 0, stored: .init(stream: 9, firstUndelivered: 6))
+        #expect(flow.sendable == 6...6)
+        #expect(flow.inFlight == nil)
     }
 
     // MARK: Identity, arbitration, backoff

@@ -109,9 +109,28 @@ import Testing
         #expect(helloSent)
         #expect(phase.flow?.highestAssigned == 2)
         _ = phase.updateFlow(on: a) {
-            $0.helloReceived(inStream: 7, inDelivered: 0, inRead: 0, firstUndelivered: 1)
+            $0.helloReceived(
+                inStream: 7, inDelivered: 0, inRead: 0,
+                stored: .init(stream: 7, firstUndelivered: 1))
         }
         #expect(phase.flow?.sendable == 1...2)
+    }
+
+    /// PeerLink's order when the first message to a peer is sent as its HELLO arrives: the
+    /// store is read for the HELLO (no stream yet), the message is committed, the HELLO is
+    /// applied. The message is sendable on this session (in CI it once waited for the next).
+    @Test func theFirstMessageCommittedDuringTheHellosReadIsSendable() throws {
+        let a = try Self.session("a")
+        var phase = try Self.opening(a)
+        let helloSent = phase.ourHelloSent(on: a, flow: Self.emptyFlow)
+        #expect(helloSent)
+        phase.committed(stream: 7, upTo: 1)
+        _ = phase.updateFlow(on: a) {
+            $0.helloReceived(inStream: 0, inDelivered: 0, inRead: 0, stored: nil)
+        }
+        let established = phase.peerHelloApplied(on: a)
+        #expect(established)
+        #expect(phase.established?.flow.sendable == 1...1)
     }
 
     @Test func thePeersHelloCountsOnlyOnTheSessionAwaitingIt() throws {

@@ -41,14 +41,37 @@ public struct OutgoingFlow: Sendable, Equatable {
         public var peerAheadOfStream: Bool
     }
 
-    /// Applies the peer's incoming cursor from its HELLO. `firstUndelivered` is the lowest
-    /// seq of this stream not yet marked delivered in the store (nil if there is none); it is
-    /// where sending starts when the peer does not follow our stream.
+    /// Where the store had our stream when it was read for the peer's HELLO: the stream and
+    /// its lowest seq not yet delivered, read or failed (the next seq to assign when every
+    /// one was).
+    public struct StoredStart: Equatable, Sendable {
+        public var stream: UInt64
+        public var firstUndelivered: UInt64
+
+        public init(stream: UInt64, firstUndelivered: UInt64) {
+            self.stream = stream
+            self.firstUndelivered = firstUndelivered
+        }
+    }
+
+    /// Applies the peer's incoming cursor from its HELLO. `stored` (nil: the store had no
+    /// stream to this peer) is where sending starts when the peer does not follow our stream.
+    ///
+    /// The store is read before the HELLO is applied, and messages committed in between have
+    /// already joined this flow (`assigned`): they are all newer than what was read, so they
+    /// are sent whatever `stored` says. A stream the read did not know is sent from its
+    /// first seq. (Starting after `highestAssigned` once skipped the first message to a
+    /// peer when it was committed during that read.)
     public mutating func helloReceived(
-        inStream: UInt64, inDelivered: UInt64, inRead: UInt64, firstUndelivered: UInt64?
+        inStream: UInt64, inDelivered: UInt64, inRead: UInt64, stored: StoredStart?
     ) -> Resume {
         guard let stream, stream == inStream, inStream != 0 else {
-            let start = firstUndelivered ?? highestAssigned + 1
+            let start: UInt64 =
+                if let stored, stored.stream == stream {
+                    min(stored.firstUndelivered, highestAssigned + 1)
+                } else {
+                    1
+                }
             acknowledged = start - 1
             nextToSend = start
             return Resume(deliveredUpTo: nil, readUpTo: nil, peerAheadOfStream: false)

@@ -130,7 +130,10 @@ extension PeerLink {
         let resume = phase.updateFlow(on: source) { flow in
             flow.helloReceived(
                 inStream: hello.inStream, inDelivered: hello.inDelivered, inRead: hello.inRead,
-                firstUndelivered: outgoing?.firstUndelivered)
+                stored: outgoing.map {
+                    OutgoingFlow.StoredStart(
+                        stream: $0.stream, firstUndelivered: $0.firstUndelivered ?? $0.nextSeq)
+                })
         }
         guard let resume else { return }  // replaced or closed during the read
         if let stream = outgoing?.stream, resume.deliveredUpTo != nil || resume.readUpTo != nil {
