@@ -218,7 +218,9 @@ extension EndToEnd {
                     to: URL(fileURLWithPath: big))
                 try await chat.paste(contentsOf: big)
                 try await chat.keys("Enter")
-                try await chat.waitFor("the size refusal") { screen in
+                // ncurses reads the terminal a byte a call: 1.1 MB take a debug build 3 – 5 s
+                // here, and CI runs other tests beside it (once over 10 s).
+                try await chat.waitFor("the size refusal", timeout: .seconds(60)) { screen in
                     screen.contains {
                         $0.contains("the message is 1 100 000 bytes; the limit is 65 536 bytes")
                     }
