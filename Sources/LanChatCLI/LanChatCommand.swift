@@ -13,7 +13,7 @@ package struct LanChatCommand: AsyncParsableCommand {
             known offline peers resolve too.
 
             Exit codes: 0 success, 1 failed, 64 usage, 65 bad input, 67 peer not found or \
-            ambiguous, 69 daemon not running, 70 internal error, 74 message store unavailable, \
+            ambiguous, 69 daemon not running, 70 internal error, 74 message store unavailable or output not written, \
             75 --wait timed out, 77 permission denied on the socket. See lanchat(1).
             """,
         version: "lanchat \(LanChatVersion.current) (control API \(ControlAPI.version))",
@@ -40,6 +40,13 @@ package struct LanChatCommand: AsyncParsableCommand {
 /// The entry point of the `lanchat` executable.
 public enum LanChatCLI {
     /// Runs the command line of this process and exits with its code.
+    /// What must happen before anything opens a descriptor, the async runtime included
+    /// (its first suspension opened descriptor 1 when that was closed): called by the
+    /// executable's top level before `main`.
+    public static func prepareProcess() {
+        reserveStandardDescriptors()
+    }
+
     public static func main() async -> Never {
         let code = await run(Array(CommandLine.arguments.dropFirst()))
         exitProcess(code)
@@ -59,7 +66,7 @@ public enum LanChatCLI {
             } else {
                 try command.run()
             }
-            return 0
+            return output.outputFailed ? Self.outputFailedExitCode : 0
         } catch let error as ControlError {
             output.standardError(ErrorView.render(error))
             return error.exitCode
@@ -72,12 +79,16 @@ public enum LanChatCLI {
             }
             if code == .success {
                 output.standardOutput(text.isEmpty ? "" : text + "\n")
+                if output.outputFailed { return Self.outputFailedExitCode }
             } else {
                 output.standardError(usageError(text))
             }
             return code.rawValue
         }
     }
+
+    /// The command did its work but its output could not all be written (EX_IOERR).
+    static let outputFailedExitCode: Int32 = 74
 
     /// ArgumentParser printed `help` (exit 0) where the user asked for something else; the
     /// usage error to print instead (exit 64), nil when help was what was asked for:

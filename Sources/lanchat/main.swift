@@ -1,3 +1,4 @@
 import LanChatCLI
 
+LanChatCLI.prepareProcess()
 await LanChatCLI.main()

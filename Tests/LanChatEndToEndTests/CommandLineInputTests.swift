@@ -93,6 +93,32 @@ extension EndToEnd {
             }
         }
 
+        /// Output that cannot be written (standard output on a full disk, or closed) is an
+        /// error, exit 74: a script must not take the missing ids for success. The message
+        /// was sent all the same. (Both once exited 0 in silence; with descriptor 1 closed,
+        /// the ids went to whatever the process opened next.)
+        @Test func outputThatCannotBeWrittenExits74AndTheMessageStillGoes() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                for (what, redirection) in [("a full disk", ">/dev/full"), ("closed", ">&-")] {
+                    let text = "output \(what)"
+                    let result = try await pair.alice.lanchat(
+                        ["send", "bob", text],
+                        launcher: ["/bin/sh", "-c", #"exec "$@" "# + redirection, "sh"])
+                    #expect(result.status == 74, "\(what): \(result)")
+                    #expect(
+                        result.standardError.hasPrefix("lanchat: cannot write the output: "),
+                        "\(what): \(result)")
+                    let arrived = try await poll(timeout: .seconds(5), interval: .milliseconds(10))
+                    {
+                        try await pair.bob.json(HistoryResult.self, ["history", "alice"]).messages
+                            .first { $0.text == text }
+                    }
+                    #expect(arrived != nil, "\(what): the message must have been sent")
+                }
+            }
+        }
+
         @Test func textOnStandardInputIsSent() async throws {
             try await inSandbox { sandbox in
                 let pair = try await DaemonPair.start(in: sandbox)
