@@ -314,6 +314,23 @@ extension MessageStore {
     }
 }
 
+extension MessageStore {
+    /// The peers whose failed messages `requeueFailed` leaves failed: blocked ones, and keys
+    /// a newer one replaced.
+    public func peersWithFailedMessagesHeldBack() async throws(StoreError) -> [PeerKey] {
+        try await read("reading failed messages") { db in
+            try Data.fetchAll(
+                db,
+                sql: """
+                    SELECT DISTINCT pk FROM messages WHERE direction = 1 AND status = 4
+                      AND pk IN (
+                        SELECT pk FROM peers WHERE trust = 'blocked' OR replaced_by IS NOT NULL)
+                    """
+            ).compactMap(PeerKey.init(bytes:))
+        }
+    }
+}
+
 /// A random non-zero u64 (PROTOCOL.md §9.2).
 @Sendable public func randomStreamID() -> UInt64 {
     var generator = SystemRandomNumberGenerator()

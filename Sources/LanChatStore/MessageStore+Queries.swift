@@ -86,7 +86,7 @@ extension MessageStore {
     public func copies(of id: MessageID) async throws(StoreError) -> [StoredMessage] {
         try await read("reading a message") { db in
             try StoredMessage.fetchAll(
-                db, sql: "SELECT \(StoredMessage.columns) FROM messages WHERE uuid = ?",
+                db, sql: "SELECT \(StoredMessage.columnsWithGroup) FROM messages WHERE uuid = ?",
                 arguments: [id.blob])
         }
     }

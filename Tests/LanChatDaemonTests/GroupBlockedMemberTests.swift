@@ -73,8 +73,15 @@ struct GroupBlockedMemberTests {
             #expect(toAlice?.status == .queued)
             #expect(await !alice.isOnline(carol))
 
-            // retry leaves the blocked member's copy failed (and says so when asked for her).
-            #expect(try await alice.client.retry(RetryParams()).messages.isEmpty)
+            // retry leaves the blocked member's copy failed, and says why, whether asked for
+            // everything (QA: it said "no failed messages") or for her.
+            do throws(ControlError) {
+                _ = try await alice.client.retry(RetryParams())
+                Issue.record("retry of everything hid the blocked member's failed copy")
+            } catch {
+                #expect(error.exitCode == 1, "\(error)")
+                #expect(error.message.contains("to blocked peers (carol"), "\(error)")
+            }
             do throws(ControlError) {
                 _ = try await alice.client.retry(RetryParams(target: "carol"))
                 Issue.record("a retry for a blocked peer was taken")
@@ -90,6 +97,13 @@ struct GroupBlockedMemberTests {
             _ = try await alice.client.unblock(PeerParams(peer: "carol"))
             let retried = try await alice.client.retry(RetryParams())
             #expect(retried.messages.map(\.text) == ["from alice"])
+            // Shown as history shows it: the group's message with every member's copy, not a
+            // direct message to carol (QA: `retry --json` had no group, sender or recipients).
+            let again = try #require(retried.messages.first)
+            #expect(again.group == group.id)
+            #expect(again.sender == alice.id && again.peer == alice.id)
+            #expect(Set(again.recipients?.map(\.peer) ?? []) == [bob.id, carol.id])
+            #expect(again.recipients?.first { $0.peer == carol.id }?.status == .queued)
             try await eventually("carol has alice's message") {
                 try await Self.texts(carol, in: group).contains("from alice")
             }

@@ -61,18 +61,62 @@ extension Messenger {
         } catch {
             throw .storeUnavailable("cannot re-queue: \(error)")
         }
-        if let id, requeued.isEmpty {
-            try await explainNothingToRetry(id)
+        if requeued.isEmpty {
+            if let id { try await explainNothingToRetry(id) }
+            if peer == nil { try await explainFailedHeldBack() }
         }
-        var infos: [MessageInfo] = []
         for (key, messages) in Dictionary(grouping: requeued, by: \.peer) {
-            let sorted = messages.sorted { $0.seq < $1.seq }
-            await registry.link(for: key).committed(sorted)
+            await registry.link(for: key).committed(messages.sorted { $0.seq < $1.seq })
             await connections.wantSession(with: key)
-            // Just re-queued: nothing of them is in flight or acknowledged yet.
-            infos += self.infos(sorted, peer: key, live: .none)
         }
-        return RetryResult(messages: infos)
+        return RetryResult(messages: try await retriedInfos(requeued))
+    }
+
+    /// The messages `retry` re-queued, as `history` shows them: a group message once, with
+    /// every member's copy as a recipient (those that did not fail too), not as one direct
+    /// message per re-queued copy.
+    private func retriedInfos(_ requeued: [StoredMessage]) async throws(ControlError)
+        -> [MessageInfo]
+    {
+        var rows = requeued.filter { $0.group == nil }
+        var seen: Set<MessageID> = []
+        for copy in requeued where copy.group != nil && seen.insert(copy.id).inserted {
+            do {
+                rows += try await store.copies(of: copy.id)
+            } catch {
+                throw .storeUnavailable("cannot read the message: \(error)")
+            }
+        }
+        return await groupInfos(rows, group: nil)
+    }
+
+    /// `retry` of everything re-queued nothing, yet failed messages are left: they are to
+    /// blocked peers or replaced keys, which "no failed messages" would hide.
+    private func explainFailedHeldBack() async throws(ControlError) {
+        let held: [PeerKey]
+        do {
+            held = try await store.peersWithFailedMessagesHeldBack()
+        } catch {
+            throw .storeUnavailable("cannot read failed messages: \(error)")
+        }
+        let entries = held.compactMap { directory.entry($0) }
+        let blocked = entries.filter { $0.record.trust == .blocked }.map(\.labelled)
+        let replaced = entries.filter { $0.record.replacedBy != nil }.map(\.labelled)
+        var reasons: [String] = []
+        if !blocked.isEmpty {
+            reasons.append(
+                "to blocked peers (\(blocked.joined(separator: ", "))): 'lanchat unblock' them, "
+                    + "then retry")
+        }
+        if !replaced.isEmpty {
+            reasons.append(
+                "to keys that newer ones replaced (\(replaced.joined(separator: ", ")); verify "
+                    + "--link): nothing is sent to them any more")
+        }
+        guard !reasons.isEmpty else { return }
+        throw .failed(
+            "nothing was queued again: the failed messages are "
+                + reasons.joined(separator: "; and "))
     }
 
     /// `retry ID` re-queued nothing: an id no message has is an error, and so is one whose
