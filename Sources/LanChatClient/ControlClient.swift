@@ -67,7 +67,8 @@ public final class ControlClient: Sendable {
                     id,
                     with: .notAnswering(
                         "lanchatd did not answer within \(timeout.components.seconds) s on "
-                            + "\(path) (overloaded or hung?); see journalctl --user -u lanchatd"))
+                            + "\(path) (overloaded or hung?); see journalctl --user -u lanchatd"
+                            + Self.mayStillBeDone(M.name)))
             }
             let (seconds, attoseconds) = timeout.components
             let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
@@ -94,6 +95,20 @@ public final class ControlClient: Sendable {
     /// line never contains a raw newline. `send` writes itself (`ControlJSONWritableParams`):
     /// through `JSONEncoder` it was about 2 % of all the CPU of the benchmark's `send --wait`
     /// and `send --lines` runs, client and daemons together (docs/benchmarks.md, round 8).
+    /// A request that was not answered may still be carried out once the daemon gets to it:
+    /// said, so that a script does not send the same message twice (found by QA).
+    static func mayStillBeDone(_ method: String) -> String {
+        switch method {
+        case "send":
+            ". The message may still be stored and sent: look at 'lanchat history PEER' "
+                + "before sending it again"
+        case "status", "who", "inbox", "history", "search", "contacts", "groups", "watch":
+            ""
+        default:
+            ". What was asked may still be done once lanchatd gets to it"
+        }
+    }
+
     static func encodeRequest<Params: Encodable>(id: Int64, method: String, params: Params)
         throws(ControlError) -> [UInt8]
     {

@@ -73,6 +73,32 @@ import Testing
         #expect(shown.first?.recipients?.map(\.readAt?.millisecondsSince1970) == [130, nil])
     }
 
+    /// `send --wait` ran out: the error says where the message is. "when bob is back" only
+    /// of an offline peer (QA: it was said of a message in flight to an online one).
+    @Test func aWaitThatRanOutSaysWhereTheMessageIs() throws {
+        let queued = try Self.outgoing(seq: 1)
+        func text(_ live: LiveOutgoingState, online: Bool, target: StatusWaiter.Target = .delivered)
+            -> String
+        {
+            Messenger.timeoutText(
+                [queued], live: live, online: online, target: target, seconds: 1, peer: "bob")
+        }
+        #expect(
+            text(.none, online: false)
+                == "not delivered within 1 s; still queued and will be delivered when bob is back")
+        var inFlight = LiveOutgoingState()
+        inFlight.inFlight = (stream: 7, seqs: 1...1)
+        #expect(text(inFlight, online: true).contains("sent, not yet acknowledged by bob (online)"))
+        #expect(
+            text(.none, online: true).hasSuffix(
+                "still queued, with bob online; they go out in their turn"))
+        var acknowledged = LiveOutgoingState()
+        acknowledged.unrecordedDeliveries[7] = DeliveryMark(upTo: 1, at: 200)
+        #expect(
+            text(acknowledged, online: true, target: .read).hasPrefix(
+                "delivered but not read within 1 s"))
+    }
+
     /// ACKs waiting to be written together each keep their time: one step per millisecond.
     @Test func coalescedAcksKeepEachMessagesTime() throws {
         var mark = DeliveryMark(upTo: 2, at: 200)

@@ -115,6 +115,7 @@ final class Messenger: Sendable {
             throw .timedOut(
                 Self.timeoutText(
                     current, live: await liveState(for: peer.key),
+                    online: await registry.existingLink(for: peer.key)?.isOnline ?? false,
                     target: target, seconds: seconds, peer: peer.displayName),
                 messageIDs: ids.map(\.description))
         }
@@ -133,22 +134,28 @@ final class Messenger: Sendable {
     }
 
     /// What a wait that ran out says: where the messages are now. Delivered ones wait only
-    /// for the peer to read them (and to send read receipts); queued ones for the peer.
+    /// for the peer to read them (and to send read receipts); sent ones for the peer's
+    /// acknowledgement; queued ones for the peer to be back, or for their turn while it is
+    /// online (QA: "when bob is back" was said of messages in flight to an online peer).
     static func timeoutText(
-        _ messages: [StoredMessage], live: LiveOutgoingState, target: StatusWaiter.Target,
-        seconds: Double, peer: String
+        _ messages: [StoredMessage], live: LiveOutgoingState, online: Bool,
+        target: StatusWaiter.Target, seconds: Double, peer: String
     ) -> String {
         let within = "within \(format(seconds)) s"
-        let delivered = messages.allSatisfy { message in
-            let status = MessageMapping.info(message, live: live).status
-            return status == .delivered || status == .read
-        }
-        if target == .read && delivered {
+        let statuses = messages.map { MessageMapping.info($0, live: live).status }
+        if target == .read && statuses.allSatisfy({ $0 == .delivered || $0 == .read }) {
             return "delivered but not read \(within); \(peer) has them, and a read receipt "
                 + "comes when they are read (if \(peer) sends read receipts)"
         }
-        return "not \(target == .read ? "read" : "delivered") \(within); still queued and will "
-            + "be delivered when \(peer) is back"
+        let notYet = "not \(target == .read ? "read" : "delivered") \(within); "
+        if !online {
+            return notYet + "still queued and will be delivered when \(peer) is back"
+        }
+        if statuses.contains(.sent) {
+            return notYet + "sent, not yet acknowledged by \(peer) (online); lanchatd keeps "
+                + "them until they are, and sends them again on the next session if need be"
+        }
+        return notYet + "still queued, with \(peer) online; they go out in their turn"
     }
 
     /// The params' own checks (`SendParams.validatedTexts`, shared with the fuzz target).
