@@ -230,6 +230,46 @@ import Testing
         #expect(texts == ["two", "three"])
     }
 
+    /// `journalctl -f | lanchat send ops --lines --wait`: a wait that runs out is told and
+    /// the stream goes on (QA: the first one ended it, the later lines never read); exit 75
+    /// once input ends. With --json, the ids of each are one compact line, as results are.
+    @Test func linesWithAWaitThatRunsOutGoOnAndExit75() async throws {
+        for json in [false, true] {
+            let server = try FakeDaemon.start()
+            let input = InputPipe()
+            var requests = server.requests.makeAsyncIterator()
+            async let outcome = run(
+                ["send", "bob", "--lines", "--wait", "--timeout", "1"] + (json ? ["--json"] : []),
+                server: server, input: input)
+            _ = try #require(await requests.next())  // history: the daemon and bob are there
+            input.write("one\n")
+            let first = try #require(await requests.next())
+            #expect(try Request(line: first).params(SendParams.self)?.texts == ["one"])
+            input.write("two\n")
+            input.closeWriteEnd()
+            let finished = await outcome
+            server.stop()
+            #expect(finished.code == 75, "\(finished.error)")
+            let ids = [
+                "00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002",
+            ]
+            if json {
+                let printed = try finished.output.split(separator: "\n").map {
+                    try ControlJSON.decoder().decode(SendResult.self, from: Data($0.utf8)).ids
+                }
+                #expect(printed == [[ids[0]], [ids[1]]])
+            } else {
+                #expect(finished.output == ids.map { $0 + "\n" }.joined())
+            }
+            #expect(
+                finished.error
+                    == String(
+                        repeating: "lanchat: not delivered within 1 s; still queued\n", count: 2)
+                    + "lanchat: 2 lines not seen delivered in time (ids above); they stay stored "
+                    + "and will still be delivered\n")
+        }
+    }
+
     /// `journalctl -f | lanchat send typo --lines`: a PEER that names no one, or no daemon,
     /// fails at once, not at the first line (which may come hours later).
     @Test func linesFailAtOnceForAnUnknownPeerOrNoDaemon() async throws {

@@ -8,7 +8,10 @@ import LanChatControl
 ///
 /// A bad line (over 65 536 bytes, not UTF-8) is reported on standard error with its line
 /// number and skipped; the good lines around it are still sent, and the command exits 65
-/// once input ends. An error from the daemon stops at once with its own exit code.
+/// once input ends. A `--wait` that runs out is reported the same way and the stream goes on
+/// (the lines are stored and will be delivered; `journalctl -f | … --wait` must not end at
+/// the peer's first absence): exit 75 once input ends. Any other error from the daemon stops
+/// at once with its own exit code.
 struct LineSender {
     let command: SendCommand
     let context: CommandContext
@@ -21,6 +24,16 @@ struct LineSender {
         let queue = LineBatchQueue()
         LineReader.start(fd: context.environment.standardInput, into: queue)
         var rejected = 0
+        var timedOut: [ControlError] = []
+        /// One call; a timeout is told and kept for the end, anything else thrown.
+        func send(_ texts: [String]) async throws(ControlError) {
+            do {
+                try await command.send(texts: texts, text: nil, context: context, streaming: true)
+            } catch  where error.isTimeout {
+                context.err("lanchat: \(error.message)\n")
+                timedOut.append(error)
+            }
+        }
         do throws(ControlError) {
             while true {
                 let batch = await queue.nextBatch(
@@ -35,17 +48,11 @@ struct LineSender {
                         rejected += 1
                         context.err("lanchat: \(reason); not sent\n")
                     case .readFailed(let reason):
-                        if !texts.isEmpty {
-                            try await command.send(
-                                texts: texts, text: nil, context: context, streaming: true)
-                        }
+                        if !texts.isEmpty { try await send(texts) }
                         throw .badInput(reason)
                     }
                 }
-                if !texts.isEmpty {
-                    try await command.send(
-                        texts: texts, text: nil, context: context, streaming: true)
-                }
+                if !texts.isEmpty { try await send(texts) }
             }
         } catch {
             queue.abandon()
@@ -54,6 +61,14 @@ struct LineSender {
         if rejected > 0 {
             let lines = rejected == 1 ? "1 line was" : "\(rejected) lines were"
             throw .badInput("\(lines) not sent (see above); the other lines were sent")
+        }
+        if let last = timedOut.last {
+            let count = timedOut.compactMap { $0.data?.messageIDs?.count }.reduce(0, +)
+            let lines = count == 1 ? "1 line" : "\(count) lines"
+            throw .timedOut(
+                "\(lines) not seen \(command.waitRead ? "read" : "delivered") in time (ids "
+                    + "above); they stay stored and will still be delivered",
+                messageIDs: last.data?.messageIDs ?? [])
         }
     }
 }

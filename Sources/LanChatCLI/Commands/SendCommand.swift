@@ -19,8 +19,9 @@ struct SendCommand: AsyncParsableCommand {
 
             With --lines, blank lines are skipped and a line that is too long or not UTF-8 is \
             reported on standard error and not sent, while the other lines are; lanchat then \
-            exits 65 once input ends. With --json, --lines prints each call's result compactly, \
-            one object a line.
+            exits 65 once input ends. A --wait that runs out is reported the same way and the \
+            stream goes on; lanchat then exits 75 once input ends. With --json, --lines prints \
+            each call's result compactly, one object a line.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -54,7 +55,9 @@ struct SendCommand: AsyncParsableCommand {
             valueName: "secs"))
     var timeout: Double?
 
-    @Flag(name: .shortAndLong, help: "Print nothing on success.")
+    @Flag(
+        name: .shortAndLong,
+        help: "Print nothing on success (the ids of a wait that ran out are still printed).")
     var quiet = false
 
     var readsStandardInput: Bool { words.isEmpty || words == ["-"] }
@@ -121,9 +124,16 @@ struct SendCommand: AsyncParsableCommand {
                 context.out(result.ids.map { $0 + "\n" }.joined())
             }
         } catch {
-            if !quiet, let ids = error.data?.messageIDs, !ids.isEmpty {
-                // With --json, the shape of a send answer that carries only the ids.
-                let printed = context.json ? try? JSONOutput.pretty(SendResult(ids: ids)) : nil
+            // Printed with -q too: it is "nothing on success", and a script needs the ids of
+            // stored messages it could not see delivered.
+            if let ids = error.data?.messageIDs, !ids.isEmpty {
+                // With --json, the shape of a send answer that carries only the ids; one line
+                // a call with --lines, as its results are.
+                let idsOnly = SendResult(ids: ids)
+                let printed =
+                    context.json
+                    ? try? (streaming ? JSONOutput.line(idsOnly) : JSONOutput.pretty(idsOnly))
+                    : nil
                 context.out(printed ?? ids.map { $0 + "\n" }.joined())
             }
             throw error
