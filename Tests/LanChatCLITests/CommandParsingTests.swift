@@ -117,11 +117,23 @@ import Testing
 
     @Test func historyOptions() throws {
         let history = try parse(
-            ["history", "bob", "--limit", "20", "--before", "m1", "--after", "m0"],
-            as: HistoryCommand.self)
-        #expect(history.peer == "bob" && history.limit == 20)
-        #expect(history.before == "m1" && history.after == "m0")
+            ["history", "bob", "--limit", "20", "--before", "m1"], as: HistoryCommand.self)
+        #expect(history.peer == "bob" && history.limit == 20 && history.before == "m1")
+        #expect(
+            try parse(["history", "bob", "--after", "m0"], as: HistoryCommand.self).after == "m0")
         #expect(try parse(["history", "bob"], as: HistoryCommand.self).limit == nil)
+    }
+
+    /// A page goes back or forward from one message: both is a usage error in the CLI's own
+    /// terms (QA: the daemon's answer named its params, "before" and "after").
+    @Test func historyWithBeforeAndAfterIsAUsageError() async {
+        let output = CapturedOutput()
+        #expect(
+            await TestEnvironment.run(
+                ["history", "bob", "--before", "m1", "--after", "m0"], output: output) == 64)
+        #expect(
+            output.error.hasPrefix("lanchat: give --before or --after, not both"), "\(output.error)"
+        )
     }
 
     @Test func presenceValues() throws {

@@ -77,6 +77,11 @@ import Testing
             ]), query: nil, archived: false, peers: former, now: CLIFixtures.now, zone: utc,
             style: .plain)
         #expect(row.contains("Bob: before I left"), "\(row)")
+        // `archive` and `unarchive` name it as GROUP arguments write it (QA: "team", no `#`).
+        let conversation = ConversationInfo(
+            peer: nil, group: group, unread: 0, lastMessage: nil, archived: true,
+            updatedAt: message.createdAt)
+        #expect(GroupText.conversationLabel(conversation) == "#" + group.name)
     }
 
     /// `read` of every conversation: a group's messages under `#name` with each sender, not

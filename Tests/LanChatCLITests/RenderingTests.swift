@@ -165,6 +165,12 @@ import Testing
         #expect(
             HistoryView.render(empty, now: CLIFixtures.now, zone: utc, style: .plain)
                 == "#ops  2 members\nNo messages yet. Send one: lanchat send '#ops' TEXT\n")
+        // A group of one says so in the singular, as chat, groups and watch do (QA: "#solo
+        // 1 members").
+        empty.group?.members.removeLast()
+        #expect(
+            HistoryView.render(empty, now: CLIFixtures.now, zone: utc, style: .plain)
+                .hasPrefix("#ops  1 member\n"))
     }
 
     @Test func peerTextCannotDriveTheTerminal() {

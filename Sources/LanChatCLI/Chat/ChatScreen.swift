@@ -99,8 +99,7 @@ package struct ChatScreen {
         let height = max(height, 4)
         let header = fit(
             group.map {
-                "#" + terminalSafe($0.name) + "  \($0.members.count) member"
-                    + ($0.members.count == 1 ? "" : "s")
+                "#" + terminalSafe($0.name) + "  " + GroupText.memberCount($0.members.count)
             }
                 ?? PeerText.nameWithAlias(peer) + "  " + peer.keyTag + "  "
                 + PeerText.presence(peer, style: .plain).0, width)

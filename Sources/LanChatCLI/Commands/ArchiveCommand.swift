@@ -18,7 +18,7 @@ struct ArchiveCommand: AsyncParsableCommand {
         let context = global.makeContext()
         let result = try await context.client.archive(ArchiveParams(peer: peer))
         try context.show(result) { result in
-            "Archived the conversation with \(truncated(InboxView.title(result.conversation), to: 80)); "
+            "Archived the conversation with \(truncated(GroupText.conversationLabel(result.conversation), to: 80)); "
                 + "'lanchat inbox --archived' lists it.\n"
         }
     }

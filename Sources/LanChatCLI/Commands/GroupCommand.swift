@@ -113,9 +113,9 @@ enum GroupsView {
         }
         var out = ""
         for group in groups {
-            let count = group.members.count
-            out += "#\(terminalSafe(group.name))  \(group.id)  (\(count) member"
-            out += count == 1 ? ")" : "s)"
+            out +=
+                "#\(terminalSafe(group.name))  \(group.id)  "
+                + "(\(GroupText.memberCount(group.members.count)))"
             if group.request == true { out += "  request: lanchat accept \(group.id)" }
             if group.left == true { out += "  (you are no longer a member)" }
             out += "\n"

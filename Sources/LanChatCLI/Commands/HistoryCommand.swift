@@ -25,17 +25,25 @@ struct HistoryCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("Only messages older than this message id.", valueName: "id"))
+        help: ArgumentHelp(
+            "Only messages older than this message id (not with --after).", valueName: "id"))
     var before: String?
 
     @Option(
         name: .long,
-        help: ArgumentHelp("Only messages newer than this message id.", valueName: "id"))
+        help: ArgumentHelp(
+            "Only messages newer than this message id (not with --before).", valueName: "id"))
     var after: String?
 
     func validate() throws {
         if let limit, !(1...1000).contains(limit) {
             throw ValidationError("--limit must be between 1 and 1000")
+        }
+        // A page goes one way from its anchor: back (--before) or forward (--after).
+        if before != nil && after != nil {
+            throw ValidationError(
+                "give --before or --after, not both: a page goes back from one message or "
+                    + "forward from one")
         }
     }
 

@@ -16,7 +16,7 @@ struct UnarchiveCommand: AsyncParsableCommand {
         let context = global.makeContext()
         let result = try await context.client.unarchive(ArchiveParams(peer: peer))
         try context.show(result) { result in
-            "The conversation with \(truncated(InboxView.title(result.conversation), to: 80)) "
+            "The conversation with \(truncated(GroupText.conversationLabel(result.conversation), to: 80)) "
                 + "is back in the inbox.\n"
         }
     }

@@ -106,7 +106,7 @@ package enum HistoryView {
     /// A group conversation's header line: `#name  N members`.
     static func groupHeader(_ group: GroupInfo, style: TextStyle) -> String {
         style.bold("#" + truncated(group.name, to: 64)) + "  "
-            + style.dim("\(group.members.count) members") + "\n"
+            + style.dim(GroupText.memberCount(group.members.count)) + "\n"
     }
 
     /// Each member's label by peer id (alias, else name, else key tag), at most `width`.

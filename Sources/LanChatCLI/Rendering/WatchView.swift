@@ -71,9 +71,8 @@ package enum WatchView {
             // "from": the member the change came from, who made it or passed it on (a GROUP
             // frame names no author, PROTOCOL.md §9.7; found by QA).
             guard let group = event.group else { return "a group changed, from " + name }
-            let count = group.members.count
             return "group " + style.cyan("#" + truncated(group.name, to: 40)) + " changed"
-                + " (\(count) member\(count == 1 ? "" : "s")), from " + name
+                + " (\(GroupText.memberCount(group.members.count))), from " + name
         case .requestNew:
             return "message request from " + name
         }
