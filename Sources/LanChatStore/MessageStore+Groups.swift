@@ -164,9 +164,8 @@ extension MessageStore {
         try Self.refuseNUL(in: texts)
         return try await write("storing the group message") { db in
             var random = BatchRandom(expectedDraws: 2 * texts.count)
-            let ids = texts.map { _ in
-                MessageID.timeOrdered(millisecondsSince1970: now, using: &random)
-            }
+            let ids = MessageID.timeOrdered(
+                count: texts.count, millisecondsSince1970: now, using: &random)
             var copies: [PeerKey: [StoredMessage]] = [:]
             // Prepared once, not once per copy: an insert into `messages` compiles its
             // triggers too, which cost more than the insert (figure 9 profile).

@@ -23,9 +23,8 @@ extension MessageStore {
             else { throw StoreError(.notFound, "unknown peer \(peer.id)") }
             var (stream, nextSeq) = try Self.outgoingStream(db, peer: peer) ?? (newStreamID(), 1)
             var random = BatchRandom(expectedDraws: 2 * texts.count)
-            let ids = texts.map { _ in
-                MessageID.timeOrdered(millisecondsSince1970: now, using: &random)
-            }
+            let ids = MessageID.timeOrdered(
+                count: texts.count, millisecondsSince1970: now, using: &random)
             let firstSeq = nextSeq
             let rowIDs = try MessageInsert.insert(
                 db, count: texts.count,

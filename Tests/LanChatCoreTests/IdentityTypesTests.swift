@@ -88,6 +88,24 @@ struct IdentityTypesTests {
                 MessageID.timeOrdered(millisecondsSince1970: now)
             })
         #expect(sameMillisecond.count == 1_000)
+        // A batch's ids, all of one millisecond, sort in the batch's order and are distinct
+        // version-7 ids (QA found independent draws out of order).
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20 {
+            let batch = MessageID.timeOrdered(
+                count: 1_000, millisecondsSince1970: now, using: &generator)
+            #expect(batch.count == 1_000 && Set(batch).count == 1_000)
+            #expect(batch[0].bytes[8] & 0x20 == 0, "the counter starts with room to count")
+            #expect(batch.allSatisfy { $0.bytes[6] >> 4 == 7 && $0.bytes[8] & 0xC0 == 0x80 })
+            #expect(
+                batch.allSatisfy { $0.bytes[0..<6].reduce(Int64(0)) { $0 << 8 | Int64($1) } == now }
+            )
+            for (earlier, later) in zip(batch, batch.dropFirst()) {
+                #expect(earlier.bytes.lexicographicallyPrecedes(later.bytes))
+            }
+        }
+        #expect(
+            MessageID.timeOrdered(count: 0, millisecondsSince1970: now, using: &generator).isEmpty)
         // A clock before 1970 or past 48 bits is clamped, never trapped on.
         #expect(
             MessageID.timeOrdered(millisecondsSince1970: -5).bytes[0..<6].allSatisfy { $0 == 0 })

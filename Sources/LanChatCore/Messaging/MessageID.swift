@@ -36,6 +36,34 @@ public struct MessageID: Hashable, Sendable, CustomStringConvertible {
         return MessageID(uncheckedBytes: bytes)
     }
 
+    /// `count` version-7 ids of one batch, in the order they sort (RFC 9562 §6.2, method 1,
+    /// with the 62 bits after the variant as the counter): the first is drawn as
+    /// `timeOrdered` draws one, with the counter's top bit clear so that it cannot overflow;
+    /// each next one adds a random step of up to 2^20. Why: lanchat-api(7) says ids sort by
+    /// creation time, and independent draws in one millisecond did not (QA: 4 of 78 pairs of
+    /// a `--lines` batch out of order).
+    public static func timeOrdered(
+        count: Int, millisecondsSince1970 now: Int64,
+        using generator: inout some RandomNumberGenerator
+    ) -> [MessageID] {
+        guard count > 0 else { return [] }
+        var first = timeOrdered(millisecondsSince1970: now, using: &generator).bytes
+        first[8] &= 0xDF  // the counter's top bit, right after the two variant bits
+        var counter = first[8...].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } & 0x3FFF_FFFF_FFFF_FFFF
+        var ids = [MessageID(uncheckedBytes: first)]
+        ids.reserveCapacity(count)
+        for _ in 1..<count {
+            counter += 1 + (generator.next() & 0xF_FFFF)
+            var bytes = first
+            for index in 0..<8 {
+                bytes[8 + index] = UInt8(truncatingIfNeeded: counter >> (8 * (7 - index)))
+            }
+            bytes[8] = (bytes[8] & 0x3F) | 0x80
+            ids.append(MessageID(uncheckedBytes: bytes))
+        }
+        return ids
+    }
+
     /// A fresh random version-4 UUID.
     public static func random() -> MessageID {
         var generator = SystemRandomNumberGenerator()
