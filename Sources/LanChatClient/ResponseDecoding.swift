@@ -37,6 +37,17 @@ package enum ResponseDecoding {
         guard let result = envelope.result else {
             throw .internalError("lanchatd sent a response with neither a result nor an error")
         }
+        // lanchat-api(7): another version may mean the same fields with other meanings; a
+        // result that decodes is no proof that it reads right. Said, not guessed at (QA: a
+        // version-2 answer was printed as if it were ours). `status` is the exception: it
+        // exists to tell, and `status` and `doctor` name both versions themselves.
+        if let version = envelope.apiVersion, version != ControlAPI.version,
+            Result.self != StatusResult.self
+        {
+            throw .internalError(
+                "lanchatd speaks control API \(version), this lanchat speaks "
+                    + "\(ControlAPI.version): install matching versions")
+        }
         return result
     }
 
@@ -60,6 +71,10 @@ package enum ResponseDecoding {
                 case "error": reader.optionalField(&error) { _ in nil }
                 default: reader.skipValue()
                 }
+            }
+            // Another API version goes the JSONDecoder way, which refuses it in words.
+            if case .some(.some(let version)) = apiVersion, version != ControlAPI.version {
+                return nil
             }
             return complete ? result ?? nil : nil
         }

@@ -116,6 +116,23 @@ import Testing
                 + "control API 2, this lanchat speaks 1: install matching versions")
     }
 
+    /// A result this lanchat could read, from a daemon of another API version, is refused in
+    /// words rather than trusted; `status`, which exists to tell, still answers.
+    @Test func aReadableResultOfAnotherAPIVersionIsRefused() throws {
+        #expect(
+            failure(Self.sendLine(Self.message(), apiVersion: "2"))
+                == "lanchatd speaks control API 2, this lanchat speaks 1: install matching versions"
+        )
+        #expect(failure(Self.sendLine(Self.message(), apiVersion: "1")) == nil)
+        var status = CLIFixtures.status
+        status.apiVersion = 2
+        var response = RPCResponse(id: .number(1), result: status)
+        response.apiVersion = 2
+        let line = try String(decoding: ControlJSON.encoder().encode(response), as: UTF8.self)
+        #expect(
+            try ResponseDecoding.result(StatusResult.self, from: Array(line.utf8)).apiVersion == 2)
+    }
+
     /// JSONDecoder accepts these, so the answer must not change: the fast path declines them.
     static let lenient: [String] = [
         sendLine(message(seq: "7.0")),
