@@ -93,20 +93,26 @@ public enum LanChatCLI {
     /// ArgumentParser printed `help` (exit 0) where the user asked for something else; the
     /// usage error to print instead (exit 64), nil when help was what was asked for:
     /// - `lanchat help NAME` for a NAME that is no command (it prints the general help);
+    /// - `lanchat` without a command (with the help after the error);
     /// - `lanchat group` without its command (with the group's help after the error);
     /// - a word such as `-hi` or `-> see above`, read as bundled short flags with `-h` among
     ///   them: it printed help and the message was silently not sent.
     static func helpNotAskedFor(_ arguments: [String], help: String) -> String? {
+        let names = LanChatCommand.configuration.subcommands.map {
+            $0.configuration.commandName ?? ""
+        }
         if arguments.first == "help", arguments.count > 1 {
-            let names = LanChatCommand.configuration.subcommands.map {
-                $0.configuration.commandName ?? ""
-            }
             guard !names.contains(arguments[1]) else { return nil }
             return usageError("no command '\(arguments[1])'; 'lanchat --help' lists them")
         }
         let words = arguments.prefix { $0 != "--" }
         guard !words.contains(where: { ["-h", "--help", "--version", "help"].contains($0) })
         else { return nil }
+        // `lanchat` or `lanchat --json` alone: a script with an empty command variable must
+        // not read the help as success (found by QA).
+        if !words.contains(where: names.contains) {
+            return usageError("no command given; the commands are:") + help + "\n"
+        }
         if words.filter({ !$0.hasPrefix("-") }) == ["group"] {
             return usageError("'group' needs a command: create, add, remove, rename or leave")
                 + help + "\n"

@@ -69,6 +69,17 @@ import Testing
         let group = await run(["group"], server: nil)
         #expect(group.code == 64 && group.error.contains("'group' needs a command"))
         #expect(await run(["group", "--help"], server: nil).code == 0)
+        // No command at all (a script's empty variable): a usage error with the help, on
+        // standard error; asking for the help is still 0 (QA: `lanchat` alone exited 0).
+        for missing in [[], ["--json"], ["--socket", "/x"]] {
+            let outcome = await run(missing, server: nil)
+            #expect(outcome.code == 64, "\(missing)")
+            #expect(outcome.error.hasPrefix("lanchat: no command given"), "\(missing)")
+            #expect(outcome.error.contains("SUBCOMMANDS") && outcome.output.isEmpty, "\(missing)")
+        }
+        for asked in [["--help"], ["help"], ["--version"]] {
+            #expect(await run(asked, server: nil).code == 0, "\(asked)")
+        }
         let chat = await run(["--json", "chat", "bob"], server: nil)
         #expect(chat.code == 64 && chat.error.contains("no JSON output"), "\(chat.error)")
     }
