@@ -34,15 +34,21 @@ extension MessageInfo {
     }
 
     /// One copy's new state (a `message.status` event of an own group message carries the
-    /// copy, its `peer` the member): that member's recipient entry takes it, and the message
-    /// its status again. False when this message has no such member.
+    /// copy as its one recipient; from a daemon before that, as the message with `peer` the
+    /// member): that member's recipient entry takes it, and the message its status again.
+    /// False when this message has no such member.
     public mutating func applyCopy(_ copy: MessageInfo) -> Bool {
-        guard let index = recipients?.firstIndex(where: { $0.peer == copy.peer }) else {
+        let member =
+            copy.recipients?.first
+            ?? RecipientInfo(
+                peer: copy.peer, status: copy.status ?? .queued, deliveredAt: copy.deliveredAt,
+                readAt: copy.readAt)
+        guard let index = recipients?.firstIndex(where: { $0.peer == member.peer }) else {
             return false
         }
-        recipients?[index].status = copy.status ?? .queued
-        recipients?[index].deliveredAt = copy.deliveredAt
-        recipients?[index].readAt = copy.readAt
+        recipients?[index].status = member.status
+        recipients?[index].deliveredAt = member.deliveredAt
+        recipients?[index].readAt = member.readAt
         if copy.status == .failed, failReason == nil { failReason = copy.failReason }
         settleFromRecipients()
         return true

@@ -112,6 +112,18 @@ import Testing
         screen.merge([copy])
         #expect(screen.messages.first?.status == .read)
         #expect(screen.messages.first?.readAt == Self.now)
+
+        // Today's daemons send the copy shaped as history shows the message: our own id as
+        // its peer, the member's copy as its one recipient.
+        screen.merge([own])
+        #expect(row()?.hasSuffix("to all  ✓✓ 2/2") == true, "\(row() ?? "")")
+        var shaped = Self.message("9", "to all", out: true, status: .read)
+        shaped.group = "g"
+        shaped.peer = "OWN"
+        shaped.recipients = [RecipientInfo(peer: "C", status: .read, readAt: Self.now)]
+        screen.merge([shaped])
+        #expect(row()?.hasSuffix("to all  ✓✓ 2/2 (1 read)") == true, "\(row() ?? "")")
+        #expect(screen.messages.first?.recipients?.count == 2)
     }
 
     /// Opened on more unread messages than fit, the view starts at the first of them (one row

@@ -377,6 +377,34 @@ struct GroupConversationTests {
         }
     }
 
+    /// `message.status` of an own group message has the shape `history` gives it: `peer` and
+    /// `sender` are our own id, the member's copy is the one recipient, and the group is named
+    /// (QA: `peer` was the member's id and `recipients` null).
+    @Test func anOwnGroupMessagesStatusEventIsShapedAsHistoryShowsIt() async throws {
+        try await withConnectedPair { alice, bob in
+            let group = try await alice.createGroup("team", members: ["bob"], seenBy: [bob])
+            let head = try await ReadingTests.collect(alice.client, WatchParams()) { _ in true }
+            let since = try #require(head.start?.cursor)
+            let sent = try await alice.client.send(
+                SendParams(peer: "#team", text: "status?", wait: true, timeout: 20))
+            let id = try #require(sent.messages?.first?.id)
+            let replay = try await ReadingTests.collect(alice.client, WatchParams(since: since)) {
+                $0.contains { $0.message?.id == id && $0.message?.status == .delivered }
+            }
+            let events = replay.events.filter { $0.type == .messageStatus && $0.message?.id == id }
+            #expect(!events.isEmpty)
+            for event in events {
+                let message = try #require(event.message)
+                #expect(message.peer == alice.id && message.sender == alice.id, "\(message)")
+                #expect(message.group == group.id)
+                #expect(message.recipients?.map(\.peer) == [bob.id], "\(message)")
+                #expect(message.recipients?.first?.status == message.status)
+                #expect(event.peer?.id == bob.id)
+                #expect(event.group?.name == "team")
+            }
+        }
+    }
+
     /// A pending group request's messages are held from `watch` as a peer request's are
     /// (its `group.changed` is what announces it), and show once it is accepted.
     @Test func watchHoldsAGroupRequestsMessagesUntilAccepted() async throws {

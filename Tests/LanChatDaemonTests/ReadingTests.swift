@@ -100,6 +100,10 @@ struct ReadingTests {
                 "\(presences)")
             #expect(
                 presences.dropFirst().map(\.status) == [.available, .away, .available, .available])
+            // Offline, alice was last seen then; online, she has no `lastSeen` (QA: the
+            // offline event said null, built while she was still counted online).
+            #expect(presences.first?.lastSeen != nil, "\(presences)")
+            #expect(presences.dropFirst().allSatisfy { $0.lastSeen == nil }, "\(presences)")
         }
     }
 

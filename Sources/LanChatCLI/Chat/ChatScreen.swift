@@ -42,8 +42,11 @@ package struct ChatScreen {
     package mutating func merge(_ incoming: [MessageInfo]) {
         for message in incoming {
             if let index = messages.lastIndex(where: { $0.id == message.id }) {
-                if message.group != nil, message.recipients == nil,
-                    message.direction == .outgoing, messages[index].recipients != nil
+                // A copy has fewer recipients than the message shown (one, or none from an
+                // older daemon); a whole message (a page read again) has them all.
+                if message.group != nil, message.direction == .outgoing,
+                    let shown = messages[index].recipients,
+                    (message.recipients?.count ?? 0) < shown.count
                 {
                     _ = messages[index].applyCopy(message)
                     continue

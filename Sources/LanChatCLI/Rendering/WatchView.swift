@@ -33,14 +33,18 @@ package enum WatchView {
         case .messageStatus:
             guard let message = event.message else { return "a message changed status" }
             let preview = truncated(message.text, to: statusPreviewLength)
+            // A member's copy of a group message names its group (found by QA).
+            let who =
+                name
+                + (event.group.map { " in " + style.cyan("#" + truncated($0.name, to: 40)) } ?? "")
             switch message.status {
-            case .queued, nil: return style.dim("… queued for ") + name + ": " + preview
-            case .sent: return style.dim("✓ sent to ") + name + ": " + preview
-            case .delivered: return "✓✓ delivered to " + name + ": " + preview
-            case .read: return style.blue("✓✓ read by ") + name + ": " + preview
+            case .queued, nil: return style.dim("… queued for ") + who + ": " + preview
+            case .sent: return style.dim("✓ sent to ") + who + ": " + preview
+            case .delivered: return "✓✓ delivered to " + who + ": " + preview
+            case .read: return style.blue("✓✓ read by ") + who + ": " + preview
             case .failed:
                 let reason = message.failReason.map { truncated($0, to: 80) } ?? "unknown reason"
-                return style.red("✗ failed to ") + name + " (" + reason + "): " + preview
+                return style.red("✗ failed to ") + who + " (" + reason + "): " + preview
             }
         case .peerPresence:
             guard let peer = event.peer else { return "a peer changed presence" }

@@ -40,7 +40,7 @@ extension Messenger {
                 let what =
                     text.isEmpty
                     ? "an empty cursor is none (leave --since out to start from now)"
-                    : "'\(text)' is not a cursor (16 hex digits, as watch gives them)"
+                    : "'\(text)' is not a cursor (a number of 16 digits, as watch gives them)"
                 throw .cursorTooOld(
                     "\(what); the oldest kept is \(Self.cursorText(oldestKept))",
                     oldest: Self.cursorText(oldestKept))
@@ -186,12 +186,20 @@ extension Messenger {
                 info.peer = built
             }
             // A presence event replays the presence (and availability) it logged, not the
-            // peer's current one.
+            // peer's current one. Gone offline, it was last seen then; the peer object,
+            // built while the peer was still counted online, had no `lastSeen` (QA).
+            let at = Timestamp(millisecondsSince1970: event.at)
             switch event.presence {
-            case .offline: info.peer?.presence = .offline
-            case .discovering: info.peer?.presence = .discovering
+            case .offline:
+                info.peer?.presence = .offline
+                info.peer?.lastSeen = at
+            case .discovering:
+                info.peer?.presence = .discovering
+                let seen = info.peer?.lastSeen
+                info.peer?.lastSeen = seen ?? at
             case .online(let availability):
                 info.peer?.presence = .online
+                info.peer?.lastSeen = nil
                 if let status = availability.flatMap(Availability.init(rawValue:)) {
                     info.peer?.status = status
                 }
@@ -207,10 +215,21 @@ extension Messenger {
             if let group = message.group {
                 shown.group = group.hex
                 shown.sender = message.direction == .incoming ? message.peer.id : ownInfo.id
+                if message.direction == .outgoing {
+                    // Shaped as `history` shows an own group message (PRODUCT.md §4), with the
+                    // one member's copy this event is about as its recipient (QA: `peer` was
+                    // the member and `recipients` null).
+                    shown.peer = ownInfo.id
+                    shown.recipients = [
+                        RecipientInfo(
+                            peer: message.peer.id, status: shown.status ?? .queued,
+                            deliveredAt: shown.deliveredAt, readAt: shown.readAt)
+                    ]
+                }
             }
             info.message = shown
         }
-        if let group = event.group { info.group = groups[group] }
+        if let group = event.group ?? event.message?.group { info.group = groups[group] }
         return info
     }
 

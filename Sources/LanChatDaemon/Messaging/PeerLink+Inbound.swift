@@ -392,14 +392,18 @@ extension PeerLink {
 
     /// What the peer announces of itself: its availability (`available`, `away`, `busy`)
     /// and status text, as the directory shows them.
-    private var announced: (status: String, text: String)? {
-        services.directory.entry(key).map { ($0.record.status, $0.record.statusText) }
+    private var announced: (status: String, text: String, name: String)? {
+        services.directory.entry(key).map {
+            ($0.record.status, $0.record.statusText, $0.record.name)
+        }
     }
 
-    /// A peer that became away or busy (or available again), or changed its status text, is
-    /// a `peer.presence` event for `watch`, as coming online or going offline is.
+    /// A peer that became away or busy (or available again), changed its status text or
+    /// its name, is a `peer.presence` event for `watch`, as coming online or going offline
+    /// is. So is the first HELLO of a peer that dialled in: `peer.new` and its coming online
+    /// were logged at the handshake, before it had said its name (found by QA).
     private func logIfAnnouncedChanged(
-        from before: (status: String, text: String)?, at now: Int64
+        from before: (status: String, text: String, name: String)?, at now: Int64
     ) async {
         guard let after = announced, before.map({ $0 != after }) ?? true else { return }
         do {
