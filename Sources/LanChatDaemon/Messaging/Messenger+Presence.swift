@@ -90,8 +90,10 @@ extension Messenger {
         return await groupInfos(rows, group: nil)
     }
 
-    /// `retry` of everything re-queued nothing, yet failed messages are left: they are to
-    /// blocked peers or replaced keys, which "no failed messages" would hide.
+    /// `retry` of everything re-queued nothing, yet failed messages are left to blocked
+    /// peers, which "no failed messages" would hide: unblocking is the user's way to send
+    /// them. (Those to a key a newer one replaced are not: what was held for it went to the
+    /// new key, and nothing can be sent to the old one again.)
     private func explainFailedHeldBack() async throws(ControlError) {
         let held: [PeerKey]
         do {
@@ -99,24 +101,12 @@ extension Messenger {
         } catch {
             throw .storeUnavailable("cannot read failed messages: \(error)")
         }
-        let entries = held.compactMap { directory.entry($0) }
-        let blocked = entries.filter { $0.record.trust == .blocked }.map(\.labelled)
-        let replaced = entries.filter { $0.record.replacedBy != nil }.map(\.labelled)
-        var reasons: [String] = []
-        if !blocked.isEmpty {
-            reasons.append(
-                "to blocked peers (\(blocked.joined(separator: ", "))): 'lanchat unblock' them, "
-                    + "then retry")
-        }
-        if !replaced.isEmpty {
-            reasons.append(
-                "to keys that newer ones replaced (\(replaced.joined(separator: ", ")); verify "
-                    + "--link): nothing is sent to them any more")
-        }
-        guard !reasons.isEmpty else { return }
+        let blocked = held.compactMap { directory.entry($0) }
+            .filter { $0.record.trust == .blocked && $0.record.replacedBy == nil }.map(\.labelled)
+        guard !blocked.isEmpty else { return }
         throw .failed(
-            "nothing was queued again: the failed messages are "
-                + reasons.joined(separator: "; and "))
+            "nothing was queued again: the failed messages are to blocked peers ("
+                + blocked.joined(separator: ", ") + "); 'lanchat unblock' them, then retry")
     }
 
     /// `retry ID` re-queued nothing: an id no message has is an error, and so is one whose
