@@ -39,7 +39,20 @@ final class LinkRegistry: SessionDelegate, Service {
         /// (presence, its event, last seen): `closeAll` waits for them.
         var open: Set<SessionHandle> = []
         var closedWaiters: [CheckedContinuation<Void, Never>] = []
+        /// `awaitReplacement` calls waiting for a session with a key, by call.
+        var replacementWaiters: [UInt64: (key: PeerKey, waiter: CheckedContinuation<Void, Never>)] =
+            [:]
+        /// Calls whose wait was cancelled before it began (it then does not begin).
+        var cancelledReplacementWaits: Set<UInt64> = []
+        var lastReplacementWait: UInt64 = 0
     }
+
+    /// How long a session the peer closed as a duplicate (or replaced) waits for the peer's
+    /// other session to come up here before the peer counts as gone. The peer closes ours
+    /// right after its handshake for the other one completes, and that handshake's last
+    /// message may be read here a moment after the close: without the wait, the peer went
+    /// offline and online again a millisecond apart, both logged (found by QA).
+    static let replacementGrace: Duration = .milliseconds(500)
 
     enum SessionChange: Sendable {
         case started(PeerKey)
@@ -181,6 +194,7 @@ final class LinkRegistry: SessionDelegate, Service {
         {
             await presenceChanged(key, to: change.after, at: now)
         }
+        replacementArrived(for: key)
         sessionChangesContinuation.yield(.started(key))
         let kept = await link(for: key).attach(session)
         logger.info(
@@ -197,8 +211,16 @@ final class LinkRegistry: SessionDelegate, Service {
     func sessionClosed(_ session: SessionHandle, end: SessionEnd) async {
         let key = session.remoteKey
         await link(for: key).detach(session)
+        let (wasCounted, othersCounted, refusing) = state.withLock { state in
+            (
+                state.counted.remove(session) != nil,
+                state.counted.contains { $0.remoteKey == key }, state.refusing
+            )
+        }
+        if wasCounted, !othersCounted, !refusing, Self.replacementFollows(end) {
+            await awaitReplacement(for: key)
+        }
         let now = services.now()
-        let wasCounted = state.withLock { $0.counted.remove(session) != nil }
         let peerShutDown = if case .closedByPeer(.shutdown) = end { true } else { false }
         if wasCounted,
             let change = services.directory.sessionCountChanged(
@@ -228,6 +250,62 @@ final class LinkRegistry: SessionDelegate, Service {
             guard state.open.isEmpty else { return [CheckedContinuation<Void, Never>]() }
             defer { state.closedWaiters = [] }
             return state.closedWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// The peer closed this session because it keeps another one with us (§3.9).
+    static func replacementFollows(_ end: SessionEnd) -> Bool {
+        switch end {
+        case .closedByPeer(.duplicate), .closedByPeer(.replaced): true
+        default: false
+        }
+    }
+
+    /// Returns when a session with `key` comes up, or after `replacementGrace`.
+    private func awaitReplacement(for key: PeerKey) async {
+        let call = state.withLock { state in
+            state.lastReplacementWait += 1
+            return state.lastReplacementWait
+        }
+        let clock = services.clock
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { waiter in
+                        let cancelled = self.state.withLock { state in
+                            if state.cancelledReplacementWaits.remove(call) != nil { return true }
+                            state.replacementWaiters[call] = (key, waiter)
+                            return false
+                        }
+                        if cancelled { waiter.resume() }
+                    }
+                } onCancel: {
+                    let waiter = self.state.withLock { state in
+                        guard let entry = state.replacementWaiters.removeValue(forKey: call) else {
+                            state.cancelledReplacementWaits.insert(call)
+                            return CheckedContinuation<Void, Never>?.none
+                        }
+                        return entry.waiter
+                    }
+                    waiter?.resume()
+                }
+            }
+            group.addTask {
+                try? await clock.sleepUntil(clock.monotonic() + Self.replacementGrace)
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        // A cancellation that found the wait already resumed left its mark: forget it.
+        _ = state.withLock { $0.cancelledReplacementWaits.remove(call) }
+    }
+
+    /// A session with `key` came up: the closes waiting for one go on.
+    private func replacementArrived(for key: PeerKey) {
+        let waiters = state.withLock { state in
+            let calls = state.replacementWaiters.filter { $0.value.key == key }.map(\.key)
+            return calls.compactMap { state.replacementWaiters.removeValue(forKey: $0)?.waiter }
         }
         for waiter in waiters { waiter.resume() }
     }
