@@ -25,8 +25,9 @@ import Testing
             WhoResult(peers: []), query: nil, all: false, now: CLIFixtures.now, zone: utc,
             style: .plain)
         #expect(text.hasPrefix("No peers online. 'lanchat who --all' also lists offline peers.\n"))
-        #expect(text.contains("Avahi"))
-        #expect(text.contains("--peer HOST:PORT"))
+        // Both ways a peer is found, --no-mdns named (QA: "found over mDNS" under it).
+        #expect(text.contains("mDNS (unless lanchatd runs with --no-mdns)"))
+        #expect(text.contains("--peer HOST:PORT") && text.contains("lanchat doctor"))
     }
 
     @Test func whoWithAQueryThatMatchesNothing() {

@@ -61,7 +61,8 @@ package enum WhoView {
             ? "No peers known yet.\n"
             : "No peers online. 'lanchat who --all' also lists offline peers.\n"
         return headline
-            + "Peers on the LAN are found over mDNS: 'lanchat status' shows whether Avahi is running.\n"
-            + "Where multicast does not pass, start lanchatd with --peer HOST:PORT.\n"
+            + "Peers are found over mDNS (unless lanchatd runs with --no-mdns) and at the "
+            + "addresses lanchatd was given with --peer HOST:PORT, the way where multicast does "
+            + "not pass. 'lanchat doctor' says what stands in the way.\n"
     }
 }
