@@ -138,6 +138,23 @@ import Testing
         #expect(offered.contains("Bob"), "\(offered)")
     }
 
+    /// A GROUP-only argument offers groups, a group's members peers (QA: `group rename
+    /// <Tab>` offered peers, `group create x <Tab>` groups); PEER-or-GROUP offers both.
+    @Test(.enabled(if: installed("bash") && lanchat != nil))
+    func bashCompletesGroupsOrPeersAsTheArgumentTakes() async throws {
+        let server = try FakeDaemon.start()
+        defer { server.stop() }
+        let variables = completionEnvironment(server, lanchat: try #require(Self.lanchat))
+        let group = try await bashCompletions(
+            ["lanchat", "group", "rename", ""], variables: variables)
+        #expect(group.contains("ops") && !group.contains("Bob"), "\(group)")
+        let members = try await bashCompletions(
+            ["lanchat", "group", "create", "x", ""], variables: variables)
+        #expect(members.contains("Bob") && !members.contains("ops"), "\(members)")
+        let either = try await bashCompletions(["lanchat", "send", ""], variables: variables)
+        #expect(either.contains("Bob") && either.contains("ops"), "\(either)")
+    }
+
     /// The daemon the completed command line names with `--socket`, not the default one:
     /// `lanchat --socket PATH send B<Tab>` with no LANCHAT_SOCKET.
     @Test(.enabled(if: installed("bash") && lanchat != nil))
@@ -194,14 +211,14 @@ import Testing
         #expect(captured.output.isEmpty && captured.error.isEmpty)
     }
 
-    @Test func completePeersPrintsOneWordAPeer() async throws {
+    @Test func completePeersPrintsOneWordAPeerThenAGroup() async throws {
         let server = try FakeDaemon.start()
         defer { server.stop() }
         let captured = CapturedOutput()
         let code = await TestEnvironment.run(
             ["complete-peers"], socket: server.path, output: captured)
         #expect(code == 0)
-        #expect(captured.output == "Bob\n")
+        #expect(captured.output == "Bob\nops\n")
     }
 
     @Test func completePeersIsHiddenFromHelp() async {

@@ -65,8 +65,19 @@ extension CompletionKind {
     /// A PEER (or GROUP) argument: the peers' and groups' words of the lanchatd that the
     /// command line being completed talks to, its `--socket` included (a fixed shell command
     /// could not see it). ArgumentParser runs this while parsing, synchronously.
-    static var peers: CompletionKind {
-        .custom { words, _, _ in PeerCompletion.fetch(socket: PeerCompletion.socket(in: words)) }
+    static var peers: CompletionKind { completing(.peersAndGroups) }
+
+    /// A PEER that cannot be a group (a group's members).
+    static var peersOnly: CompletionKind { completing(.peers) }
+
+    /// A GROUP that cannot be a peer (`group add|remove|rename|leave`; found by QA to
+    /// offer peers).
+    static var groups: CompletionKind { completing(.groups) }
+
+    private static func completing(_ kind: PeerCompletion.Kind) -> CompletionKind {
+        .custom { words, _, _ in
+            PeerCompletion.fetch(socket: PeerCompletion.socket(in: words), kind: kind)
+        }
     }
 }
 
@@ -78,7 +89,7 @@ enum PeerCompletion {
     /// The words for the daemon at `socket` (else the default socket): one `who --all` and
     /// one `groups`, each given `CompletePeersCommand.timeout`. Nothing when lanchatd does
     /// not answer; a daemon that cannot answer `groups` still completes peers.
-    static func fetch(socket: String?) -> [String] {
+    static func fetch(socket: String?, kind: Kind = .peersAndGroups) -> [String] {
         let environment = CLIEnvironment.current
         let path = ControlSocketPath.resolve(
             explicit: socket, environment: environment.variables, uid: environment.uid)
@@ -87,10 +98,14 @@ enum PeerCompletion {
             let who = BlockingCall.call(
                 Methods.Who.self, WhoParams(all: true), socketPath: path, timeout: timeout)
         else { return [] }
+        if kind == .peers { return words(who.peers) }
         let groups = BlockingCall.call(
             Methods.Groups.self, NoParams(), socketPath: path, timeout: timeout)
-        return words(who.peers, groups: groups?.groups ?? [])
+        return words(who.peers, groups: groups?.groups ?? [], kind: kind)
     }
+
+    /// What an argument takes: either, or only one of the two.
+    enum Kind { case peersAndGroups, peers, groups }
 
     /// The `--socket PATH` (or `--socket=PATH`) typed on the command line being completed.
     static func socket(in words: [String]) -> String? {
@@ -107,8 +122,11 @@ enum PeerCompletion {
 
     /// Peers' words, then each group's: its name where that is shell-safe and names no peer
     /// or other group (a name shared with a peer would be ambiguous, exit 67), else its id.
-    static func words(_ peers: [PeerInfo], groups: [GroupInfo]) -> [String] {
-        var words = words(peers)
+    static func words(_ peers: [PeerInfo], groups: [GroupInfo], kind: Kind = .peersAndGroups)
+        -> [String]
+    {
+        let peersOwn = words(peers)
+        var words = peersOwn
         let peerWords = Set(peers.flatMap { [$0.name, $0.alias ?? ""] }.map { $0.lowercased() })
         var counts: [String: Int] = [:]
         for group in groups { counts[group.name.lowercased(), default: 0] += 1 }
@@ -120,7 +138,7 @@ enum PeerCompletion {
             let chosen = usable ? name : group.id
             if !words.contains(chosen) { words.append(chosen) }
         }
-        return words
+        return kind == .groups ? Array(words.dropFirst(peersOwn.count)) : words
     }
 
     static func words(_ peers: [PeerInfo]) -> [String] {

@@ -15,7 +15,7 @@ struct GroupCommand: AsyncParsableCommand {
             abstract: "Create group NAME with the given peers (you are a member); prints its id.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The group's name (at most 64 bytes).") var name: String
-        @Argument(help: "The other members (see PEER in lanchat --help).", completion: .peers)
+        @Argument(help: "The other members (see PEER in lanchat --help).", completion: .peersOnly)
         var peers: [String]
 
         func run() async throws {
@@ -31,9 +31,9 @@ struct GroupCommand: AsyncParsableCommand {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add peers to GROUP.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The group: its id, name, or #NAME.", completion: .peers)
+        @Argument(help: "The group: its id, name, or #NAME.", completion: .groups)
         var group: String
-        @Argument(help: "The peers to add.", completion: .peers) var peers: [String]
+        @Argument(help: "The peers to add.", completion: .peersOnly) var peers: [String]
 
         func run() async throws {
             try await GroupCommand.changeMembers(global, group, peers) {
@@ -47,9 +47,9 @@ struct GroupCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove peers from GROUP; they receive nothing sent after this.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The group: its id, name, or #NAME.", completion: .peers)
+        @Argument(help: "The group: its id, name, or #NAME.", completion: .groups)
         var group: String
-        @Argument(help: "The peers to remove.", completion: .peers) var peers: [String]
+        @Argument(help: "The peers to remove.", completion: .peersOnly) var peers: [String]
 
         func run() async throws {
             try await GroupCommand.changeMembers(global, group, peers) {
@@ -62,7 +62,7 @@ struct GroupCommand: AsyncParsableCommand {
     struct Rename: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Rename GROUP.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The group: its id, name, or #NAME.", completion: .peers)
+        @Argument(help: "The group: its id, name, or #NAME.", completion: .groups)
         var group: String
         @Argument(help: "The new name (at most 64 bytes).") var name: String
 
@@ -79,7 +79,7 @@ struct GroupCommand: AsyncParsableCommand {
     struct Leave: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Leave GROUP.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The group: its id, name, or #NAME.", completion: .peers)
+        @Argument(help: "The group: its id, name, or #NAME.", completion: .groups)
         var group: String
 
         func run() async throws {

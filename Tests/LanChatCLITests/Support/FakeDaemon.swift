@@ -76,6 +76,11 @@ enum FakeDaemon {
         case Methods.Inbox.name, Methods.Read.name, Methods.Archive.name, Methods.Unarchive.name,
             Methods.Search.name:
             return answerReading(request)
+        case Methods.Groups.name:
+            let ops = GroupInfo(
+                id: String(repeating: "0a", count: 16), name: "ops", members: [CLIFixtures.bob],
+                version: 1)
+            return Reply.result(request, GroupsResult(groups: [ops]))
         default:
             return Reply.error(request, .methodNotFound(request.method))
         }
