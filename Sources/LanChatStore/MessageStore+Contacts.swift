@@ -58,8 +58,8 @@ extension MessageStore {
     }
 
     /// `remove`: forgets alias, verification, contact status, a pending request and a
-    /// key-change warning (a block stays). With `purge`, also deletes the conversation:
-    /// every message but those still queued, which keep their place in our stream and still
+    /// key-change warning (a block stays). With `purge`, also deletes the 1:1 conversation
+    /// (not the peer's part of group conversations): every message but those still queued, which keep their place in our stream and still
     /// go out (the peer would otherwise wait for their seqs forever).
     ///
     /// `purge` also scrubs the deleted text from the files: `secure_delete` zeroes what the
@@ -80,8 +80,13 @@ extension MessageStore {
             guard purge else { return }
             try db.execute(sql: "PRAGMA secure_delete = ON")
             defer { try? db.execute(sql: "PRAGMA secure_delete = OFF") }
+            // The 1:1 conversation only: the peer's messages in groups and its copies of
+            // ours are the groups' conversations (found by QA: purging bob emptied them).
             try db.execute(
-                sql: "DELETE FROM messages WHERE pk = ? AND NOT (direction = 1 AND status = 0)",
+                sql: """
+                    DELETE FROM messages
+                    WHERE pk = ? AND group_id IS NULL AND NOT (direction = 1 AND status = 0)
+                    """,
                 arguments: [key.blob])
             try Self.dropEmptyConversation(db, key)
             try db.execute(sql: "INSERT INTO messages_fts (messages_fts) VALUES ('optimize')")

@@ -128,6 +128,40 @@ struct ContactsStoreTests {
         #expect(record.trust == .unverified)
     }
 
+    /// `remove --purge` deletes the 1:1 conversation only: the peer's messages in a group,
+    /// and its copies of our group messages, belong to the group's conversation (found by
+    /// QA: the group lost bob's messages, our messages' `2/2` became `1/1`, and messages
+    /// whose only other member was bob vanished).
+    @Test func aPurgeLeavesThePeersGroupMessagesAndCopies() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let bob = testKey(2)
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        let group = GroupID.random()
+        _ = try await receive(store, from: bob, texts: ["direct"], at: 10)
+        let own = try await store.enqueueGroup(group, to: [bob], texts: ["to the group"], at: 20)
+        _ = try await store.markDelivered(
+            peer: bob, stream: try #require(own[bob]?.first?.stream), upTo: 2, at: 25)
+        let cursor = try await store.incomingCursor(from: bob)
+        _ = try await store.commitIncoming(
+            from: bob,
+            records: [
+                IncomingRecord(
+                    message: WireMessage(
+                        stream: cursor.stream, seq: cursor.delivered + 1, id: .random(),
+                        sentAt: 30, group: group.bytes, text: "from bob in the group"),
+                    text: "from bob in the group")
+            ],
+            cursor: IncomingCursor(
+                stream: cursor.stream, delivered: cursor.delivered + 1, read: 0), at: 30)
+
+        try await store.forget(bob, purge: true)
+        #expect(try await store.history(with: bob, limit: 10).messages.isEmpty)
+        let kept = try await store.groupHistory(group, limit: 10).messages
+        #expect(kept.map(\.text) == ["to the group", "from bob in the group"], "\(kept)")
+        #expect(kept.allSatisfy { $0.peer == bob })
+    }
+
     /// `remove --purge` leaves none of the purged text in the files: not in freed pages, not
     /// in the search index's old segments, not in the WAL.
     @Test func aPurgeLeavesNoTraceOfTheTextOnDisk() async throws {
