@@ -1,6 +1,10 @@
 import ArgumentParser
 import LanChatControl
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The `lanchat` command tree. Each subcommand is parse → one call to lanchatd → render,
 /// and carries the same name as its control API method (`status`, `who`, `send`, …).
 package struct LanChatCommand: AsyncParsableCommand {
@@ -45,6 +49,8 @@ public enum LanChatCLI {
     /// executable's top level before `main`.
     public static func prepareProcess() {
         reserveStandardDescriptors()
+        // A closed pipe is an EPIPE that `StandardStreams` answers, not a signal that kills.
+        signal(SIGPIPE, SIG_IGN)
     }
 
     public static func main() async -> Never {

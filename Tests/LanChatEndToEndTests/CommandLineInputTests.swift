@@ -119,6 +119,30 @@ extension EndToEnd {
             }
         }
 
+        /// A reader that closes the pipe early (`| head -1`) is no error (lanchat(1)): exit 0,
+        /// not death by SIGPIPE (QA: 141 with `--json`, which fails `set -o pipefail`). The
+        /// answer is far over a pipe's 64 KiB, so the reader is gone before it is written.
+        @Test func aReaderThatClosesThePipeEarlyIsNoError() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let lines = (1...400).map { "line \($0) " + String(repeating: "x", count: 200) }
+                let sent = try await pair.alice.lanchat(
+                    ["send", "bob", "--lines"], input: Data(lines.joined(separator: "\n").utf8))
+                #expect(sent.status == 0, "\(sent)")
+                let pipeline = [
+                    "/bin/bash", "-c", #"set -o pipefail; "$@" | head -c 1 >/dev/null"#, "bash",
+                ]
+                for arguments in [
+                    ["--json", "history", "bob", "--limit", "1000"],
+                    ["history", "bob", "--limit", "1000"],
+                ] {
+                    let result = try await pair.alice.lanchat(arguments, launcher: pipeline)
+                    #expect(result.status == 0, "\(arguments): \(result)")
+                    #expect(result.standardError.isEmpty, "\(arguments): \(result)")
+                }
+            }
+        }
+
         @Test func textOnStandardInputIsSent() async throws {
             try await inSandbox { sandbox in
                 let pair = try await DaemonPair.start(in: sandbox)

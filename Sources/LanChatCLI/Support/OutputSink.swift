@@ -48,11 +48,14 @@ package struct StandardStreams: OutputSink {
         let failure =
             standardOutputClosed.load(ordering: .sequentiallyConsistent)
             ? EBADF : Self.write(text, to: 1)
-        // A closed pipe (`lanchat who | head -1`) is the reader's choice, not an error. Any
-        // other failure (`> /dev/full`, `>&-`) loses data a script relies on, the ids of
-        // `send` say: said once, where it happens (a `--lines` stream goes on), and the
-        // exit status is 74.
-        guard failure != 0, failure != EPIPE,
+        // A closed pipe (`lanchat who | head -1`) is the reader's choice, not an error:
+        // the command has nobody left to tell, so it ends there, with 0 (`watch | head -5`
+        // ends too). SIGPIPE is ignored (`prepareProcess`), which killed it with 141 (QA:
+        // `--json … | head -1` failed `set -o pipefail` scripts). Any other failure
+        // (`> /dev/full`, `>&-`) loses data a script relies on, the ids of `send` say: said
+        // once, where it happens (a `--lines` stream goes on), and the exit status is 74.
+        if failure == EPIPE { exitProcess(0) }
+        guard failure != 0,
             standardOutputFailure.compareExchange(
                 expected: 0, desired: failure, ordering: .sequentiallyConsistent
             ).exchanged
