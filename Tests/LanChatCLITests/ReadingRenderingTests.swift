@@ -234,6 +234,13 @@ import Testing
         #expect(watchLine(met) == "12:03 new peer BOBB-2345\n")
         let first = EventInfo(cursor: "6", type: .peerPresence, at: at, peer: peer)
         #expect(watchLine(first) == "12:03 BOBB-2345 is online: lunch\n")
+        // Its first HELLO names it: the next presence event says so, not "online" again.
+        var named = peer
+        named.name = "bob"
+        let hello = EventInfo(cursor: "7", type: .peerPresence, at: at, peer: named)
+        #expect(
+            WatchView.line(hello, names: [peer.id: peer], zone: utc, style: .plain)
+                == "12:03 BOBB-2345 is now called bob\n")
     }
 
     /// Issue 13: `group.changed` names who changed which group; a group message names its

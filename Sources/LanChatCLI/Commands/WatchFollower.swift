@@ -83,8 +83,10 @@ struct WatchFollower {
                     if cursor == nil { cursor = result.cursor }
                     onStart()
                 case .event(let event):
+                    // The line first: it compares the peer with how it was last seen.
+                    let text = try line(event, names: names)
                     if let peer = event.peer { names[peer.id] = peer }
-                    context.out(try line(event, names: names))
+                    context.out(text)
                     cursor = event.cursor
                 }
             }

@@ -48,6 +48,18 @@ package enum WatchView {
             }
         case .peerPresence:
             guard let peer = event.peer else { return "a peer changed presence" }
+            // Online before and after, only the name differs: a peer that dialled in says
+            // its name in its first HELLO (or renamed itself). "is online" twice read oddly
+            // (found by QA).
+            if let before = names[peer.id], before.presence == .online, peer.presence == .online,
+                before.name != peer.name, before.status == peer.status,
+                before.statusText == peer.statusText
+            {
+                let was =
+                    before.name.isEmpty
+                    ? terminalSafe(peer.keyTag) : truncated(PeerText.nameOrKeyTag(before), to: 40)
+                return style.bold(was) + " is now called " + name
+            }
             let (presence, paint) = PeerText.presence(peer, style: style)
             var text = name + " is " + paint(presence)
             if peer.presence == .online, !peer.statusText.isEmpty {
