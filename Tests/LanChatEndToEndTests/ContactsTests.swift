@@ -70,6 +70,12 @@ extension EndToEnd {
                 #expect(try await alice.peer(bob.id)?.trust == "unverified")
                 let spaced = Self.grouped(mine.safetyNumber)
                 #expect(try await alice.lanchat(["verify", "bob", spaced]).status == 0)
+                // A wrong number now leaves the verified peer verified, and says so (QA: it
+                // said "is not verified" of a verified peer).
+                let mismatch = try await alice.lanchat(["verify", "bob", wrong])
+                #expect(mismatch.status == 1)
+                #expect(mismatch.standardError.contains("stays verified"), "\(mismatch)")
+                #expect(try await alice.peer(bob.id)?.trust == "verified")
 
                 // All of it survives a restart.
                 let alicePort = try alice.port

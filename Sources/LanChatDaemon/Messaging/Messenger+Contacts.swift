@@ -71,9 +71,15 @@ extension Messenger {
         let peer = try directory.resolve(params.peer)
         let number = Self.safetyDigits(own: directory.ownKey, peer: peer.key)
         if let given, given != number {
+            // Said as it stands: a peer verified before stays so (found by QA: "is not
+            // verified" of a verified peer).
+            let standing =
+                peer.record.trust == .verified
+                ? "\(peer.labelled) stays verified by the earlier comparison"
+                : "\(peer.labelled) is not verified"
             throw .failed(
-                "the safety numbers differ: \(peer.labelled) is not verified; nothing changed"
-            )
+                "the safety numbers differ: \(standing); nothing changed. Compare again, "
+                    + "digit by digit, on a channel you trust")
         }
         if params.link == true {
             return try await linkKey(peer, safetyNumber: number, verified: given != nil)
