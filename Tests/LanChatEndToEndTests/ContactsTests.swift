@@ -47,6 +47,11 @@ extension EndToEnd {
                 #expect(added.peer.alias == "carol" && added.peer.contact)
                 let queued = try await alice.lanchat(["send", "carol", "waiting for you"])
                 #expect(queued.status == 0, "\(queued)")
+                // Added by its id while online, bob is not said to wait (found by QA).
+                let online = try await alice.lanchat(["add", "bobby2", bob.id])
+                #expect(
+                    online.status == 0 && online.output.contains("; it is online."), "\(online)")
+                #expect(try await alice.lanchat(["alias", "bob", "--clear"]).status == 0)
 
                 // Aliases resolve, and may not collide with another peer's alias or name.
                 #expect(try await alice.lanchat(["alias", "bob", "Bobby"]).status == 0)

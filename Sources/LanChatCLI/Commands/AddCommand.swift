@@ -23,8 +23,12 @@ struct AddCommand: AsyncParsableCommand {
         let context = global.makeContext()
         let result = try await context.client.add(AddParams(name: name, id: id))
         try context.show(result) { result in
-            "Added \(ContactsView.label(result.peer)) as a contact; messages to it wait until it "
-                + "is reached. Compare safety numbers with 'lanchat verify \(terminalSafe(result.peer.keyTag))'.\n"
+            // Messages wait only for a peer not reached yet (QA: said of an online one).
+            let reach =
+                result.peer.presence == .online
+                ? "it is online" : "messages to it wait until it is reached"
+            return "Added \(ContactsView.label(result.peer)) as a contact; \(reach). Compare "
+                + "safety numbers with 'lanchat verify \(terminalSafe(result.peer.keyTag))'.\n"
         }
     }
 }
