@@ -106,7 +106,9 @@ public final class Transport: Sendable {
             }
         } catch {
             return .connectFailed(
-                TransportError(.connectFailed, "cannot connect to \(endpoint): \(error)"))
+                TransportError(
+                    .connectFailed,
+                    "cannot connect to \(endpoint): \(Self.connectErrorText(error))"))
         }
         let connection = ConnectionInfo(
             role: .initiator, remoteAddress: endpoint, expectation: expectation)
@@ -248,5 +250,22 @@ extension Endpoint {
         }
         address.sin6_scope_id = index
         return SocketAddress(address, host: host)
+    }
+}
+
+extension Transport {
+    /// Why a connect failed, in the system's words ("Connection refused"): NIO's own
+    /// description wraps it in type names and an unbalanced "(errno: 111))", which the
+    /// daemon's "cannot reach" log line quoted whole (found by QA).
+    static func connectErrorText(_ error: any Error) -> String {
+        var innermost = error
+        if let connection = error as? NIOConnectionError,
+            let first = connection.connectionErrors.first
+        {
+            innermost = first.error
+        }
+        if let io = innermost as? IOError { return String(cString: strerror(io.errnoCode)) }
+        if case NIOCore.ChannelError.connectTimeout = innermost { return "timed out" }
+        return "\(innermost)"
     }
 }

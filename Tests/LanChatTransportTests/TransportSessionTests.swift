@@ -7,6 +7,36 @@ import Testing
 
 @Suite("Transport sessions on loopback", .timeLimit(.minutes(1)))
 struct TransportSessionTests {
+    /// A refused connect is said in the system's words, which the daemon's "cannot reach"
+    /// line quotes (found by QA: NIO's type names and an unbalanced "(errno: 111))").
+    @Test func aRefusedConnectIsSaidInTheSystemsWords() async throws {
+        // A port that was just free: bound, read, closed.
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(probe, $0, length) == 0 && getsockname(probe, $0, &length) == 0
+            }
+        }
+        close(probe)
+        try #require(bound)
+        let port = UInt16(bigEndian: address.sin_port)
+        let client = Transport(identity: try IdentityKeyPair.generate(), logger: testLogger)
+        let outcome = await client.dial(
+            Endpoint(host: "127.0.0.1", port: port), expectation: nil,
+            delegate: RecordingDelegate())
+        guard case .connectFailed(let error) = outcome else {
+            Issue.record("a closed port was reached: \(outcome)")
+            return
+        }
+        #expect(
+            "\(error)".hasSuffix("cannot connect to 127.0.0.1:\(port): Connection refused"),
+            "\(error)")
+    }
+
     @Test func twoNodesAuthenticateAndExchangeMessagesBothWays() async throws {
         let server = try await RunningListener.start(configuration: keepaliveConfiguration())
         defer { Task { await server.stop() } }

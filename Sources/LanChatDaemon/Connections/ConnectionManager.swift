@@ -301,9 +301,16 @@ actor ConnectionManager {
             // The first failure of a run at info (why a discovered peer is not online is
             // worth a line), its retries at debug: an address that stays dead costs the
             // journal one line, not one per attempt.
+            // A peer dialled for its waiting messages by its name, not the target's inner
+            // "outbox:<id>" (found by QA).
+            let what =
+                target.kind == .outbox
+                ? (target.key.flatMap { directory.entry($0)?.labelled } ?? instance.name)
+                    + " (messages wait for it)"
+                : instance.name
             logger.log(
                 level: firstInARow ? .info : .debug,
-                "cannot reach \(instance.name): \(dialFailure); trying again in \(delay.wholeMilliseconds) ms",
+                "cannot reach \(what): \(dialFailure); trying again in \(delay.wholeMilliseconds) ms",
                 metadata: ["attempt": "\(target.backoff.failures)"])
         }
         target.nextAttempt = now + delay
