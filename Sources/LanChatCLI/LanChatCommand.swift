@@ -17,8 +17,9 @@ package struct LanChatCommand: AsyncParsableCommand {
             known offline peers resolve too.
 
             Exit codes: 0 success, 1 failed, 64 usage, 65 bad input, 67 peer not found or \
-            ambiguous, 69 daemon not running, 70 internal error, 74 message store unavailable or output not written, \
-            75 --wait timed out, 77 permission denied on the socket. See lanchat(1).
+            ambiguous, 69 daemon not running, 70 internal error, 74 message store unavailable \
+            or output not written, 75 --wait timed out, 77 permission denied on the socket. \
+            See lanchat(1).
             """,
         version: "lanchat \(LanChatVersion.current) (control API \(ControlAPI.version))",
         subcommands: [
@@ -43,7 +44,6 @@ package struct LanChatCommand: AsyncParsableCommand {
 
 /// The entry point of the `lanchat` executable.
 public enum LanChatCLI {
-    /// Runs the command line of this process and exits with its code.
     /// What must happen before anything opens a descriptor, the async runtime included
     /// (its first suspension opened descriptor 1 when that was closed): called by the
     /// executable's top level before `main`.
@@ -53,6 +53,7 @@ public enum LanChatCLI {
         signal(SIGPIPE, SIG_IGN)
     }
 
+    /// Runs the command line of this process and exits with its code.
     public static func main() async -> Never {
         let code = await run(Array(CommandLine.arguments.dropFirst()))
         exitProcess(code)

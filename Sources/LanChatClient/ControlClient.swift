@@ -91,24 +91,26 @@ public final class ControlClient: Sendable {
         connection?.close()
     }
 
-    /// One request line, newline included. Both writers escape control characters, so the
-    /// line never contains a raw newline. `send` writes itself (`ControlJSONWritableParams`):
-    /// through `JSONEncoder` it was about 2 % of all the CPU of the benchmark's `send --wait`
-    /// and `send --lines` runs, client and daemons together (docs/benchmarks.md, round 8).
     /// A request that was not answered may still be carried out once the daemon gets to it:
-    /// said, so that a script does not send the same message twice (found by QA).
+    /// said, so that a script does not send the same message twice (found by QA). Nothing
+    /// is said of the methods that only read.
     static func mayStillBeDone(_ method: String) -> String {
         switch method {
-        case "send":
+        case Methods.Send.name:
             ". The message may still be stored and sent: look at 'lanchat history PEER' "
                 + "before sending it again"
-        case "status", "who", "inbox", "history", "search", "contacts", "groups", "watch":
+        case Methods.Status.name, Methods.Who.name, Methods.Inbox.name, Methods.History.name,
+            Methods.Search.name, Methods.Contacts.name, Methods.Groups.name, Methods.Watch.name:
             ""
         default:
             ". What was asked may still be done once lanchatd gets to it"
         }
     }
 
+    /// One request line, newline included. Both writers escape control characters, so the
+    /// line never contains a raw newline. `send` writes itself (`ControlJSONWritableParams`):
+    /// through `JSONEncoder` it was about 2 % of all the CPU of the benchmark's `send --wait`
+    /// and `send --lines` runs, client and daemons together (docs/benchmarks.md, round 8).
     static func encodeRequest<Params: Encodable>(id: Int64, method: String, params: Params)
         throws(ControlError) -> [UInt8]
     {

@@ -46,9 +46,7 @@ extension MessageInfo {
         guard let index = recipients?.firstIndex(where: { $0.peer == member.peer }) else {
             return false
         }
-        recipients?[index].status = member.status
-        recipients?[index].deliveredAt = member.deliveredAt
-        recipients?[index].readAt = member.readAt
+        recipients?[index] = member
         if copy.status == .failed, failReason == nil { failReason = copy.failReason }
         settleFromRecipients()
         return true

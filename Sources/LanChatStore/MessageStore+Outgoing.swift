@@ -314,16 +314,16 @@ extension MessageStore {
 }
 
 extension MessageStore {
-    /// The peers whose failed messages `requeueFailed` leaves failed: blocked ones, and keys
-    /// a newer one replaced.
-    public func peersWithFailedMessagesHeldBack() async throws(StoreError) -> [PeerKey] {
+    /// The blocked peers with failed messages, which `requeueFailed` leaves failed until they
+    /// are unblocked (a key a newer one replaced is not among them: nothing goes to it again).
+    public func blockedPeersWithFailedMessages() async throws(StoreError) -> [PeerKey] {
         try await read("reading failed messages") { db in
             try Data.fetchAll(
                 db,
                 sql: """
                     SELECT DISTINCT pk FROM messages WHERE direction = 1 AND status = 4
                       AND pk IN (
-                        SELECT pk FROM peers WHERE trust = 'blocked' OR replaced_by IS NOT NULL)
+                        SELECT pk FROM peers WHERE trust = 'blocked' AND replaced_by IS NULL)
                     """
             ).compactMap(PeerKey.init(bytes:))
         }

@@ -95,14 +95,14 @@ extension Messenger {
     /// them. (Those to a key a newer one replaced are not: what was held for it went to the
     /// new key, and nothing can be sent to the old one again.)
     private func explainFailedHeldBack() async throws(ControlError) {
-        let held: [PeerKey]
+        let blocked: [String]
         do {
-            held = try await store.peersWithFailedMessagesHeldBack()
+            blocked = try await store.blockedPeersWithFailedMessages().compactMap {
+                directory.entry($0)?.labelled
+            }
         } catch {
             throw .storeUnavailable("cannot read failed messages: \(error)")
         }
-        let blocked = held.compactMap { directory.entry($0) }
-            .filter { $0.record.trust == .blocked && $0.record.replacedBy == nil }.map(\.labelled)
         guard !blocked.isEmpty else { return }
         throw .failed(
             "nothing was queued again: the failed messages are to blocked peers ("

@@ -207,27 +207,16 @@ extension Messenger {
             }
         }
         if let message = event.message {
-            var shown = MessageMapping.info(message, live: .none, peerID: info.peer?.id)
-            if let status = event.status, message.direction == .outgoing {
-                // The status this event reports, not whatever the message reached since.
-                shown.status = MessageStatus(status)
-            }
-            if let group = message.group {
-                shown.group = group.hex
-                shown.sender = message.direction == .incoming ? message.peer.id : ownInfo.id
-                if message.direction == .outgoing {
-                    // Shaped as `history` shows an own group message (PRODUCT.md §4), with the
-                    // one member's copy this event is about as its recipient (QA: `peer` was
-                    // the member and `recipients` null).
-                    shown.peer = ownInfo.id
-                    shown.recipients = [
-                        RecipientInfo(
-                            peer: message.peer.id, status: shown.status ?? .queued,
-                            deliveredAt: shown.deliveredAt, readAt: shown.readAt)
-                    ]
-                }
-            }
-            info.message = shown
+            var row = message
+            // The status this event reports, not whatever the message reached since.
+            if let status = event.status, message.direction == .outgoing { row.status = status }
+            // A group message is shaped by the rule `history` follows (`groupInfos`): an own
+            // one with the member's copy this event is about as its one recipient (QA:
+            // `peer` was the member and `recipients` null).
+            info.message =
+                message.group == nil
+                ? MessageMapping.info(row, live: .none, peerID: info.peer?.id)
+                : Self.groupInfos([row], lives: [:], group: nil, ownID: ownInfo.id).first
         }
         if let group = event.group ?? event.message?.group { info.group = groups[group] }
         return info

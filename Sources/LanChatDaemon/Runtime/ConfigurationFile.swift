@@ -203,9 +203,6 @@ public enum ConfigurationFile {
         return path
     }
 
-    /// The 1-based line where `key` is defined: TOMLKit's tables do not keep source
-    /// positions, so the text is searched for a line starting with the key (bare or quoted)
-    /// followed by `=`, `.` (a dotted key) or `]` (a table header).
     /// The bare key a `key = value` line `number` (from 1) starts with, if it does.
     static func key(onLine number: Int, in text: String) -> String? {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
@@ -219,6 +216,9 @@ public enum ConfigurationFile {
         return String(key)
     }
 
+    /// The 1-based line where `key` is defined: TOMLKit's tables do not keep source
+    /// positions, so the text is searched for a line starting with the key (bare or quoted)
+    /// followed by `=`, `.` (a dotted key) or `]` (a table header).
     static func line(of key: String, in text: String) -> Int? {
         var number = 0
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
