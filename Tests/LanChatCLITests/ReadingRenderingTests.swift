@@ -270,6 +270,17 @@ import Testing
         #expect(line == "12:03 Bob: hi\n")
     }
 
+    /// A replayed event whose message was purged since carries no message: the line says
+    /// whose it was and that it is gone, not a blank text (QA).
+    @Test func watchLinesOfAMessageDeletedSince() {
+        let at = CLIFixtures.at("2026-11-21T12:03:00Z")
+        let received = EventInfo(
+            cursor: "1", type: .messageReceived, at: at, peer: CLIFixtures.bob)
+        #expect(watchLine(received) == "12:03 Bob: (deleted since)\n")
+        let status = EventInfo(cursor: "2", type: .messageStatus, at: at, peer: CLIFixtures.bob)
+        #expect(watchLine(status) == "12:03 a message with Bob changed status (deleted since)\n")
+    }
+
     @Test func watchLinesKeepHostileTextOnOneLine() {
         let event = EventInfo(
             cursor: "1", type: .messageReceived, at: CLIFixtures.at("2026-11-21T12:03:00Z"),

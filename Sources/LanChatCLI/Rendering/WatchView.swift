@@ -27,11 +27,14 @@ package enum WatchView {
                 ?? peerID.map { truncated($0, to: 12) } ?? "someone")
         switch event.type {
         case .messageReceived:
-            let text = event.message.map { terminalSafe($0.text) } ?? ""
+            // A replayed event whose message was removed since (`remove --purge`) has none.
+            let text = event.message.map { terminalSafe($0.text) } ?? style.dim("(deleted since)")
             let group = event.group.map { style.cyan("#" + truncated($0.name, to: 40)) + " " }
             return (group ?? "") + name + ": " + text
         case .messageStatus:
-            guard let message = event.message else { return "a message changed status" }
+            guard let message = event.message else {
+                return "a message with " + name + " changed status " + style.dim("(deleted since)")
+            }
             let preview = truncated(message.text, to: statusPreviewLength)
             // A member's copy of a group message names its group (found by QA).
             let who =
