@@ -186,6 +186,36 @@ import Testing
         #expect(rows[4] == "not sent: lanchatd is not run…", "\(rows)")
     }
 
+    /// A narrow terminal (found by QA): text below the time and name once fewer than 20
+    /// columns would be left beside them, and a shorter offline line where the long one is cut.
+    @Test func aNarrowTerminalKeepsTextReadable() {
+        var screen = ChatScreen(peer: Self.bob)
+        screen.merge([Self.message("1", "a message of some length")])
+        let narrow = screen.render(
+            width: 26, height: 8, input: LineEditor(), now: Self.now, zone: Self.utc
+        ).rows
+        #expect(narrow[4] == "15:06  bob", "\(narrow)")
+        #expect(narrow[5] == "  a message of some length", "\(narrow)")
+        #expect(narrow[6] == "offline, last seen 5m ago", "\(narrow)")
+        let wide = screen.render(
+            width: 60, height: 8, input: LineEditor(), now: Self.now, zone: Self.utc
+        ).rows
+        #expect(wide[5] == "15:06  bob  a message of some length", "\(wide)")
+        #expect(wide[6] == "offline, last seen 5m ago — delivered when back", "\(wide)")
+    }
+
+    /// Our own daemon away: the header does not go on saying what it last heard.
+    @Test func theHeaderDoesNotClaimAPresenceWhileOurDaemonIsAway() {
+        var screen = ChatScreen(peer: Self.bob)
+        let render = {
+            screen.render(width: 60, height: 6, input: LineEditor(), now: Self.now, zone: Self.utc)
+                .rows[0]
+        }
+        #expect(render() == "bob  BBBB-BBBB  offline")
+        screen.daemonAway = true
+        #expect(render() == "bob  BBBB-BBBB  presence unknown")
+    }
+
     /// The newest page read again puts a message missed meanwhile in its place, not after
     /// the newer ones; what is shown before the page, and sent after it, stays.
     @Test func aPageReadAgainPutsAMissedMessageInItsPlace() {
@@ -211,6 +241,40 @@ import Testing
         #expect(rows.allSatisfy { DisplayWidth.of($0) <= 30 }, "\(rows)")
         #expect(rows.contains { $0.hasSuffix("😀end") })
         #expect(DisplayWidth.of("日😀a") == 5)
+    }
+
+    /// CJK is written without spaces and may break between any two of its characters: a
+    /// run of it fills the row it starts on (found by QA: it went whole to the next row).
+    @Test func cjkBreaksBetweenCharactersAndLatinAtSpaces() {
+        #expect(DisplayWidth.wrap("CJK: 日本語の文字です", width: 12) == ["CJK: 日本語", "の文字です"])
+        #expect(DisplayWidth.wrap("日本語abc def", width: 9) == ["日本語abc", "def"])
+        #expect(DisplayWidth.wrap("日本 abcdefgh", width: 8) == ["日本", "abcdefgh"])
+        #expect(DisplayWidth.wrap("hello world", width: 8) == ["hello", "world"])
+        #expect(DisplayWidth.wrap("abcdefghij", width: 4) == ["abcd", "efgh", "ij"])
+        #expect(DisplayWidth.wrap("ab日", width: 3) == ["ab", "日"])
+        #expect(DisplayWidth.wrap("hello world", width: 5) == ["hello", "world"])
+    }
+
+    /// Keys come one scalar at a time; the editor keeps what the user sees as one character
+    /// together (found by QA: Left split a flag, Backspace took a skin tone off).
+    @Test func editingMovesOverWholeCharacters() {
+        var editor = LineEditor()
+        for scalar in "a🇫🇷b".unicodeScalars { _ = editor.apply(.character(Character(scalar))) }
+        _ = editor.apply(.left)
+        _ = editor.apply(.left)
+        _ = editor.apply(.character("X"))
+        #expect(editor.line == "aX🇫🇷b")
+        _ = editor.apply(.killLine)
+        _ = editor.apply(.killToEnd)
+        for text in ["ab👍🏽", "e\u{301}", "👨‍👩‍👧"] {
+            for scalar in text.unicodeScalars { _ = editor.apply(.character(Character(scalar))) }
+            #expect(editor.text.last.map(String.init) == text.last.map(String.init))
+            _ = editor.apply(.backspace)
+            #expect(editor.line == String(text.dropLast()), "\(text)")
+            _ = editor.apply(.killLine)
+        }
+        for scalar in "🇫🇷🇩🇪".unicodeScalars { _ = editor.apply(.character(Character(scalar))) }
+        #expect(editor.text.count == 2)
     }
 
     @Test func theInputLineKeepsTheCursorInViewAndTheBottomRow() {

@@ -138,7 +138,25 @@ extension EndToEnd {
                         && screen.contains { $0 == "new messages below: PageDown" }
                 }
                 #expect(try await alice.json(StatusCounts.self, ["status"]).unread == 80)
-                for _ in 0..<5 { try await chat.keys("PageDown") }
+                // A page down, not yet at the newest: the hint stays (found by QA: any key
+                // took it away).
+                try await chat.keys("PageDown")
+                try await chat.waitFor("a page down, the hint still there") { screen in
+                    screen.count > 2 && !screen[2].hasSuffix("bob  unread 1")
+                        && screen.contains { $0 == "new messages below: PageDown" }
+                }
+                // `/more` with nothing older shows the start where the view was, not the
+                // newest (found by QA: Enter jumped to the newest first).
+                try await chat.type("/more")
+                try await chat.keys("Enter")
+                try await chat.waitFor("the start shown") { screen in
+                    screen.contains { $0 == "(this is the start of the conversation)" }
+                        && screen.contains {
+                            $0 == "nothing older: this is the start of the conversation"
+                        }
+                }
+                #expect(try await alice.json(StatusCounts.self, ["status"]).unread == 80)
+                for _ in 0..<6 { try await chat.keys("PageDown") }
                 try await chat.waitFor(showing: "bob  unread 80")
                 let read = try await pollUntil(timeout: .seconds(10)) {
                     try await alice.json(StatusCounts.self, ["status"]).unread == 0

@@ -53,11 +53,17 @@ struct ChatCommand: AsyncParsableCommand {
             isGroup: first.group != nil)
         let environment = context.environment
         let term = environment.variables["TERM"] ?? ""
-        if environment.standardInputIsTerminal && environment.outputIsTerminal
-            && !term.isEmpty && term != "dumb",
-            try await ChatTerminal.run(session: session, first: first)
-        {
-            return
+        if environment.standardInputIsTerminal && environment.outputIsTerminal && term != "dumb" {
+            // On a terminal, line mode is said, not silent (found by QA: a blank screen).
+            if term.isEmpty {
+                context.err("lanchat: TERM is not set; chat runs in line mode\n")
+            } else if try await ChatTerminal.run(session: session, first: first) {
+                return
+            } else {
+                context.err(
+                    "lanchat: cannot drive the terminal of type '\(terminalSafe(term))'; "
+                        + "chat runs in line mode\n")
+            }
         }
         try await ChatLines.run(session: session, peer: first.peer, group: first.group)
     }
@@ -117,6 +123,7 @@ enum ChatTerminal {
                     case .group(let group): inbox.post(.group(group))
                     case .typing(let typing): inbox.post(.typing(typing))
                     case .notice(let notice): inbox.post(.notice(notice))
+                    case .daemonReachable(let reachable): inbox.post(.daemonReachable(reachable))
                     }
                 }
                 await following

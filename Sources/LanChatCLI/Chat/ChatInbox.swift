@@ -18,6 +18,8 @@ enum ChatUpdate: Sendable {
     case accepted
     case typing(Bool)
     case notice(String?)
+    /// Our daemon went away or came back (`ChatSession.Event.daemonReachable`).
+    case daemonReachable(Bool)
     /// A line the daemon did not take (not running, disk full…): why, and the line, which
     /// goes back into an empty input to be sent again with Enter.
     case unsent(String, reason: String)

@@ -28,6 +28,9 @@ package struct ChatScreen {
     package var isRequest = false
     /// A passing note (an error, "nothing older"); shown on the presence line.
     package var notice: String?
+    /// Our own daemon is away: the header does not repeat the peer's last presence as if it
+    /// still held (found by QA: "offline" while it was our daemon that had stopped).
+    package var daemonAway = false
     /// Rows scrolled back from the newest (PageUp/PageDown, `/more`); 0 follows new ones.
     package var scrollBack = 0
 
@@ -105,7 +108,8 @@ package struct ChatScreen {
                 "#" + terminalSafe($0.name) + "  " + GroupText.memberCount($0.members.count)
             }
                 ?? PeerText.nameWithAlias(peer) + "  " + peer.keyTag + "  "
-                + PeerText.presence(peer, style: .plain).0, width)
+                + (daemonAway ? "presence unknown" : PeerText.presence(peer, style: .plain).0),
+            width)
         let conversationHeight = height - 3
         var body = conversationRows(width: width, now: now, zone: zone).map { fit($0, width) }
         if body.count > conversationHeight {
@@ -116,7 +120,9 @@ package struct ChatScreen {
         }
         let (inputRow, cursorColumn) = inputRow(input, width: width)
         return Rendered(
-            rows: [header] + body + [fit(presenceLine(now: now, zone: zone), width), inputRow],
+            rows: [header] + body + [
+                fit(presenceLine(now: now, zone: zone, width: width), width), inputRow,
+            ],
             cursorRow: height - 1, cursorColumn: cursorColumn)
     }
 
@@ -152,7 +158,11 @@ package struct ChatScreen {
         )
     }
 
-    package func presenceLine(now: Timestamp, zone: any UTCOffsetProvider) -> String {
+    /// The presence line in at most `width` columns when a shorter wording fits (found by
+    /// QA: at 60 columns the offline line lost its end).
+    package func presenceLine(now: Timestamp, zone: any UTCOffsetProvider, width: Int = .max)
+        -> String
+    {
         if let notice { return notice }
         guard group == nil else { return "" }
         let name = truncated(peer.displayName, to: 40)
@@ -166,7 +176,11 @@ package struct ChatScreen {
         case .offline, .discovering:
             let seen =
                 peer.lastSeen.map { ", last seen " + Self.ago($0, now: now, zone: zone) } ?? ""
-            return "offline\(seen) — messages will be delivered when \(name) is back"
+            let wordings = [
+                "offline\(seen) — messages will be delivered when \(name) is back",
+                "offline\(seen) — delivered when back", "offline\(seen)",
+            ]
+            return wordings.first { DisplayWidth.of($0) <= width } ?? wordings[2]
         }
     }
 
@@ -210,6 +224,9 @@ package struct ChatScreen {
         return true
     }
 
+    /// Fewer columns than this beside the time and name, and a message's text goes below.
+    static let narrowestText = 20
+
     /// The conversation's rows, oldest first, and the row each message starts on.
     private func layout(width: Int, now: Timestamp, zone: any UTCOffsetProvider)
         -> (rows: [String], starts: [Int])
@@ -247,12 +264,17 @@ package struct ChatScreen {
             {
                 text += "  " + mark
             }
-            let room = width - DisplayWidth.of(prefix)
             starts.append(rows.count)
-            var first = true
+            // Too narrow to write beside the time and name (found by QA: 8 columns of text
+            // at 20): the text goes below them, indented by two.
+            let beside = width - DisplayWidth.of(prefix) >= Self.narrowestText
+            if !beside { rows.append(String(prefix.dropLast(2))) }
+            let (lead, room) =
+                beside ? (indent, width - DisplayWidth.of(prefix)) : ("  ", width - 2)
+            var first = beside
             for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
                 for piece in DisplayWidth.wrap(String(line), width: room) {
-                    rows.append((first ? prefix : indent) + piece)
+                    rows.append((first ? prefix : lead) + piece)
                     first = false
                 }
             }

@@ -29,6 +29,9 @@ struct ChatSession {
         case group(GroupInfo)
         case typing(Bool)
         case notice(String?)
+        /// Our own daemon went away (false) or answers again (true): what it last said of the
+        /// peer's presence is not known to hold meanwhile.
+        case daemonReachable(Bool)
     }
 
     /// Calls `deliver` with every change about the conversation, until cancelled. `since` is
@@ -46,7 +49,10 @@ struct ChatSession {
                     switch update {
                     case .started(let result):
                         if cursor == nil { cursor = result.cursor }
-                        if troubled { deliver(.notice(nil)) }
+                        if troubled {
+                            deliver(.notice(nil))
+                            deliver(.daemonReachable(true))
+                        }
                         troubled = false
                         deliver(.started)
                     case .event(let event):
@@ -57,7 +63,14 @@ struct ChatSession {
             } catch {
                 if Task.isCancelled { return }
                 if !troubled {
-                    deliver(.notice("lanchatd is not answering; reconnecting…"))
+                    // Stopped or hung: the two have different fixes (found by QA: a stopped
+                    // daemon was "not answering").
+                    let stopped = (error as? ControlError)?.exitCode == 69
+                    deliver(
+                        .notice(
+                            "lanchatd is " + (stopped ? "not running" : "not answering")
+                                + "; reconnecting…"))
+                    deliver(.daemonReachable(false))
                     troubled = true
                 }
             }

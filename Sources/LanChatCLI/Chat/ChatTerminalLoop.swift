@@ -135,6 +135,7 @@ final class ChatTerminalLoop {
         case .peer(let peer): screen.peer = peer
         case .group(let group): screen.group = group
         case .accepted: screen.isRequest = false
+        case .daemonReachable(let reachable): screen.daemonAway = !reachable
         case .typing(let typing): screen.peerTyping = typing
         case .notice(let notice):
             if !noticeIsUnsent { screen.notice = notice }
@@ -159,7 +160,9 @@ final class ChatTerminalLoop {
         case .pageDown:
             screen.scrollBack = max(0, screen.scrollBack - page)
         case .enter:
-            screen.scrollBack = 0
+            // A message sent, or Enter on an empty line, goes to the newest; a command keeps
+            // the view where it is (found by QA: `/more` jumped to the newest messages).
+            if !Self.isCommand(editor.text) { screen.scrollBack = 0 }
         default:
             break
         }
@@ -168,6 +171,8 @@ final class ChatTerminalLoop {
         if key != .resize {
             screen.notice = nil
             noticeIsUnsent = false
+            // Until the view reaches the newest (found by QA: any key took the hint away).
+            if unseenIncoming { screen.notice = Self.newBelow }
         }
         switch action {
         case .none, .redraw:
@@ -201,14 +206,16 @@ final class ChatTerminalLoop {
             if let oldest = screen.oldestID, screen.hasOlder {
                 requests.yield(.more(before: oldest))
             } else {
+                // Shown, not only said (found by QA: the view stayed at the newest).
+                screen.scrollToStart(
+                    width: size.width, height: size.height, now: now(), zone: zone)
                 screen.notice = "nothing older: this is the start of the conversation"
             }
         default:
             // Kept, not lost: perhaps a message meant to start with "/".
             editor.restore(line)
             screen.notice =
-                "unknown command \(truncated(line, to: 20)); /more, /quit, or // to send a "
-                + "message that starts with /"
+                "unknown command \(truncated(line, to: 20)) (/more, /quit; //TEXT sends /TEXT)"
         }
         return true
     }
@@ -229,8 +236,17 @@ final class ChatTerminalLoop {
         requests.yield(.markRead)
     }
 
+    /// A line that is a command to chat (`/more`), not a message (`//TEXT` is one). Asked on
+    /// every key: it reads the line's start only (a pasted megabyte is not copied per key).
+    static func isCommand(_ line: [Character]) -> Bool {
+        guard let start = line.firstIndex(where: { !$0.isWhitespace }) else { return false }
+        return line[start] == "/" && (start + 1 == line.count || line[start + 1] != "/")
+    }
+
     private func typingChanged() {
-        guard !editor.text.isEmpty else { return stopTyping() }
+        // A command being typed is not a message being written (found by QA: `/mo` told
+        // the peer "typing").
+        guard !editor.text.isEmpty, !Self.isCommand(editor.text) else { return stopTyping() }
         let time = now().millisecondsSince1970
         if let since = typingSince, time - since < Self.typingInterval { return }
         typingSince = time

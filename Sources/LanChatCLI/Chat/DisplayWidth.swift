@@ -27,8 +27,10 @@ package enum DisplayWidth {
         text.reduce(0) { $0 + of($1) }
     }
 
-    /// `text` cut into rows of at most `width` columns, breaking after the last space that
-    /// fits when there is one, else between characters. Never an empty list.
+    /// `text` cut into rows of at most `width` columns, breaking at the last opportunity that
+    /// fits: after a space (which goes), or beside a wide character (CJK is written without
+    /// spaces and breaks between any two; found by QA: a run of it went whole to the next
+    /// row); else between any characters. Never an empty list.
     package static func wrap(_ text: String, width: Int) -> [String] {
         let width = max(width, 2)
         var rows: [String] = []
@@ -37,7 +39,23 @@ package enum DisplayWidth {
         for character in text {
             let columns = of(character)
             if used + columns > width, !row.isEmpty {
-                if let space = row.lastIndex(of: " "), space > 0 {
+                // The space that does not fit is the break itself.
+                if character == " " {
+                    rows.append(String(row))
+                    row = []
+                    used = 0
+                    continue
+                }
+                let space = row.lastIndex(of: " ")
+                let wide = columns == 2 ? row.count : row.lastIndex { of($0) == 2 }
+                if let wide, space.map({ wide > $0 }) ?? true {
+                    // Before `wide` (the character that does not fit, or the last wide one
+                    // that did): nothing is dropped.
+                    let cut = wide == row.count ? wide : wide + 1
+                    rows.append(String(row[..<cut]))
+                    row = Array(row[cut...])
+                    used = of(String(row))
+                } else if let space, space > 0 {
                     rows.append(String(row[..<space]))
                     row = Array(row[(space + 1)...])
                     used = of(String(row))

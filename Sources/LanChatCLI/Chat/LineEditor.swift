@@ -38,8 +38,7 @@ package struct LineEditor: Equatable {
     package mutating func apply(_ key: ChatKey) -> Action {
         switch key {
         case .character(let character):
-            text.insert(character, at: cursor)
-            cursor += 1
+            insert(character)
             return edited()
         case .enter:
             let line = String(text).trimmingWhitespace
@@ -109,6 +108,22 @@ package struct LineEditor: Equatable {
             return .none
         }
         return .none
+    }
+
+    /// Keys arrive one Unicode scalar at a time. One that extends the character before the
+    /// cursor (a flag's second half, a skin tone, a combining accent, a joined emoji) joins
+    /// it, so the cursor and Backspace move over what the user sees as one character
+    /// (found by QA: Backspace took the skin tone off 👍🏽, Left split 🇫🇷).
+    private mutating func insert(_ character: Character) {
+        if cursor > 0 {
+            let joined = String(text[cursor - 1]) + String(character)
+            if joined.count == 1, let single = joined.first {
+                text[cursor - 1] = single
+                return
+            }
+        }
+        text.insert(character, at: cursor)
+        cursor += 1
     }
 
     private mutating func show(_ line: [Character]) {
