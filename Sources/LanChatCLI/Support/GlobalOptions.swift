@@ -16,7 +16,10 @@ struct GlobalOptions: ParsableArguments {
         completion: .file())
     var socket: String?
 
-    @Flag(name: .long, help: "Print the control API's result object as JSON.")
+    // Shown in every command's help, so it says where it does not apply (found by QA).
+    @Flag(
+        name: .long,
+        help: "Print the control API's result object as JSON (not for chat, which has none).")
     var json = false
 
     @Option(
