@@ -255,6 +255,21 @@ import Testing
         #expect(DisplayWidth.wrap("hello world", width: 5) == ["hello", "world"])
     }
 
+    /// An emoji sequence is as wide as ncurses places it, a scalar at a time, so that a
+    /// row never runs over in ncurses; a screen with one is drawn whole (found by QA: a
+    /// partial update left characters behind).
+    @Test func emojiSequencesCountWhatNcursesPlaces() {
+        #expect(DisplayWidth.of(Character("👍🏽")) == 4)
+        #expect(DisplayWidth.of(Character("👨‍👩‍👧")) == 6)
+        #expect(DisplayWidth.of(Character("🇫🇷")) == 2)
+        #expect(DisplayWidth.of(Character("❤️")) == 2)
+        #expect(DisplayWidth.of(Character("e\u{301}")) == 1)
+        #expect(DisplayWidth.mayDisagree("ok ❤️"))
+        #expect(DisplayWidth.mayDisagree("🇫🇷"))
+        #expect(!DisplayWidth.mayDisagree("café 日本 😀"))
+        #expect(!DisplayWidth.mayDisagree("e\u{301}"))
+    }
+
     /// Keys come one scalar at a time; the editor keeps what the user sees as one character
     /// together (found by QA: Left split a flag, Backspace took a skin tone off).
     @Test func editingMovesOverWholeCharacters() {

@@ -55,6 +55,9 @@ final class CursesTerminal {
 
     func draw(_ rendered: ChatScreen.Rendered) {
         erase()
+        if rendered.rows.contains(where: DisplayWidth.mayDisagree) {
+            clearok(lanchat_stdscr(), true)
+        }
         for (index, row) in rendered.rows.enumerated() {
             mvaddstr(Int32(index), 0, row)
         }

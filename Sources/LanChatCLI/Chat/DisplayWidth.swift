@@ -17,10 +17,23 @@ package enum DisplayWidth {
         _ = localeReady
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
-        // An emoji presentation selector makes a narrow symbol (❤) a wide emoji (❤️).
-        if scalars.contains(where: { $0.value == 0xFE0F }) { return 2 }
         let width = Int(lanchat_wcwidth(first.value))
-        return width < 0 ? 1 : width
+        guard scalars.count > 1 else { return width < 0 ? 1 : width }
+        // A sequence (a flag, a skin tone, a family joined by ZWJ) counts what ncurses places
+        // for it, one scalar at a time: counted as one emoji, a row that fits here ran over
+        // in ncurses and left characters behind (found by QA). An emoji presentation selector
+        // makes a narrow symbol (❤) a wide emoji (❤️).
+        var total = max(width, 1)
+        for scalar in scalars.dropFirst() { total += max(0, Int(lanchat_wcwidth(scalar.value))) }
+        return scalars.contains { $0.value == 0xFE0F } ? max(total, 2) : total
+    }
+
+    /// Whether `text` holds a character the terminal may draw narrower than ncurses places
+    /// it (an emoji sequence): a screen showing one is drawn whole, or the difference leaves
+    /// characters behind on the next partial update.
+    package static func mayDisagree(_ text: some StringProtocol) -> Bool {
+        text.unicodeScalars.contains { $0.value == 0x200D || $0.value == 0xFE0F }
+            || text.contains { $0.unicodeScalars.count > 1 && of($0) > 1 }
     }
 
     package static func of(_ text: some StringProtocol) -> Int {
