@@ -187,9 +187,14 @@ extension EndToEnd {
                     screen.contains { $0.hasPrefix("not sent: ") }
                         && screen.last(where: { !$0.isEmpty }) == "> while you were away"
                 }
+                // With our daemon gone, the header does not repeat the presence it last said.
+                try await chat.waitFor("the presence unknown") { screen in
+                    screen.first?.hasSuffix("presence unknown") == true
+                }
                 let back = try await DaemonProcess.start(
                     "alice", in: sandbox, dataDirectory: alice.dataDirectory, socket: alice.socket)
                 defer { Task { _ = await back.stop() } }
+                try await chat.waitFor(showing: "lanchatd is back: Enter sends the line")
                 try await chat.keys("Enter")
                 try await chat.waitFor(showing: "You  while you were away")
                 let history = try await back.json(HistoryResult.self, ["history", "bob"])

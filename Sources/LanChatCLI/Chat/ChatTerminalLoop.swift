@@ -135,7 +135,12 @@ final class ChatTerminalLoop {
         case .peer(let peer): screen.peer = peer
         case .group(let group): screen.group = group
         case .accepted: screen.isRequest = false
-        case .daemonReachable(let reachable): screen.daemonAway = !reachable
+        case .daemonReachable(let reachable):
+            screen.daemonAway = !reachable
+            // The reason the line was not sent is gone (found by QA: it stayed on screen).
+            if reachable, noticeIsUnsent, !editor.text.isEmpty {
+                screen.notice = "lanchatd is back: Enter sends the line"
+            }
         case .typing(let typing): screen.peerTyping = typing
         case .notice(let notice):
             if !noticeIsUnsent { screen.notice = notice }
