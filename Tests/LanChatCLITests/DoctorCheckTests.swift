@@ -131,8 +131,7 @@ import Testing
         facts.socket = .notASocket
         expectFailure(
             "socket", facts,
-            fix: "if --socket or LANCHAT_SOCKET names the wrong path, fix it; else move the file "
-                + "aside: mv /run/user/1000/lanchat/lanchatd.sock "
+            fix: "move the file aside: mv /run/user/1000/lanchat/lanchatd.sock "
                 + "/run/user/1000/lanchat/lanchatd.sock.old && systemctl --user restart lanchatd")
     }
 

@@ -98,9 +98,102 @@ import Testing
         #expect(DoctorGathering.socketFacts(path) == .notASocket)
     }
 
+    /// A directory of `/tmp`, removed with what is in it by the caller.
+    func temporaryDirectory() throws -> String {
+        var template = Array("/tmp/lanchat-doctor-XXXXXX".utf8CString)
+        try #require(mkdtemp(&template) != nil)
+        return String(
+            decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) },
+            as: UTF8.self)
+    }
+
+    /// stat, not lstat (QA: a link to the live socket was "not a socket"); the directory
+    /// judged is the socket's own. A directory is told from a file.
+    @Test func aLinkIsFollowedAndADirectoryIsNamed() throws {
+        let directory = try temporaryDirectory()
+        let socketDirectory = directory + "/d"
+        let path = socketDirectory + "/lanchatd.sock"
+        let link = directory + "/link.sock"
+        defer {
+            unlink(link)
+            unlink(path)
+            rmdir(socketDirectory)
+            rmdir(directory)
+        }
+        try #require(mkdir(socketDirectory, 0o700) == 0 && chmod(directory, 0o755) == 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        let address = try #require(UnixSocketAddress(path: path))
+        try #require(address.withSockaddr { bind(fd, $0, $1) == 0 } && chmod(path, 0o600) == 0)
+        try #require(symlink(path, link) == 0)
+        #expect(DoctorGathering.symbolicLinkTarget(link) == path)
+        #expect(DoctorGathering.symbolicLinkTarget(path) == nil)
+        #expect(
+            DoctorGathering.socketFacts(link)
+                == .present(
+                    mode: 0o600, owner: UInt32(getuid()), directoryMode: 0o700,
+                    directoryOwner: UInt32(getuid())))
+        #expect(DoctorGathering.socketFacts(socketDirectory) == .directory)
+    }
+
+    /// The whole command on odd --socket paths: a link to a daemon's socket passes, and
+    /// neither a directory nor a missing socket named by --socket gets a systemctl or mv fix.
+    @Test func doctorOnALinkADirectoryOrAnotherSocket() async throws {
+        let server = try FakeDaemon.start()
+        defer { server.stop() }
+        let directory = try temporaryDirectory()
+        let link = directory + "/link.sock"
+        defer {
+            unlink(link)
+            rmdir(directory)
+        }
+        try #require(symlink(server.path, link) == 0)
+        func doctor(_ socket: String) async -> String {
+            let captured = CapturedOutput()
+            _ = await TestEnvironment.run(
+                ["doctor", "--color", "never", "--socket", socket], output: captured,
+                variables: ["XDG_RUNTIME_DIR": "/nonexistent"])
+            return captured.output
+        }
+        func line(_ name: String, _ output: String) -> String {
+            output.split(separator: "\n").first {
+                $0.hasPrefix("✓ \(name) ")
+                    || $0.hasPrefix(
+                        "✗ \(name) ")
+            }.map(String.init) ?? ""
+        }
+        // Judged as the socket it leads to (whose owner is not the test's fixed uid 4242).
+        let linked = await doctor(link)
+        #expect(line("socket", linked).contains("\(link) → \(server.path) or its"), "\(linked)")
+        #expect(!linked.contains("not a socket"), "\(linked)")
+        #expect(line("daemon", linked).hasPrefix("✓ daemon "), "\(linked)")
+        let named = await doctor(directory)
+        let checkOption =
+            "— fix: check --socket and LANCHAT_SOCKET: they must name the socket lanchatd "
+            + "serves (the user service's is /nonexistent/lanchat/lanchatd.sock)"
+        #expect(
+            line("socket", named).hasSuffix(
+                "is a directory, not the control socket " + checkOption), "\(named)")
+        // Not a daemon to start at the path of a directory.
+        #expect(line("daemon", named).hasSuffix(checkOption), "\(named)")
+        let missing = await doctor(directory + "/none.sock")
+        #expect(
+            line("daemon", missing).hasSuffix(
+                "— fix: start the lanchatd that serves \(directory)/none.sock (lanchatd --socket "
+                    + "\(directory)/none.sock); systemctl --user acts on the one at "
+                    + "/nonexistent/lanchat/lanchatd.sock"), "\(missing)")
+        for output in [named, missing] {
+            #expect(!output.contains("systemctl --user start lanchatd "), "\(output)")
+            #expect(!output.contains("mv "), "\(output)")
+        }
+    }
+
+    /// At the default socket (the user service's) the fix is systemctl's.
     @Test func withoutADaemonDoctorExits1AndSaysHowToStartIt() async throws {
         let captured = CapturedOutput()
-        let code = await TestEnvironment.run(["doctor", "--color", "never"], output: captured)
+        let code = await TestEnvironment.run(
+            ["doctor", "--color", "never"], socket: "/nonexistent/lanchat/lanchatd.sock",
+            output: captured, variables: ["XDG_RUNTIME_DIR": "/nonexistent"])
         #expect(code == 1)
         let daemon = captured.output.split(separator: "\n").first { $0.hasPrefix("✗ daemon ") }
         #expect(

@@ -9,6 +9,10 @@ struct AvahiCheck: DoctorCheck {
         if facts.daemon?.avahi == "disabled" {
             return .skipped(name, "not used: the daemon runs with --no-mdns")
         }
+        return judgedOnlyWithMDNS(verdict(facts), facts)
+    }
+
+    private func verdict(_ facts: DoctorFacts) -> DoctorCheckResult {
         if case .ran(let output) = facts.avahiBus {
             guard output.succeeded else {
                 let why = output.timedOut ? "no answer within 2 s" : output.firstErrorLine
@@ -81,11 +85,11 @@ struct RecordCheck: DoctorCheck {
                 name, "\(notFound); lanchatd reports Avahi \(status.avahi)",
                 fix: status.avahi == "connecting"
                     ? DoctorFix.startAvahi
-                    : "\(DoctorFix.restartDaemon) (and see journalctl --user -u lanchatd)")
+                    : DoctorFix.restartDaemonAndLog(facts))
         }
         return .failed(
             name, notFound,
-            fix: "\(DoctorFix.restartDaemon) (and see journalctl --user -u lanchatd)")
+            fix: DoctorFix.restartDaemonAndLog(facts))
     }
 }
 
@@ -103,7 +107,7 @@ struct PeersCheck: DoctorCheck {
         case .failure(let error):
             return .failed(
                 name, "lanchatd did not answer who: \(error.message)",
-                fix: "\(DoctorFix.restartDaemon) (and see journalctl --user -u lanchatd)")
+                fix: DoctorFix.restartDaemonAndLog(facts))
         }
         let online = peers.filter { $0.presence == .online }.count
         if online > 0 {

@@ -3,39 +3,57 @@ import LanChatControl
 /// The control socket exists, is a socket, is ours and 0600 (PRODUCT.md §2), in a directory
 /// nobody else can change: ours and writable by us alone, or sticky (as /tmp is), where
 /// others may not remove or replace our socket. The same rule as lanchatd's
-/// (`PrivateDirectory.ensureForSocket`), plus the mode of a directory of ours.
+/// (`PrivateDirectory.ensureForSocket`), plus the mode of a directory of ours. A symbolic
+/// link is followed, as connect(2) follows it: the rule applies to the socket it leads to.
 struct SocketCheck: DoctorCheck {
     let name = "socket"
 
     func evaluate(_ facts: DoctorFacts) -> DoctorCheckResult {
         let path = facts.socketPath
+        let socket = facts.socketTarget ?? path
+        let shown = facts.socketTarget.map { "\(path) → \($0)" } ?? path
         switch facts.socket {
         case .missing:
             return .failed(
-                name, "no control socket at \(path): lanchatd is not running",
-                fix: DoctorFix.startDaemon)
-        case .notASocket:
-            // Perhaps a file of the user's that --socket names by mistake: moved aside, not
-            // deleted, and only if it is not the one meant.
+                name, "no control socket at \(shown): lanchatd is not running",
+                fix: DoctorFix.startDaemon(facts))
+        case .directory:
+            // Most likely --socket naming the data directory: never a `mv`, which would move
+            // the identity key and the messages with it.
+            guard facts.usesDefaultSocket else {
+                return .failed(
+                    name, "\(shown) is a directory, not the control socket",
+                    fix: DoctorFix.checkSocketOption(facts))
+            }
             return .failed(
-                name, "\(path) exists but is not a socket",
-                fix: "if --socket or LANCHAT_SOCKET names the wrong path, fix it; else move the "
-                    + "file aside: mv \(shellQuoted(path)) \(shellQuoted(path + ".old")) && "
-                    + DoctorFix.restartDaemon)
+                name, "\(shown) is a directory where lanchatd's socket belongs",
+                fix: "rmdir \(shellQuoted(path)) && \(DoctorFix.restartDaemon(facts))")
+        case .notASocket:
+            // A path of the user's own choosing names a file of theirs by mistake: never
+            // moved. At the default path, in lanchat's own directory, it is debris.
+            guard facts.usesDefaultSocket else {
+                return .failed(
+                    name, "\(shown) exists but is not a socket",
+                    fix: DoctorFix.checkSocketOption(facts))
+            }
+            return .failed(
+                name, "\(shown) exists but is not a socket",
+                fix: "move the file aside: mv \(shellQuoted(path)) \(shellQuoted(path + ".old")) "
+                    + "&& \(DoctorFix.restartDaemon(facts))")
         case .present(let mode, let owner, let directoryMode, let directoryOwner):
-            let directory = parentDirectory(of: path)
+            let directory = parentDirectory(of: socket)
             let sticky = directoryMode & 0o1000 != 0
             if owner != facts.uid || (directoryOwner != facts.uid && !sticky) {
                 return .failed(
                     name,
-                    "\(path) or its directory belongs to uid \(owner == facts.uid ? directoryOwner : owner), "
+                    "\(shown) or its directory belongs to uid \(owner == facts.uid ? directoryOwner : owner), "
                         + "not to you (uid \(facts.uid))",
                     fix: "--socket PATH or LANCHAT_SOCKET pointing at your own lanchatd's socket")
             }
             if mode & 0o777 != 0o600 {
                 return .failed(
-                    name, "\(path) is \(octalMode(mode)); it must be 0600",
-                    fix: "chmod 0600 \(shellQuoted(path))")
+                    name, "\(shown) is \(octalMode(mode)); it must be 0600",
+                    fix: "chmod 0600 \(shellQuoted(socket))")
             }
             if !sticky && directoryMode & 0o022 != 0 {
                 return .failed(
@@ -47,7 +65,7 @@ struct SocketCheck: DoctorCheck {
             let place =
                 sticky
                 ? "a sticky directory" : "a \(octalMode(directoryMode)) directory of yours"
-            return .passed(name, "\(path) (0600, in \(place))")
+            return .passed(name, "\(shown) (0600, in \(place))")
         }
     }
 }
@@ -104,16 +122,21 @@ struct DaemonCheck: DoctorCheck {
                 if let hint = message.firstRange(of: "; start it with") {
                     message = String(message[..<hint.lowerBound])
                 }
-                return .failed(name, message, fix: DoctorFix.startDaemon)
+                // A path that is no socket at all is a wrong --socket, not a daemon to start.
+                let wrongPath = [.directory, .notASocket].contains(facts.socket)
+                return .failed(
+                    name, message,
+                    fix: wrongPath && !facts.usesDefaultSocket
+                        ? DoctorFix.checkSocketOption(facts) : DoctorFix.startDaemon(facts))
             case 77:
                 return .failed(
                     name, "permission denied on the socket: \(error.message)",
-                    fix: "run lanchat as the user who runs lanchatd, or \(DoctorFix.restartDaemon)"
-                )
+                    fix: "run lanchat as the user who runs lanchatd, or "
+                        + DoctorFix.restartDaemon(facts))
             default:
                 return .failed(
                     name, "lanchatd did not answer status: \(error.message)",
-                    fix: "\(DoctorFix.restartDaemon) (and see journalctl --user -u lanchatd)")
+                    fix: DoctorFix.restartDaemonAndLog(facts))
             }
         }
     }
@@ -132,12 +155,12 @@ struct VersionCheck: DoctorCheck {
             return .failed(
                 name, "\(cli) cannot fully talk to \(daemon)",
                 fix: "install lanchat and lanchatd from the same release, then "
-                    + DoctorFix.restartDaemon)
+                    + DoctorFix.restartDaemon(facts))
         }
         if status.version != LanChatVersion.current {
             return .failed(
                 name, "\(cli) but \(daemon): the daemon runs another release",
-                fix: DoctorFix.restartDaemon)
+                fix: DoctorFix.restartDaemon(facts))
         }
         return .passed(
             name, "lanchat and lanchatd \(status.version), control API \(status.apiVersion)")

@@ -61,15 +61,59 @@ package struct DoctorReport: Sendable, Hashable {
 
 /// The fixes more than one check gives, spelled once.
 enum DoctorFix {
-    static let startDaemon = "systemctl --user start lanchatd"
-    static let restartDaemon = "systemctl --user restart lanchatd"
     static let startAvahi = "sudo systemctl enable --now avahi-daemon"
     static let installAvahi = "sudo apt install avahi-daemon"
     static let staticPeer =
         "lanchatd --peer HOST:PORT (or peer = [\"HOST:PORT\"] in lanchatd.conf)"
+
+    /// `systemctl --user` for the user service's socket. A socket that --socket or
+    /// LANCHAT_SOCKET names is served by a lanchatd started some other way, which the user
+    /// service is not: restarting it would leave the one asked about as it was (found by QA).
+    static func startDaemon(_ facts: DoctorFacts) -> String {
+        if facts.usesDefaultSocket { return "systemctl --user start lanchatd" }
+        let socket = shellQuoted(facts.socketPath)
+        return "start the lanchatd that serves \(socket) (lanchatd --socket \(socket)); "
+            + userServiceServes(facts)
+    }
+
+    static func restartDaemon(_ facts: DoctorFacts) -> String {
+        if facts.usesDefaultSocket { return "systemctl --user restart lanchatd" }
+        return "restart the lanchatd that serves \(shellQuoted(facts.socketPath)); "
+            + userServiceServes(facts)
+    }
+
+    /// A restart, and where to read why the daemon went wrong.
+    static func restartDaemonAndLog(_ facts: DoctorFacts) -> String {
+        facts.usesDefaultSocket
+            ? "\(restartDaemon(facts)) (and see journalctl --user -u lanchatd)"
+            : "\(restartDaemon(facts)), and see its log"
+    }
+
+    /// For a --socket or LANCHAT_SOCKET that names something other than a socket.
+    static func checkSocketOption(_ facts: DoctorFacts) -> String {
+        "check --socket and LANCHAT_SOCKET: they must name the socket lanchatd serves (the "
+            + "user service's is \(shellQuoted(facts.defaultSocketPath)))"
+    }
+
+    private static func userServiceServes(_ facts: DoctorFacts) -> String {
+        "systemctl --user acts on the one at \(shellQuoted(facts.defaultSocketPath))"
+    }
 }
 
 /// The note of a check that needs the daemon when it did not answer.
 func skippedWithoutDaemon(_ name: String) -> DoctorCheckResult {
     .skipped(name, "skipped: needs a running lanchatd (see the daemon check)")
+}
+
+/// The verdict of a check only mDNS needs (avahi-daemon, multicast). Without a daemon to say
+/// whether it runs with --no-mdns, a failure is not counted against this node (QA: a
+/// --no-mdns node whose daemon was down was told to start D-Bus, and exited 1 for it): it is
+/// shown as not judged, with the fix for a node that does use mDNS.
+func judgedOnlyWithMDNS(_ result: DoctorCheckResult, _ facts: DoctorFacts) -> DoctorCheckResult {
+    guard result.isFailure, facts.daemon == nil else { return result }
+    let fix = result.fix.map { " If it does: \($0)" } ?? ""
+    return .skipped(
+        result.name,
+        "unknown: \(result.detail). This matters only if lanchatd uses mDNS (not --no-mdns), "
+            + "which only a running lanchatd can tell.\(fix)")
 }

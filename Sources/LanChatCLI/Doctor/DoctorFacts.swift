@@ -7,6 +7,13 @@ package struct DoctorFacts: Sendable {
     package var uid: UInt32
     package var socketPath: String
     package var socket: SocketFacts
+    /// Where `socketPath` leads when it is a symbolic link (connect(2) follows it, and so does
+    /// the socket check); nil when it is not one.
+    package var socketTarget: String?
+    /// The socket the systemd user service serves (`$XDG_RUNTIME_DIR/lanchat/lanchatd.sock`).
+    /// `socketPath` is another one when --socket or LANCHAT_SOCKET named it: its lanchatd
+    /// was started some other way, and `systemctl --user` would act on a different daemon.
+    package var defaultSocketPath: String
     /// The daemon's answer to `status`, or why there is none.
     package var status: Result<StatusResult, ControlError>
     /// The daemon's answer to `who --all`; nil when it was not asked (no daemon).
@@ -34,8 +41,8 @@ package struct DoctorFacts: Sendable {
     package var dataDirectory: DataDirectoryFacts?
 
     package init(
-        uid: UInt32, socketPath: String, socket: SocketFacts,
-        status: Result<StatusResult, ControlError>,
+        uid: UInt32, socketPath: String, socket: SocketFacts, socketTarget: String? = nil,
+        defaultSocketPath: String? = nil, status: Result<StatusResult, ControlError>,
         peers: Result<[PeerInfo], ControlError>? = nil, avahiBus: ToolRun = .missing("busctl"),
         avahiCheck: ToolRun? = nil, browse: ToolRun? = nil,
         addresses: ToolRun = .missing("ip"), portProbes: [PortProbe] = [],
@@ -46,6 +53,8 @@ package struct DoctorFacts: Sendable {
         self.uid = uid
         self.socketPath = socketPath
         self.socket = socket
+        self.socketTarget = socketTarget
+        self.defaultSocketPath = defaultSocketPath ?? socketPath
         self.status = status
         self.peers = peers
         self.avahiBus = avahiBus
@@ -60,6 +69,11 @@ package struct DoctorFacts: Sendable {
 
     /// The daemon's status when it answered.
     var daemon: StatusResult? { try? status.get() }
+
+    /// Whether the socket is the user service's, directly or through a symbolic link.
+    var usesDefaultSocket: Bool {
+        socketPath == defaultSocketPath || socketTarget == defaultSocketPath
+    }
 }
 
 /// The data directory: whether we may write there, and the room its file system has left.
@@ -77,9 +91,12 @@ package struct DataDirectoryFacts: Sendable, Hashable {
     }
 }
 
-/// The control socket and its directory as `stat(2)` sees them.
+/// The control socket and its directory as `stat(2)` sees them, a symbolic link followed.
 package enum SocketFacts: Sendable, Hashable {
     case missing
+    /// A directory: never the socket, and never to be moved aside (QA gave the daemon's data
+    /// directory, which holds the identity key).
+    case directory
     case notASocket
     /// Permission bits (`st_mode & 0o777`) and owners of the socket and its directory.
     case present(mode: UInt32, owner: UInt32, directoryMode: UInt32, directoryOwner: UInt32)

@@ -12,7 +12,10 @@ enum DoctorGathering {
     /// Per daemon call: the doctor must say "not answering" quickly, not wait 10 s.
     static let daemonTimeout: Duration = .seconds(2)
 
-    static func gather(client: ControlClient, uid: UInt32) async -> DoctorFacts {
+    /// `defaultSocketPath`: the user service's socket, for fixes that restart it.
+    static func gather(client: ControlClient, uid: UInt32, defaultSocketPath: String) async
+        -> DoctorFacts
+    {
         async let avahiBus = ToolRunner.run(
             "busctl",
             [
@@ -52,8 +55,10 @@ enum DoctorGathering {
         client.close()
 
         var facts = DoctorFacts(
-            uid: uid, socketPath: client.socketPath, socket: socket, status: status,
-            peers: peers, avahiBus: await avahiBus, addresses: await addresses,
+            uid: uid, socketPath: client.socketPath, socket: socket,
+            socketTarget: symbolicLinkTarget(client.socketPath),
+            defaultSocketPath: defaultSocketPath, status: status, peers: peers,
+            avahiBus: await avahiBus, addresses: await addresses,
             portProbes: probes, ruleset: await ruleset, resolvectl: await resolvectl)
         // Browsed in any case (it runs alongside the rest), used only when there is a
         // daemon whose id to look for and mDNS is on.
@@ -77,16 +82,32 @@ enum DoctorGathering {
             path: path, writable: access(path, W_OK) == 0, freeBytes: free)
     }
 
+    /// `stat`, not `lstat`: a symbolic link to the socket is what connect(2) reaches (QA: a
+    /// link to the live socket was "not a socket" while the daemon answered through it).
+    /// The directory is the socket's own, where the link leads.
     static func socketFacts(_ path: String) -> SocketFacts {
         var info = stat()
-        guard lstat(path, &info) == 0 else { return .missing }
+        guard stat(path, &info) == 0 else { return .missing }
+        if info.st_mode & S_IFMT == S_IFDIR { return .directory }
         guard info.st_mode & S_IFMT == S_IFSOCK else { return .notASocket }
+        let socket = symbolicLinkTarget(path) ?? path
         var directory = stat()
-        guard stat(parentDirectory(of: path), &directory) == 0 else { return .missing }
+        guard stat(parentDirectory(of: socket), &directory) == 0 else { return .missing }
         return .present(
             mode: UInt32(info.st_mode & 0o7777), owner: UInt32(info.st_uid),
             directoryMode: UInt32(directory.st_mode & 0o7777),
             directoryOwner: UInt32(directory.st_uid))
+    }
+
+    /// The absolute path `path` leads to when it is a symbolic link (every link on the way
+    /// followed); nil when it is not one, or leads nowhere.
+    static func symbolicLinkTarget(_ path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK,
+            let resolved = realpath(path, nil)
+        else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// resolved.conf and its drop-ins in the order resolved reads them.

@@ -14,6 +14,10 @@ struct MulticastCheck: DoctorCheck {
         if facts.daemon?.avahi == "disabled" {
             return .skipped(name, "not used: the daemon runs with --no-mdns")
         }
+        return judgedOnlyWithMDNS(verdict(facts), facts)
+    }
+
+    private func verdict(_ facts: DoctorFacts) -> DoctorCheckResult {
         guard case .ran(let output) = facts.addresses else {
             return .skipped(name, "ip is missing; to check, install it: sudo apt install iproute2")
         }
@@ -73,7 +77,7 @@ struct PortCheck: DoctorCheck {
                 name,
                 "lanchatd reports no listening port it can be reached on "
                     + "(\(listening.isEmpty ? "none" : listening))",
-                fix: "\(DoctorFix.restartDaemon) (and see journalctl --user -u lanchatd)")
+                fix: DoctorFix.restartDaemonAndLog(facts))
         }
         if let reached = facts.portProbes.first(where: { $0.failure == nil }) {
             return .passed(name, "\(reached.address) accepts connections")
@@ -81,7 +85,7 @@ struct PortCheck: DoctorCheck {
         let tried = facts.portProbes.map { "\($0.address): \($0.failure ?? "")" }
         return .failed(
             name, "nothing accepts connections on " + tried.joined(separator: ", "),
-            fix: "\(DoctorFix.restartDaemon) (and see journalctl --user -u lanchatd)")
+            fix: DoctorFix.restartDaemonAndLog(facts))
     }
 }
 
