@@ -107,11 +107,15 @@ import Testing
     }
 
     /// What bash offers at the end of `words` (the last one being completed), as it does on
-    /// Tab: the script sourced, the COMP_* variables set, its function called.
-    func bashCompletions(_ words: [String], variables: [String]) async throws -> [String] {
+    /// Tab: the script sourced, the COMP_* variables set, the function it registered for
+    /// `lanchat` called. `line` is the command line when bash's words are not its words
+    /// joined by spaces (bash splits `--socket=PATH` into `--socket`, `=`, `PATH`).
+    func bashCompletions(_ words: [String], line: String? = nil, variables: [String])
+        async throws -> [String]
+    {
         let path = try await scriptFile("bash")
         defer { unlink(path) }
-        let line = words.joined(separator: " ")
+        let line = line ?? words.joined(separator: " ")
         let outcome = try await run(
             [
                 "bash", "-c",
@@ -119,7 +123,8 @@ import Testing
                 source "$0"; shift
                 COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
                 COMP_LINE=\(shellQuoted(line)); COMP_POINT=\(line.utf8.count)
-                _lanchat lanchat "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+                spec="$(complete -p lanchat)"; function="${spec##*-F }"; function="${function%% *}"
+                "${function}" lanchat "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
                 printf '%s\\n' "${COMPREPLY[@]}" >&2
                 """,
                 path, "-",
@@ -200,6 +205,209 @@ import Testing
             $0.split(separator: "\t").first ?? ""
         }
         #expect(words.contains("Bob"), "\(outcome.standardError)")
+    }
+
+    // MARK: What QA found
+
+    /// A daemon whose peers need what QA found missing: `José` (a name that completes from
+    /// `jo`), `Dave Smith` (a name with a space: its key tag is offered, described by it).
+    static func peopleDaemon() throws -> CannedServer {
+        let people = [
+            CLIFixtures.bob,
+            PeerInfo(id: "J", keyTag: "JOSE-2345", name: "José", presence: .online),
+            PeerInfo(id: "D", keyTag: "DAVE-2222", name: "Dave Smith", presence: .online),
+        ]
+        return try CannedServer.replying { request in
+            switch request.method {
+            case Methods.Who.name: Reply.result(request, WhoResult(peers: people))
+            case Methods.Groups.name:
+                Reply.result(
+                    request,
+                    GroupsResult(groups: [
+                        GroupInfo(
+                            id: String(repeating: "0a", count: 16), name: "ops",
+                            members: [CLIFixtures.bob], version: 1)
+                    ]))
+            default: Reply.error(request, .methodNotFound(request.method))
+            }
+        }
+    }
+
+    /// The environment of a completing shell with no LANCHAT_SOCKET and no daemon at the
+    /// default socket: only the command line's `--socket` can name `server`.
+    func onlyTheCommandLineNames(_ server: CannedServer, lanchat: String) -> [String] {
+        completionEnvironment(server, lanchat: lanchat).filter {
+            !$0.hasPrefix("LANCHAT_SOCKET=")
+        } + ["XDG_RUNTIME_DIR=/nonexistent"]
+    }
+
+    /// `lanchat --socket=PATH chat <Tab>` offered commands: bash had split the option at `=`
+    /// and taken PATH for the command. Its words here are bash's.
+    @Test(.enabled(if: installed("bash") && lanchat != nil))
+    func bashReadsSocketEqualsPath() async throws {
+        let server = try Self.peopleDaemon()
+        defer { server.stop() }
+        let variables = onlyTheCommandLineNames(server, lanchat: try #require(Self.lanchat))
+        let offered = try await bashCompletions(
+            ["lanchat", "--socket", "=", server.path, "chat", ""],
+            line: "lanchat --socket=\(server.path) chat ", variables: variables)
+        #expect(offered == ["Bob", "José", "DAVE-2222", "ops"], "\(offered)")
+        // The value after `=` completes as the option's.
+        let colour = try await bashCompletions(
+            ["lanchat", "--color", "=", "al"], line: "lanchat --color=al", variables: variables)
+        #expect(colour == ["always"], "\(colour)")
+    }
+
+    /// Names resolve case-insensitively, so they complete so: `chat jo` offers `José`.
+    @Test(.enabled(if: installed("bash") && lanchat != nil))
+    func bashMatchesPeersWhateverTheCase() async throws {
+        let server = try Self.peopleDaemon()
+        defer { server.stop() }
+        let variables = completionEnvironment(server, lanchat: try #require(Self.lanchat))
+        #expect(
+            try await bashCompletions(["lanchat", "chat", "jo"], variables: variables)
+                == ["José"])
+        #expect(
+            try await bashCompletions(["lanchat", "chat", "dave-"], variables: variables)
+                == ["DAVE-2222"])
+    }
+
+    @Test(.enabled(if: installed("bash"))) func bashCompletesTheCommandsHelpTakes() async throws {
+        let topics = try await bashCompletions(["lanchat", "help", ""], variables: [])
+        #expect(topics.contains("doctor") && topics.contains("group"), "\(topics)")
+        #expect(!topics.contains("complete-peers"))
+        let group = try await bashCompletions(["lanchat", "help", "group", ""], variables: [])
+        #expect(group == ["create", "add", "remove", "rename", "leave"], "\(group)")
+        #expect(try await bashCompletions(["lanchat", "help", "do"], variables: []) == ["doctor"])
+    }
+
+    /// What zsh offers on Tab at the end of `line`, and what it shows beside the matches:
+    /// an interactive zsh on a pseudo-terminal (zpty) with the script loaded, its compadd
+    /// logging what it is given.
+    func zshCompletions(_ line: String, variables: [String]) async throws -> (
+        matches: [String], shown: [String]
+    ) {
+        let path = try await scriptFile("zsh")
+        defer { unlink(path) }
+        let log = try TemporaryDirectory.make()
+        defer {
+            for file in ["matches", "shown", "done"] { unlink(log + "/" + file) }
+            rmdir(log)
+        }
+        let outcome = try await run(
+            [
+                "zsh", "-f", "-c",
+                """
+                zmodload zsh/zpty || exit 2
+                zpty z zsh -f -i
+                zpty -w z "PS1='> '; autoload -U compinit && compinit -u -D; source ${(q)1}"
+                # Each compadd also writes its matches (-O) and what it shows for them (-d).
+                zpty -w z "compadd() { local -a m; builtin compadd -O m \\"\\$@\\"; \\
+                print -rl -- \\"\\${m[@]}\\" >> $2/matches; local -i i; \\
+                for (( i = 1; i < \\$#; i++ )); do [[ \\${@[i]} == -d ]] && \\
+                print -rl -- \\"\\${(@P)\\${@[i+1]}}\\" >> $2/shown; done; \\
+                builtin compadd \\"\\$@\\"; }"
+                zpty -w z "functions[_tested]=\\$functions[_lanchat]; \\
+                _lanchat() { _tested \\"\\$@\\"; print > $2/done; }"
+                zpty -w -n z "$3"$'\\t'
+                for i in {1..100}; do [[ -e $2/done ]] && break; sleep 0.1; done
+                zpty -d z
+                [[ -e $2/done ]] || exit 3
+                """,
+                "zsh", path, log, line,
+            ], variables: variables)
+        try #require(outcome.status == 0, "zsh harness: \(outcome.status) \(outcome.standardError)")
+        func lines(_ file: String) -> [String] {
+            let bytes = LinkageTests.readFile(log + "/" + file) ?? []
+            return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        return (lines("matches"), lines("shown"))
+    }
+
+    /// zsh: `--socket=PATH` (its specs took the value from the next word only), names
+    /// whatever the case, key tags shown with the peer's name, `help`'s commands.
+    @Test(.enabled(if: installed("zsh") && lanchat != nil))
+    func zshCompletesAsQAExpected() async throws {
+        let server = try Self.peopleDaemon()
+        defer { server.stop() }
+        let variables = onlyTheCommandLineNames(server, lanchat: try #require(Self.lanchat))
+        let afterEquals = try await zshCompletions(
+            "lanchat --socket=\(server.path) chat ", variables: variables)
+        #expect(Set(afterEquals.matches).isSuperset(of: ["Bob", "José", "DAVE-2222"]))
+        #expect(
+            afterEquals.shown.contains { $0.hasPrefix("DAVE-2222") && $0.hasSuffix("Dave Smith") },
+            "\(afterEquals.shown)")
+        let lowerCase = try await zshCompletions(
+            "lanchat --socket \(server.path) chat jo", variables: variables)
+        #expect(lowerCase.matches == ["José"], "\(lowerCase.matches)")
+        let help = try await zshCompletions("lanchat help gr", variables: variables)
+        #expect(Set(help.matches) == ["group", "groups"], "\(help.matches)")
+    }
+
+    /// What fish offers for `line` (ending where Tab is pressed), each with its description
+    /// after a tab. fish 3 lets a script read the command line only at a prompt: the
+    /// script's reader of it answers here as fish would.
+    func fishCompletions(_ line: String, variables: [String]) async throws -> [String] {
+        let path = try await scriptFile("fish")
+        defer { unlink(path) }
+        let tokens = line.split(separator: " ").map(String.init)
+        let completed = line.hasSuffix(" ") ? tokens : Array(tokens.dropLast())
+        let current = line.hasSuffix(" ") ? "" : tokens.last ?? ""
+        let outcome = try await run(
+            [
+                "fish", "--no-config", "-c",
+                """
+                source $argv[1]
+                set -g completed $argv[2..-2]
+                set -g current $argv[-1]
+                function __lanchat_tokens
+                    switch "$argv"
+                        case -tC; string length -- $current
+                        case -t; echo $current
+                        case -pc; printf '%s\\n' $completed
+                        case '*'; printf '%s\\n' $completed $current
+                    end
+                end
+                complete -C (string join ' ' -- $completed $current) >&2
+                """,
+                path,
+            ] + completed + [current], variables: variables)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        return outcome.standardError.split(separator: "\n").map(String.init)
+    }
+
+    /// fish reads `--socket=PATH` and matches case aside by itself; the key tag is described
+    /// by the peer's name, and `help` offers the commands.
+    @Test(.enabled(if: installed("fish") && lanchat != nil))
+    func fishCompletesAsQAExpected() async throws {
+        let server = try Self.peopleDaemon()
+        defer { server.stop() }
+        let variables = onlyTheCommandLineNames(server, lanchat: try #require(Self.lanchat))
+        let afterEquals = try await fishCompletions(
+            "lanchat --socket=\(server.path) chat ", variables: variables)
+        #expect(afterEquals.contains("DAVE-2222\tDave Smith"), "\(afterEquals)")
+        #expect(afterEquals.contains("José"), "\(afterEquals)")
+        let lowerCase = try await fishCompletions(
+            "lanchat --socket=\(server.path) chat jo", variables: variables)
+        #expect(lowerCase == ["José"], "\(lowerCase)")
+        let help = try await fishCompletions("lanchat help ", variables: variables)
+        #expect(help.contains("doctor") && help.contains("group"), "\(help)")
+        let group = try await fishCompletions("lanchat help group ", variables: variables)
+        #expect(group == ["create", "add", "remove", "rename", "leave"], "\(group)")
+    }
+
+    /// Only zsh and fish show descriptions; bash takes each line for a word.
+    @Test func keyTagsAndGroupIdsAreDescribedByTheirNames() {
+        let dave = PeerInfo(
+            id: "D", keyTag: "DAVE-2222", name: "Dave\u{1B}[2J Smith", presence: .online)
+        let lunch = GroupInfo(id: "0c", name: "lunch time", members: [dave], version: 1)
+        let candidates = PeerCompletion.candidates([CLIFixtures.bob, dave], groups: [lunch])
+        #expect(
+            candidates.map { $0.line(for: .zsh) } == [
+                "Bob", "DAVE-2222:Dave\\u{1B}[2J Smith", "0c:lunch time",
+            ])
+        #expect(candidates.map { $0.line(for: .fish) }[1] == "DAVE-2222\tDave\\u{1B}[2J Smith")
+        #expect(candidates.map { $0.line(for: .bash) } == ["Bob", "DAVE-2222", "0c"])
     }
 
     // MARK: complete-peers

@@ -3,7 +3,8 @@ import LanChatClient
 import LanChatControl
 
 /// `lanchat completion bash|zsh|fish`: the completion script ArgumentParser generates from
-/// the command tree, in which PEER arguments call `lanchat complete-peers` (`.peers`).
+/// the command tree, in which PEER arguments call `lanchat ---completion` (`.peers`), with
+/// lanchat's additions (`CompletionScripts`).
 struct CompletionCommand: ParsableCommand {
     enum Shell: String, CaseIterable, ExpressibleByArgument {
         case bash, zsh, fish
@@ -22,7 +23,7 @@ struct CompletionCommand: ParsableCommand {
         abstract: "Print the shell completion script for bash, zsh or fish.",
         discussion: """
             Commands, options and PEER arguments complete; peers come from the running \
-            lanchatd (nothing when it is not running). Load it for the current shell with \
+            lanchatd (nothing when it is not running) and match whatever the case. Load it for the current shell with \
             source <(lanchat completion bash), or install it where the shell looks: make \
             install does, see lanchat(1), COMPLETION.
             """)
@@ -31,9 +32,8 @@ struct CompletionCommand: ParsableCommand {
     var shell: Shell
 
     func run() throws {
-        let script = LanChatCommand.completionScript(for: shell.completionShell)
         CLIEnvironment.current.output.standardOutput(
-            script.hasSuffix("\n") ? script : script + "\n")
+            CompletionScripts.script(for: shell.completionShell))
     }
 }
 
@@ -53,7 +53,7 @@ struct CompletePeersCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async {
-        let words = PeerCompletion.fetch(socket: global.socket)
+        let words = PeerCompletion.fetch(socket: global.socket).map(\.word)
         if !words.isEmpty {
             CLIEnvironment.current.output.standardOutput(
                 words.joined(separator: "\n") + "\n")
@@ -77,6 +77,7 @@ extension CompletionKind {
     private static func completing(_ kind: PeerCompletion.Kind) -> CompletionKind {
         .custom { words, _, _ in
             PeerCompletion.fetch(socket: PeerCompletion.socket(in: words), kind: kind)
+                .map { $0.line(for: CompletionShell.requesting) }
         }
     }
 }
@@ -86,10 +87,28 @@ extension CompletionKind {
 /// zsh takes for a description, other shell syntax), or one that two peers share, is replaced
 /// by the peer's key tag, which always resolves to exactly that peer.
 enum PeerCompletion {
+    /// A word, and what zsh and fish show beside it: the name of the peer or group that a
+    /// key tag or an id stands for (found by QA: a bare key tag says nothing).
+    struct Candidate: Hashable {
+        var word: String
+        var description: String?
+
+        /// How the shell's script reads it: `word:description` in zsh (`_describe`),
+        /// `word<Tab>description` in fish; bash has no descriptions.
+        func line(for shell: CompletionShell?) -> String {
+            guard let description else { return word }
+            switch shell {
+            case .zsh?: return word + ":" + description
+            case .fish?: return word + "\t" + description
+            default: return word
+            }
+        }
+    }
+
     /// The words for the daemon at `socket` (else the default socket): one `who --all` and
     /// one `groups`, each given `CompletePeersCommand.timeout`. Nothing when lanchatd does
     /// not answer; a daemon that cannot answer `groups` still completes peers.
-    static func fetch(socket: String?, kind: Kind = .peersAndGroups) -> [String] {
+    static func fetch(socket: String?, kind: Kind = .peersAndGroups) -> [Candidate] {
         let environment = CLIEnvironment.current
         let path = ControlSocketPath.resolve(
             explicit: socket, environment: environment.variables, uid: environment.uid)
@@ -98,10 +117,10 @@ enum PeerCompletion {
             let who = BlockingCall.call(
                 Methods.Who.self, WhoParams(all: true), socketPath: path, timeout: timeout)
         else { return [] }
-        if kind == .peers { return words(who.peers) }
+        if kind == .peers { return candidates(who.peers) }
         let groups = BlockingCall.call(
             Methods.Groups.self, NoParams(), socketPath: path, timeout: timeout)
-        return words(who.peers, groups: groups?.groups ?? [], kind: kind)
+        return candidates(who.peers, groups: groups?.groups ?? [], kind: kind)
     }
 
     /// What an argument takes: either, or only one of the two.
@@ -120,13 +139,21 @@ enum PeerCompletion {
         return found.flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// Peers' words, then each group's: its name where that is shell-safe and names no peer
-    /// or other group (a name shared with a peer would be ambiguous, exit 67), else its id.
     static func words(_ peers: [PeerInfo], groups: [GroupInfo], kind: Kind = .peersAndGroups)
         -> [String]
     {
-        let peersOwn = words(peers)
-        var words = peersOwn
+        candidates(peers, groups: groups, kind: kind).map(\.word)
+    }
+
+    static func words(_ peers: [PeerInfo]) -> [String] { candidates(peers).map(\.word) }
+
+    /// Peers' words, then each group's: its name where that is shell-safe and names no peer
+    /// or other group (a name shared with a peer would be ambiguous, exit 67), else its id.
+    static func candidates(
+        _ peers: [PeerInfo], groups: [GroupInfo], kind: Kind = .peersAndGroups
+    ) -> [Candidate] {
+        let peersOwn = candidates(peers)
+        var candidates = peersOwn
         let peerWords = Set(peers.flatMap { [$0.name, $0.alias ?? ""] }.map { $0.lowercased() })
         var counts: [String: Int] = [:]
         for group in groups { counts[group.name.lowercased(), default: 0] += 1 }
@@ -135,23 +162,39 @@ enum PeerCompletion {
             let usable =
                 isShellSafe(name) && counts[name.lowercased()] == 1
                 && !peerWords.contains(name.lowercased())
-            let chosen = usable ? name : group.id
-            if !words.contains(chosen) { words.append(chosen) }
+            let chosen =
+                usable
+                ? Candidate(word: name) : Candidate(word: group.id, description: described(name))
+            if !candidates.contains(where: { $0.word == chosen.word }) {
+                candidates.append(chosen)
+            }
         }
-        return kind == .groups ? Array(words.dropFirst(peersOwn.count)) : words
+        return kind == .groups ? Array(candidates.dropFirst(peersOwn.count)) : candidates
     }
 
-    static func words(_ peers: [PeerInfo]) -> [String] {
+    static func candidates(_ peers: [PeerInfo]) -> [Candidate] {
         let preferred = peers.map { peer in (peer, peer.alias ?? peer.name) }
         var counts: [String: Int] = [:]
         for (_, word) in preferred { counts[word.lowercased(), default: 0] += 1 }
-        var words: [String] = []
+        var candidates: [Candidate] = []
         for (peer, word) in preferred {
             let usable = isShellSafe(word) && counts[word.lowercased()] == 1
-            let chosen = usable ? word : peer.keyTag
-            if isShellSafe(chosen) && !words.contains(chosen) { words.append(chosen) }
+            let chosen =
+                usable
+                ? Candidate(word: word)
+                : Candidate(word: peer.keyTag, description: described(word))
+            if isShellSafe(chosen.word) && !candidates.contains(where: { $0.word == chosen.word }) {
+                candidates.append(chosen)
+            }
         }
-        return words
+        return candidates
+    }
+
+    /// A name as a description: one line, its controls shown as escapes (another node
+    /// chose it), never empty.
+    private static func described(_ name: String) -> String? {
+        let line = terminalSafe(name)
+        return line.isEmpty ? nil : line
     }
 
     static func isShellSafe(_ word: String) -> Bool {
