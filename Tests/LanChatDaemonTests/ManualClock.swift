@@ -23,6 +23,10 @@ final class ManualClock: Sendable {
 
     var now: ContinuousClock.Instant { base + state.withLock { $0.offset } }
 
+    /// Sleeps waiting for an `advance`: a test that advances once a deadline is set waits
+    /// for its sleeper first (a deadline taken after the advance is not due by it).
+    var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
     func advance(by duration: Duration) {
         let due = state.withLock { state -> [Sleeper] in
             state.offset += duration

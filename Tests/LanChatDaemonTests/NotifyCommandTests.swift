@@ -109,10 +109,70 @@ struct NotifyCommandTests {
         for _ in 0..<6 { bus.publish(.messagesReceived(peer: key, [message])) }
         // At most 4 at once: four start, the other two wait for one to end.
         try await eventually("four started") { Self.started(root.path).count == 4 }
+        try await eventually("four timed") { clock.sleeperCount == 4 }
         clock.advance(by: .seconds(10))
         try await eventually("the other two started") { Self.started(root.path).count == 6 }
         running.cancel()
         _ = try? await running.value
+    }
+
+    /// A burst is not an hour of late notifications (found by QA): at most 32 wait beyond the
+    /// 4 running, the oldest dropped; turning the command off drops what waits; a stop starts
+    /// nothing more.
+    @Test func aBurstIsBoundedOffMeansOffAndAStopStartsNothingMore() async throws {
+        let clock = ManualClock()
+        let bus = EventBus()
+        let root = try TestRoot()
+        defer { root.remove() }
+        let marker = root.path + "/started"
+        let setting = NotifyCommandSetting("touch \(marker).$$; exec sleep 600")
+        let notifier = MessageNotifier(
+            events: bus, setting: setting, wants: { _ in true }, displayName: { _ in "bob" },
+            clock: clock.daemonClock, logger: quietLogger)
+        let running = Task { try await notifier.run() }
+        while bus.subscriberCount == 0 { await Task.yield() }
+        let key = try TypingTests.key(3)
+        let burst = (1...100).map { seq in
+            IncomingRecord(
+                message: WireMessage(
+                    stream: 1, seq: UInt64(seq), id: .random(), sentAt: 0, text: "m\(seq)"),
+                text: "m\(seq)")
+        }
+        bus.publish(.messagesReceived(peer: key, burst))
+        try await eventually("four started") { Self.started(root.path).count == 4 }
+        // The time limit ends the four (once their deadlines are set); four of the 32 that
+        // wait start.
+        try await eventually("four timed") { clock.sleeperCount == 4 }
+        clock.advance(by: .seconds(10))
+        try await eventually("four more") { Self.started(root.path).count == 8 }
+        // Off: what waits is dropped, and nothing starts when the four end.
+        setting.command = nil
+        try await eventually("four timed") { clock.sleeperCount == 4 }
+        clock.advance(by: .seconds(10))
+        try await eventually("the four ended") { Self.notifierIdle(notifier) }
+        #expect(Self.started(root.path).count == 8)
+        // On again: a new message runs; a stop ends it and starts none of what waits.
+        setting.command = "touch \(marker).$$; exec sleep 600"
+        bus.publish(.messagesReceived(peer: key, Array(burst.prefix(10))))
+        try await eventually("four of the ten") { Self.started(root.path).count == 12 }
+        running.cancel()
+        _ = try? await running.value
+        #expect(Self.started(root.path).count == 12)
+    }
+
+    static func notifierIdle(_ notifier: MessageNotifier) -> Bool {
+        notifier.pendingCounts == (running: 0, waiting: 0)
+    }
+
+    /// What systemd gave the daemon is not the command's to use.
+    @Test func systemdsVariablesForTheDaemonAreNotPassedOn() {
+        let environment = NotifyProcess.environment(
+            inherited: [
+                "PATH=/usr/bin", "NOTIFY_SOCKET=/run/x", "WATCHDOG_USEC=1000", "LISTEN_FDS=1",
+                "LANCHAT_TEXT=old", "DISPLAY=:0",
+            ],
+            variables: ["LANCHAT_TEXT": "new"])
+        #expect(Set(environment) == ["PATH=/usr/bin", "DISPLAY=:0", "LANCHAT_TEXT=new"])
     }
 
     static func started(_ directory: String) -> [String] {

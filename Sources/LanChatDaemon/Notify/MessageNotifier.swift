@@ -9,13 +9,16 @@ import Synchronization
 /// its environment.
 ///
 /// A `Service` fed by the event bus's `messagesReceived`, which the links publish after the
-/// messages are stored (or staged) and acknowledged: delivery never waits for a command. At
-/// most 4 run at once (the next waits for one to end; the bus keeps a bounded backlog,
-/// dropping the oldest beyond it), each is ended (its whole process group) after 10 s by the
-/// injected clock, and a failing one is logged, never retried. Each run is a child task of
-/// `run()`.
+/// messages are stored (or staged) and acknowledged: delivery never waits for a command. Two
+/// child tasks: the feed, which only queues (`NotifyQueue`, at most `maxWaiting`, dropping the
+/// oldest beyond), and the starter, which starts the next when fewer than 4 run. The command
+/// is read when a run starts, so a reload applies to what waits, and turning it off drops
+/// what waits. Each run is ended (its whole process group) after 10 s by the injected clock,
+/// or when the daemon stops (then nothing new starts); a failing one is logged, never retried.
 final class MessageNotifier: Service, Sendable {
     static let maxRunning = 4
+    /// 4 at once for up to 10 s each: the last of 32 starts within 80 s of its message.
+    static let maxWaiting = 32
     static let timeLimit: Duration = .seconds(10)
 
     /// Whether a message from this peer may notify. The daemon passes "not blocked"; the
@@ -29,6 +32,9 @@ final class MessageNotifier: Service, Sendable {
     private let clock: DaemonClock
     private let timeLimit: Duration
     private let logger: Logger
+    private let queue = NotifyQueue(limit: maxWaiting, maxRunning: maxRunning)
+    /// Rung by the feed (items queued) and by each run's end (room for the next).
+    private let wakeup = Wakeup()
 
     init(
         events: EventBus, setting: NotifyCommandSetting, wants: @escaping Filter,
@@ -47,27 +53,57 @@ final class MessageNotifier: Service, Sendable {
     func run() async throws {
         let subscription = events.subscribe(to: [.messagesReceived])
         await cancelWhenGracefulShutdown {
-            await withTaskGroup(of: Void.self) { group in
-                var running = 0
-                for await event in subscription {
-                    guard case .messagesReceived(let peer, let messages) = event,
-                        let command = self.setting.command, self.wants(peer)
-                    else { continue }
-                    let from = self.displayName(peer)
-                    for message in messages {
-                        if running == Self.maxRunning {
-                            await group.next()
-                            running -= 1
-                        }
-                        let variables = [
-                            "LANCHAT_FROM": from, "LANCHAT_FROM_ID": peer.id,
-                            "LANCHAT_TEXT": message.text,
-                        ]
-                        group.addTask { await self.runOnce(command, variables) }
-                        running += 1
-                    }
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.feed(subscription) }
+                await self.startRuns(in: &group)
+            }
+        }
+    }
+
+    /// Runs under way and runs waiting (for tests).
+    var pendingCounts: (running: Int, waiting: Int) {
+        (queue.runningCount, queue.waitingCount)
+    }
+
+    /// Queues a run for each message that may notify, while a command is set.
+    private func feed(_ subscription: AsyncStream<DaemonEvent>) async {
+        for await event in subscription {
+            guard case .messagesReceived(let peer, let messages) = event,
+                setting.command != nil, wants(peer)
+            else { continue }
+            let from = displayName(peer)
+            queue.append(
+                messages.map { message in
+                    NotifyQueue.Item(variables: [
+                        "LANCHAT_FROM": from, "LANCHAT_FROM_ID": peer.id,
+                        "LANCHAT_TEXT": message.text,
+                    ])
+                })
+            wakeup.signal()
+        }
+    }
+
+    /// Starts what waits while there is room, until the daemon stops.
+    private func startRuns(in group: inout DiscardingTaskGroup) async {
+        while !Task.isCancelled {
+            while !Task.isCancelled, let item = queue.startNext() {
+                guard let command = setting.command else {
+                    queue.finished()
+                    queue.discardWaiting()
+                    break
+                }
+                group.addTask {
+                    await self.runOnce(command, item.variables)
+                    self.queue.finished()
+                    self.wakeup.signal()
                 }
             }
+            if let dropped = queue.takeDroppedAfterBurst() {
+                logger.warning(
+                    "notify-command not run for \(dropped) messages of a burst: at most \(Self.maxWaiting) wait for it"
+                )
+            }
+            await wakeup.wait(until: nil, clock: clock)
         }
     }
 
@@ -108,7 +144,11 @@ final class MessageNotifier: Service, Sendable {
             return status
         }
         if state.flags.withLock({ $0.killed }) {
-            logger.warning("notify-command ended: still running after \(timeLimit)")
+            if Task.isCancelled {
+                logger.info("notify-command ended: lanchatd is stopping")
+            } else {
+                logger.warning("notify-command ended: still running after \(timeLimit)")
+            }
         } else if status != 0 {
             logger.warning("notify-command failed with exit status \(status)")
         }

@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 import Glibc
 
 /// One run of the notify command: `/bin/sh -c COMMAND` with the message in its environment
@@ -43,11 +43,9 @@ enum NotifyProcess {
         // with ours replacing any inherited LANCHAT_* of the same name. A NUL cannot be in an
         // environment string; a text carrying one is cut there by the C string anyway, so it
         // is shown as U+FFFD instead.
-        let ours = variables.map { "\($0.key)=\($0.value.replacingNUL)" }
-        let inherited = currentEnvironment().filter { entry in
-            !variables.keys.contains { entry.hasPrefix($0 + "=") }
-        }
-        var envp: [UnsafeMutablePointer<CChar>?] = (inherited + ours).map { strdup($0) } + [nil]
+        var envp: [UnsafeMutablePointer<CChar>?] =
+            environment(inherited: currentEnvironment(), variables: variables).map { strdup($0) }
+            + [nil]
         defer {
             for pointer in argv { free(pointer) }
             for pointer in envp { free(pointer) }
@@ -76,13 +74,34 @@ enum NotifyProcess {
         let code: Int32
     }
 
-    /// Waits for `pid` to end, on a dispatch thread (a blocking wait must not hold a
-    /// Swift-concurrency thread). `ended` runs once it has ended but before it is reaped:
+    /// The command's environment: the daemon's, less `daemonsOwn`, with `variables`
+    /// replacing any inherited of the same name.
+    static func environment(inherited: [String], variables: [String: String]) -> [String] {
+        let ours = variables.map { "\($0.key)=\($0.value.replacingNUL)" }
+        let kept = inherited.filter { entry in
+            !(Array(variables.keys) + daemonsOwn).contains { entry.hasPrefix($0 + "=") }
+        }
+        return kept + ours
+    }
+
+    /// What systemd gave the daemon itself: the socket to notify it by and its watchdog,
+    /// the descriptors of socket activation. A command that saw them could speak for the
+    /// daemon (`systemd-notify`) or take its sockets for its own (found by QA).
+    static let daemonsOwn = [
+        "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID",
+        "LISTEN_FDNAMES",
+    ]
+
+    /// Waits for `pid` to end, on a thread of its own. Not a Swift-concurrency thread, nor
+    /// Dispatch's global queue, which on Linux is the pool those run on: four commands
+    /// blocked in `waitid` held both of this machine's pool threads, and every message, API
+    /// call and commit waited until Dispatch added a thread a second later (found by QA:
+    /// deliveries of 1 to 2 s during a burst of notifications). `ended` runs once it has ended but before it is reaped:
     /// until then its pid (and process group) cannot be reused, so a kill decided under the
     /// same lock never reaches another process.
     static func wait(_ pid: pid_t, ended: @escaping @Sendable () -> Void) async -> Int32 {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 var info = siginfo_t()
                 while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
                 ended()
