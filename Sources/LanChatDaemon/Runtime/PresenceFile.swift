@@ -1,4 +1,6 @@
+import Foundation
 import Glibc
+import LanChatControl
 import LanChatCore
 import Logging
 
@@ -23,9 +25,18 @@ struct PresenceFile {
         var statusText: String
     }
 
+    /// A file read: what it says, and what was mended to use it (a file edited by hand).
+    struct Loaded: Equatable {
+        var saved: Saved
+        var mended: String?
+    }
+
     /// What was saved; `nil` when nothing was (first start), and an error for a file that
-    /// cannot be read or makes no sense (the caller logs it and starts as available).
-    func load() -> Result<Saved?, PresenceFileError> {
+    /// cannot be read or makes no sense (the caller logs it and starts as available). A file
+    /// edited by hand is used within the limits HELLO and PRESENCE carry (PRODUCT.md §7),
+    /// not sent as it is: a status text over 128 bytes made every peer close every session
+    /// as a protocol error (found by QA).
+    func load() -> Result<Loaded?, PresenceFileError> {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
             return errno == ENOENT ? .success(nil) : .failure(failure("read"))
@@ -42,13 +53,43 @@ struct PresenceFile {
         }
         let text = String(decoding: bytes, as: UTF8.self)
         let (word, rest) =
-            text.firstIndex(of: "\n").map { (text[..<$0], text[text.index(after: $0)...]) }
+            text.firstIndex { $0 == "\n" || $0 == "\r\n" }
+            .map { (text[..<$0], text[text.index(after: $0)...]) }
             ?? (text[...], "")
-        guard bytes.count <= Self.maxBytes, let status = AnnouncedStatus(txtValue: String(word))
-        else {
+        guard bytes.count <= Self.maxBytes, let status = Self.status(named: word) else {
             return .failure(PresenceFileError(description: "\(path) is not a presence file"))
         }
-        return .success(Saved(status: status, statusText: String(rest)))
+        let (statusText, mended) = Self.usable(String(rest))
+        return .success(
+            Loaded(
+                saved: Saved(status: status, statusText: statusText),
+                mended: mended.map { "\(path): \($0)" }))
+    }
+
+    /// The status word as written here (`avail`), or as the API and `lanchat presence` name
+    /// it (`available`), around white space.
+    static func status(named word: Substring) -> AnnouncedStatus? {
+        let word = word.trimmingCharacters(in: .whitespaces)
+        return AnnouncedStatus(txtValue: word == "available" ? "avail" : word)
+    }
+
+    /// The status text within what a peer takes: without the line break an editor ends a
+    /// file with, without NUL, at most 128 bytes (cut between characters); and what was
+    /// changed, if anything.
+    static func usable(_ text: String) -> (String, mended: String?) {
+        var text = text
+        var changes: [String] = []
+        if text.last == "\n" || text.last == "\r\n" { text.removeLast() }
+        if text.contains("\0") {
+            text.removeAll { $0 == "\0" }
+            changes.append("NUL removed from the status text")
+        }
+        let limit = ParamsLimits.maxStatusTextBytes
+        if text.utf8.count > limit {
+            while text.utf8.count > limit { text.removeLast() }
+            changes.append("status text cut to \(limit) bytes")
+        }
+        return (text, changes.isEmpty ? nil : changes.joined(separator: ", "))
     }
 
     /// Replaces the file with `saved`, mode 0600.
@@ -99,7 +140,9 @@ extension PresenceFile {
     /// What was saved, or nothing (logged) when the file cannot be used.
     func loadLogging(_ logger: Logger) -> Saved? {
         switch load() {
-        case .success(let saved): return saved
+        case .success(let loaded):
+            if let mended = loaded?.mended { logger.warning("\(mended)") }
+            return loaded?.saved
         case .failure(let error):
             logger.warning("\(error); starting as available")
             return nil
