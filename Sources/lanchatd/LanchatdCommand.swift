@@ -94,10 +94,36 @@ struct LanchatdCommand: AsyncParsableCommand {
                 + "that loads is kept and the start refused."))
     var resetIdentity = false
 
-    func run() async throws {
-        // SIGHUP's default would end the daemon until the reload service traps it, once the
-        // daemon is up; a reload asked for earlier finds the file just read anyway.
+    /// ArgumentParser's entry, with two things first: SIGHUP ignored before anything else
+    /// (its default would end the daemon until the reload service traps it; a reload asked
+    /// for before then finds the file just read anyway; found by QA in the first 10 ms, while
+    /// the arguments were still being parsed), and under systemd's journal a usage error's
+    /// lines marked with their priority as the log's are (found by QA: they had none).
+    static func main() async {
         signal(SIGHUP, SIG_IGN)
+        guard ProcessInfo.processInfo.environment["JOURNAL_STREAM"]?.isEmpty == false else {
+            return await main(nil)
+        }
+        do {
+            var command = try parseAsRoot()
+            if var daemon = command as? AsyncParsableCommand {
+                try await daemon.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            // --help and --version print to standard output as usual; an ExitCode prints nothing.
+            guard code != .success, !(error is ExitCode) else { exit(withError: error) }
+            let lines = fullMessage(for: error).split(
+                separator: "\n", omittingEmptySubsequences: false)
+            let marked = lines.map { "<\(StderrLogHandler.errorPriority)>" + $0 }
+            FileHandle.standardError.write(Data((marked.joined(separator: "\n") + "\n").utf8))
+            exit(withError: code)
+        }
+    }
+
+    func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let journal = environment["JOURNAL_STREAM"].map { !$0.isEmpty } ?? false
         let levelSetting = LogLevelSetting(.info)

@@ -287,6 +287,50 @@ extension EndToEnd {
             }
         }
 
+        /// PRODUCT.md §3 lists presence among what SIGHUP reloads: the presence file, edited
+        /// by hand, is applied within HELLO's limits (found by QA: a 300-byte status text made
+        /// every peer close every session), and a connected peer sees it on the same session.
+        @Test func hangupAppliesAPresenceFileEditedByHand() async throws {
+            try await inSandbox { sandbox in
+                let ivy = try await DaemonProcess.start("ivy", in: sandbox)
+                let jack = try await DaemonProcess.start(
+                    "jack", in: sandbox, peers: ["127.0.0.1:\(try ivy.port)"])
+                #expect(try await jack.awaitOnline(ivy.id), "\(jack.log)")
+                let long = String(repeating: "x", count: 300)
+                try Self.write("away\n" + long + "\n", to: ivy.dataDirectory + "/presence")
+                ivy.child.send(SIGHUP)
+                #expect(
+                    await ivy.awaitLogLine("reload: presence: avail → away") != nil, "\(ivy.log)")
+                let seen = try await pollUntil(timeout: .seconds(5)) {
+                    let peer = try await jack.peer(ivy.id)
+                    return peer?.status == "away"
+                        && peer?.statusText == String(repeating: "x", count: 128)
+                }
+                #expect(seen, "\(jack.log)")
+                #expect(try await jack.peer(ivy.id)?.presence == "online")
+                #expect(jack.logLines(containing: "protocol error").isEmpty, "\(jack.log)")
+            }
+        }
+
+        /// Under systemd's journal, a usage error's lines carry a priority as the log's do.
+        @Test func usageErrorsUnderTheJournalCarryTheirPriority() async throws {
+            try await inSandbox { sandbox in
+                let logPath = sandbox.file("usage.log")
+                #expect(FileManager.default.createFile(atPath: logPath, contents: nil))
+                let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+                var environment = sandbox.childEnvironment
+                environment["JOURNAL_STREAM"] = "8:12345"
+                let child = try ChildProcess.launch(
+                    try Binaries.lanchatd(), ["--port", "abc"], environment: environment,
+                    standardError: log)
+                try? log.close()
+                #expect(await child.waitForExit(within: .seconds(10)) == .exited(64))
+                let lines = DaemonProcess.readLog(logPath).split(separator: "\n")
+                #expect(lines.first?.contains("'abc' is invalid for '--port") == true, "\(lines)")
+                #expect(lines.allSatisfy { $0.hasPrefix("<3>") }, "\(lines)")
+            }
+        }
+
         /// Socket activation as systemd does it: a listening socket on fd 3, LISTEN_PID and
         /// LISTEN_FDS. The daemon serves that socket and leaves its file to its owner.
         @Test func servesTheSocketSystemdPasses() async throws {

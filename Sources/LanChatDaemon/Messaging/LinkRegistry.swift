@@ -118,6 +118,13 @@ final class LinkRegistry: SessionDelegate, Service {
 
     var allLinks: [PeerLink] { state.withLock { Array($0.links.values) } }
 
+    /// Our new presence, as PRESENCE on every live session (§9.6).
+    func announcePresence(_ profile: OwnProfile.Snapshot) async {
+        for link in allLinks {
+            await link.announce(.presence(profile.status, statusText: profile.statusText))
+        }
+    }
+
     // MARK: SessionDelegate
 
     func authorize(_ remote: PeerKey, connection: ConnectionInfo) async

@@ -20,9 +20,7 @@ extension Messenger {
         } catch {
             throw .storeUnavailable("\(error); the presence is unchanged")
         }
-        for link in registry.allLinks {
-            await link.announce(.presence(profile.status, statusText: profile.statusText))
-        }
+        await registry.announcePresence(profile)
         runtime.presenceChanged(profile)
         return try await self.status()
     }

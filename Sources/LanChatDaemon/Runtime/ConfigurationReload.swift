@@ -7,9 +7,9 @@ import UnixSignals
 /// SIGHUP (PRODUCT.md §3): builds the configuration again from its source (the file re-read,
 /// the command line still winning) and applies what can change while running, one log line
 /// per change: static peers (new ones dialled, removed ones no longer dialled; sessions stay),
-/// the notify command, the display name (status, HELLO and the mDNS record from now on), the
-/// accept policy, read receipts, the log level and the mDNS interfaces (published and browsed
-/// on the new set; sessions stay, as PRODUCT.md §3 and PROTOCOL.md §10 say: `--interface`
+/// the notify command, our presence (the presence file, when edited by hand), the display
+/// name (status, HELLO and the mDNS record from now on), the accept policy, read receipts,
+/// the log level and the mDNS interfaces (published and browsed on the new set; sessions stay, as PRODUCT.md §3 and PROTOCOL.md §10 say: `--interface`
 /// scopes mDNS, not TCP, and losing a record never closes a session). What needs a restart
 /// (port, socket, data directory, mDNS on/off) is logged as such and left as it runs. A file
 /// that does not parse changes nothing.
@@ -32,6 +32,10 @@ public final class ConfigurationReload: Sendable {
         let staticPeers: StaticDiscovery
         let directory: PeerDirectory
         let profile: OwnProfile
+        /// Re-read at a reload: our presence as the file says, if edited by hand.
+        let presenceFile: PresenceFile
+        /// PRESENCE on every session and the mDNS record.
+        let announcePresence: @Sendable (OwnProfile.Snapshot) async -> Void
         let announcer: Announcer
         let notifyCommand: NotifyCommandSetting
         let readReceipts: ReadReceiptsSetting
@@ -99,6 +103,7 @@ public final class ConfigurationReload: Sendable {
             targets.announcer.announce(snapshot)
             changes.append("name: '\(old.name)' → '\(new.name)'")
         }
+        if let change = await reloadPresence() { changes.append(change) }
         if new.accept != old.accept {
             targets.directory.setAcceptPolicy(new.accept)
             changes.append("accept: \(old.accept.rawValue) → \(new.accept.rawValue)")
@@ -137,6 +142,31 @@ public final class ConfigurationReload: Sendable {
         if changes.isEmpty { logger.notice("reload: \(file): nothing changed") }
         inputs.logLevel.level = new.logLevel
         return changes
+    }
+
+    /// The presence file edited by hand since it was last read or written (PRODUCT.md §3 lists
+    /// presence among what SIGHUP reloads; it is no configuration key, so the file is where
+    /// an operator sets it): applied as `lanchat presence` applies it.
+    private func reloadPresence() async -> String? {
+        let loaded: PresenceFile.Loaded
+        switch targets.presenceFile.load() {
+        case .success(nil): return nil
+        case .success(let read?): loaded = read
+        case .failure(let error):
+            logger.error("reload: \(error); presence unchanged")
+            return nil
+        }
+        if let mended = loaded.mended { logger.warning("reload: \(mended)") }
+        let before = targets.profile.snapshot
+        let saved = loaded.saved
+        guard saved.status != before.status || saved.statusText != before.statusText else {
+            return nil
+        }
+        let after = targets.profile.update(
+            status: saved.status, statusText: saved.statusText, keep: { _ in })
+        await targets.announcePresence(after)
+        return "presence: \(before.status.txtValue) → \(after.status.txtValue)"
+            + (before.statusText == after.statusText ? "" : ", status text changed")
     }
 
     /// Pins the new peers' keys, hands the list to static discovery and says what changed.

@@ -65,6 +65,9 @@ public struct StderrLogHandler: LogHandler {
         return TerminalText.line("\(message)") + suffix
     }
 
+    /// The priority of `error`, for lines written before logging is set up (usage errors).
+    public static let errorPriority = priority(.error)
+
     static func priority(_ level: Logger.Level) -> Int {
         switch level {
         case .critical: 2

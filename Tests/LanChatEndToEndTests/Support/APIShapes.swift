@@ -33,6 +33,8 @@ struct PeerObject: Decodable, Sendable {
     var presence: String
     var trust: String
     var addresses: [String]
+    var status: String?
+    var statusText: String?
 }
 
 /// `lanchat who --json`.
