@@ -207,7 +207,14 @@ struct LanchatdCommand: AsyncParsableCommand {
         return settings
     }
 
+    /// Relative to the working directory, and `~/` the home directory as in the file (found
+    /// by QA: a quoted `~/x` in a systemd unit became a directory named `~`).
     private func absolute(_ path: String) -> String {
-        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        if path.hasPrefix("~/"), let home = ProcessInfo.processInfo.environment["HOME"],
+            home.hasPrefix("/")
+        {
+            return home + path.dropFirst(1)
+        }
+        return path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 }

@@ -128,6 +128,7 @@ import Testing
         ),
         ("peer = [1]", "peer: expected a list of strings, found integer in it"),
         ("peer = [\"nowhere\"]", "peer: 'nowhere': expected [ID@]HOST:PORT"),
+        ("peer = [\"a..b:1\"]", "peer: 'a..b:1': 'a..b' is not a host name or an IP address"),
         ("data-dir = \"relative\"", "data-dir: must be an absolute path"),
         ("log-level = \"loud\"", "log-level: expected trace, debug"),
     ])

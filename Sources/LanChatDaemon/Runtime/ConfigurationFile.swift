@@ -112,10 +112,10 @@ public enum ConfigurationFile {
         "peer": { settings, value, _ throws(KeyError) in
             var peers: [StaticPeer] = []
             for text in try strings(value) {
-                do {
-                    peers.append(try StaticPeer(parsing: text))
+                do throws(StaticPeer.ParseError) {
+                    peers.append(try StaticPeer.parse(text))
                 } catch {
-                    throw KeyError(reason: "'\(text)': expected [ID@]HOST:PORT")
+                    throw KeyError(reason: "'\(text)': \(error.problem)")
                 }
             }
             settings.peers = peers

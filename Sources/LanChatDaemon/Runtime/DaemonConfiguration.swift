@@ -72,11 +72,15 @@ public struct DaemonConfiguration: Sendable {
             + "using the default of 60 s"
     }
 
-    /// `$USER@$(hostname -s)`, cut to 64 bytes on a character boundary.
+    /// `$USER@$(hostname -s)`, cut to 64 bytes on a character boundary. A `USER` that could
+    /// not be a name (empty, or with a control character: found by QA, the start then failed
+    /// over a `--name` never given) gives way to `LOGNAME`, the account's name, `user<UID>`.
     static func defaultName(environment: [String: String]) -> String {
+        let account = getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) }
         let user =
-            environment["USER"] ?? environment["LOGNAME"]
-            ?? getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? "user\(getuid())"
+            [environment["USER"], environment["LOGNAME"], account].compactMap { $0 }.first {
+                !$0.isEmpty && displayNameProblem($0) == nil
+            } ?? "user\(getuid())"
         var buffer = [CChar](repeating: 0, count: 256)
         let host: String =
             gethostname(&buffer, buffer.count) == 0
@@ -95,6 +99,11 @@ public struct DaemonConfiguration: Sendable {
     static func displayNameProblem(_ name: String) -> String? {
         guard !name.isEmpty, name.utf8.count <= Limits.maxDisplayNameBytes else {
             return "must be 1 to \(Limits.maxDisplayNameBytes) bytes"
+        }
+        // Found by QA: " " was a name, and "  alice  " showed as two names would.
+        guard name.first?.isWhitespace == false, name.last?.isWhitespace == false else {
+            return name.allSatisfy(\.isWhitespace)
+                ? "cannot be blank" : "cannot start or end with white space"
         }
         // As aliases and group names: a bidi override in a name would reorder what the
         // peers' terminals show around it (they escape it, but the name is then unreadable).
@@ -128,20 +137,79 @@ public struct StaticPeer: Sendable, Hashable, CustomStringConvertible {
     }
 
     public init(parsing text: String) throws(DaemonError) {
+        do {
+            self = try Self.parse(text)
+        } catch {
+            throw .usage("--peer \(text): \(error.problem)")
+        }
+    }
+
+    /// What is wrong with a `[ID@]HOST:PORT`, for `--peer` and the file's `peer` to say.
+    struct ParseError: Error {
+        let problem: String
+    }
+
+    static func parse(_ text: String) throws(ParseError) -> StaticPeer {
         var rest = Substring(text)
         var key: PeerKey?
         if let at = text.firstIndex(of: "@") {
             guard let parsed = PeerKey(id: text[..<at]) else {
-                throw .usage("--peer \(text): the part before @ is not a 52-character peer id")
+                throw ParseError(problem: "the part before @ is not a 52-character peer id")
             }
             key = parsed
             rest = text[text.index(after: at)...]
         }
         guard let endpoint = Endpoint(parsing: rest) else {
-            throw .usage("--peer \(text): expected [ID@]HOST:PORT (IPv6 as [ADDR]:PORT)")
+            throw ParseError(problem: "expected [ID@]HOST:PORT (IPv6 as [ADDR]:PORT)")
         }
-        self.init(endpoint: endpoint, key: key)
+        // A typo is refused now, not looked up in DNS for as long as the daemon runs
+        // (found by QA: "a b:1", "a..b:1" and "999.1.1.1:5" were dialled forever).
+        if let problem = hostProblem(endpoint) { throw ParseError(problem: problem) }
+        return StaticPeer(endpoint: endpoint, key: key)
+    }
+
+    /// Why `endpoint`'s host cannot be dialled, or nil: an IPv6 address (in brackets), an
+    /// IPv4 address, or a host name of letters, digits, `-` and `_` in dot-separated labels
+    /// of 1 to 63 characters (a final dot allowed), at most 253 in all.
+    static func hostProblem(_ endpoint: Endpoint) -> String? {
+        let host = endpoint.host
+        if host.contains(":") {
+            return IPAddressText.isIPv6(host) ? nil : "'\(host)' is not an IPv6 address"
+        }
+        guard endpoint.scope == nil else {
+            return "an interface scope (%) is only for IPv6 link-local addresses"
+        }
+        let name = host.hasSuffix(".") ? String(host.dropLast()) : host
+        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+        if labels.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }) {
+            return IPAddressText.isIPv4(host) ? nil : "'\(host)' is not an IPv4 address"
+        }
+        let valid =
+            name.utf8.count <= 253
+            && labels.allSatisfy { label in
+                (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
+                    && label.allSatisfy(Self.isHostNameCharacter)
+            }
+        return valid ? nil : "'\(host)' is not a host name or an IP address"
+    }
+
+    private static func isHostNameCharacter(_ character: Character) -> Bool {
+        character.isASCII
+            && (character.isLetter || character.isNumber || character == "-" || character == "_")
     }
 
     public var description: String { key.map { "\($0.id)@\(endpoint)" } ?? endpoint.description }
+}
+
+/// IP address literals, as the C library reads them.
+enum IPAddressText {
+    static func isIPv4(_ text: String) -> Bool {
+        var address = in_addr()
+        return inet_pton(AF_INET, text, &address) == 1
+    }
+
+    static func isIPv6(_ text: String) -> Bool {
+        var address = in6_addr()
+        return inet_pton(AF_INET6, text, &address) == 1
+    }
 }
