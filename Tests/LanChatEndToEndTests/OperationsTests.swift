@@ -105,6 +105,10 @@ extension EndToEnd {
                 #expect(applied != nil, "\(alice.log)")
                 // The Avahi backend's poll thread took the new list.
                 #expect(await alice.awaitLogLine("mDNS interfaces: lcnone0") != nil, "\(alice.log)")
+                // Said, in case it is a typo.
+                #expect(
+                    await alice.awaitLogLine("no interface named lcnone0 on this machine") != nil,
+                    "\(alice.log)")
                 #expect(alice.logLines(containing: "takes effect at the next start").isEmpty)
                 #expect(try await alice.peer(bob.id)?.presence == "online")
 

@@ -123,6 +123,9 @@ public final class Daemon: Sendable {
                     ownKey: identity.publicKey, interfaces: configuration.interfaces),
                 logger: logger)
             : nil
+        if mdns != nil {
+            ConfigurationReload.warnAboutAbsentInterfaces(configuration.interfaces, logger: logger)
+        }
         let announcer = Announcer(key: identity.publicKey, port: listener.port, mdns: mdns)
         if let mdns {
             // Announced before READY: publication starts as soon as the client connects.
