@@ -196,8 +196,11 @@ extension MessageStore {
 
     /// The inbox keeps no row for a peer with no message left.
     static func dropEmptyConversation(_ db: Database, _ key: PeerKey) throws {
+        // The 1:1 conversation's last: a group row of the peer's is its group's (found by QA:
+        // after a purge, the inbox showed a group message as the conversation with the peer).
         let last = try Int64.fetchOne(
-            db, sql: "SELECT max(rowid) FROM messages WHERE pk = ?", arguments: [key.blob])
+            db, sql: "SELECT max(rowid) FROM messages WHERE pk = ? AND group_id IS NULL",
+            arguments: [key.blob])
         if let last {
             let at = try Int64.fetchOne(
                 db,

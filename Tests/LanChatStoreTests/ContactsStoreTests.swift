@@ -157,6 +157,9 @@ struct ContactsStoreTests {
 
         try await store.forget(bob, purge: true)
         #expect(try await store.history(with: bob, limit: 10).messages.isEmpty)
+        // Nor does the inbox show a group message as the 1:1 conversation's last (found by
+        // QA: "bob  You: to the group" after the purge).
+        #expect(try await store.conversations(archived: false).map(\.peer).isEmpty)
         let kept = try await store.groupHistory(group, limit: 10).messages
         #expect(kept.map(\.text) == ["to the group", "from bob in the group"], "\(kept)")
         #expect(kept.allSatisfy { $0.peer == bob })

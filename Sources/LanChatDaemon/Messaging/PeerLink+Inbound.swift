@@ -239,44 +239,31 @@ extension PeerLink {
         // REJECTs before the ACK that covers them; the ACK only once the commit is durable.
         replies.append(.ack(stream: cursor.stream, delivered: cursor.delivered))
         if cursor != committed.cursor {
-            do {
-                // Under `--accept contacts` a non-contact's messages open a request first, so
-                // they are stored apart from the inbox (and announce nothing).
-                // Group messages are the group's: a group request holds them, an accepted
-                // group is consent (PeerLink+Groups).
-                var isRequest = false
-                if records.contains(where: { $0.message.group == nil }) {
-                    isRequest = try await services.directory.admitMessages(from: key, at: now)
-                } else if !records.isEmpty {
-                    isRequest = records.allSatisfy { record in
-                        record.message.group.flatMap { GroupID(bytes: $0) }
-                            .flatMap { groups[$0]?.requestFrom } != nil
+            var failures = 0
+            while true {
+                do throws(StoreError) {
+                    try await store(
+                        records, working: &working, groups: groups, replies: replies, at: now,
+                        on: source)
+                    if failures > 0 {
+                        logger.notice("stored the received messages held since the store failed")
+                    }
+                    ledger = working
+                    break
+                } catch {
+                    // Nothing of the chunk is stored and nothing is acknowledged. Held, not
+                    // dropped with the session: a disk that fills ended the session over and
+                    // over, every reconnect failing again, the peer's presence flapping on both
+                    // sides and five errors logged a time (seen on a full tmpfs). The transport reads
+                    // no more meanwhile (the peer's window fills) and does not count that time
+                    // against its dead timeout; the peer's PINGs keep the session up.
+                    failures += 1
+                    guard await holdAfterStoreFailure(error, failures: failures, on: source)
+                    else {
+                        await closeAfterStoreFailure(source)
+                        return false
                     }
                 }
-                // A burst is staged: durable with the cursor, stored as messages a moment
-                // later (`MessageStore.storeReceived`). The ACK is sent from the store's
-                // writer as the transaction commits, not after the hop back to this actor:
-                // the peer's `send --wait` waits for it.
-                let answer = replies
-                try await services.store.storeReceived(
-                    from: key, records: records, cursor: cursor, at: now,
-                    onCommit: { source.sendControl(answer) })
-                // The user may have read meanwhile (`readLocally`): keep that, on this stream.
-                if let read = ledger?.cursor.read, ledger?.cursor.stream == working.cursor.stream {
-                    _ = working.markRead(upTo: read)
-                }
-                ledger = working
-                // Duplicates by seq never get here; one by id alone (the second line of
-                // defence, a peer that lost its stream) is dropped when stored, after this.
-                if !records.isEmpty && !isRequest {
-                    services.events.publish(.messagesReceived(peer: key, records))
-                }
-            } catch {
-                // Nothing of the chunk is stored and nothing is acknowledged: the peer sends
-                // it again on the next session.
-                logger.error("cannot store received messages, closing the session: \(error)")
-                await closeAfterStoreFailure(source)
-                return false
             }
         } else {
             source.sendControl(replies)
@@ -286,6 +273,64 @@ extension PeerLink {
             return false
         }
         return true
+    }
+
+    /// The longest wait between two tries to store a held chunk.
+    static let storeRetryCap: Duration = .seconds(30)
+
+    /// After the `failures`th failure to store a chunk: logs (the first time), waits 1 s, 2 s,
+    /// 4 s… up to `storeRetryCap`, and says whether to try again: false once the session is
+    /// no longer current (closed or replaced meanwhile) or the link is stopping.
+    private func holdAfterStoreFailure(
+        _ error: StoreError, failures: Int, on source: any LinkSession
+    ) async -> Bool {
+        let delay = min(Self.storeRetryCap, .seconds(1 << min(failures - 1, 5)))
+        if failures == 1 {
+            logger.error(
+                "cannot store received messages, holding them and trying again: \(error)")
+        } else {
+            logger.info("still cannot store the held messages; next try in \(delay): \(error)")
+        }
+        await storeRetryWakeup.wait(
+            until: services.clock.monotonic() + delay, clock: services.clock)
+        return !shouldStop && phase.isCurrent(source)
+    }
+
+    /// Stores a chunk with the cursor `working` has reached, in one transaction; the ACK
+    /// (`replies`) goes out as it commits. Then `working` keeps a read the user made
+    /// meanwhile, and the messages are published (notifier, typing indicator).
+    private func store(
+        _ records: [IncomingRecord], working: inout IncomingLedger, groups: [GroupID: StoredGroup],
+        replies: [AppMessage], at now: Int64, on source: any LinkSession
+    ) async throws(StoreError) {
+        // Under `--accept contacts` a non-contact's messages open a request first, so they are
+        // stored apart from the inbox (and announce nothing). Group messages are the group's:
+        // a group request holds them, an accepted group is consent (PeerLink+Groups).
+        var isRequest = false
+        if records.contains(where: { $0.message.group == nil }) {
+            isRequest = try await services.directory.admitMessages(from: key, at: now)
+        } else if !records.isEmpty {
+            isRequest = records.allSatisfy { record in
+                record.message.group.flatMap { GroupID(bytes: $0) }
+                    .flatMap { groups[$0]?.requestFrom } != nil
+            }
+        }
+        // A burst is staged: durable with the cursor, stored as messages a moment later
+        // (`MessageStore.storeReceived`). The ACK is sent from the store's writer as the
+        // transaction commits, not after the hop back to this actor: the peer's `send --wait`
+        // waits for it.
+        try await services.store.storeReceived(
+            from: key, records: records, cursor: working.cursor, at: now,
+            onCommit: { source.sendControl(replies) })
+        // The user may have read meanwhile (`readLocally`): keep that, on this stream.
+        if let read = ledger?.cursor.read, ledger?.cursor.stream == working.cursor.stream {
+            _ = working.markRead(upTo: read)
+        }
+        // Duplicates by seq never get here; one by id alone (the second line of defence, a
+        // peer that lost its stream) is dropped when stored, after this.
+        if !records.isEmpty && !isRequest {
+            services.events.publish(.messagesReceived(peer: key, records))
+        }
     }
 
     // MARK: ACK, READ, REJECT, PRESENCE

@@ -47,6 +47,9 @@ actor PeerLink {
     let inboundWakeup = Wakeup()
     /// Signalled by `requestStop()` only: cuts the delivery-mark writer's coalescing wait.
     let stopWakeup = Wakeup()
+    /// Cuts the inbound loop's wait before it tries again to store a held chunk: the link
+    /// stops, or a session goes down (`PeerLink+Inbound`).
+    let storeRetryWakeup = Wakeup()
     /// Set once by `requestStop()` (from any thread); the loops finish their work and return.
     private let stopRequested = Atomic<Bool>(false)
 
@@ -81,6 +84,7 @@ actor PeerLink {
         pumpWakeup.signal()
         marksWakeup.signal()
         stopWakeup.signal()
+        storeRetryWakeup.signal()
     }
 
     nonisolated var isStopping: Bool { stopRequested.load(ordering: .sequentiallyConsistent) }
@@ -165,7 +169,10 @@ actor PeerLink {
     /// The session ended. If it was the current one, its in-flight messages fall back to
     /// queued (they are simply no longer in any flow's in-flight range).
     func detach(_ old: any LinkSession) {
-        if phase.sessionDown(old) { outboxCache.removeAll() }
+        if phase.sessionDown(old) {
+            outboxCache.removeAll()
+            storeRetryWakeup.signal()
+        }
     }
 
     /// Closes the current session with `reason` (shutdown, protocol error, block).
