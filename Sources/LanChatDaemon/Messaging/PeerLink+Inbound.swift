@@ -256,7 +256,8 @@ extension PeerLink {
                     // over, every reconnect failing again, the peer's presence flapping on both
                     // sides and five errors logged a time (seen on a full tmpfs). The transport reads
                     // no more meanwhile (the peer's window fills) and does not count that time
-                    // against its dead timeout; the peer's PINGs keep the session up.
+                    // against its dead timeout; our keepalive PINGs keep the peer's from ending
+                    // the session.
                     failures += 1
                     guard await holdAfterStoreFailure(error, failures: failures, on: source)
                     else {
