@@ -50,9 +50,11 @@ package struct UndecodableArguments: Sendable, Equatable {
 
     /// Refuses `values` (the parsed arguments of one role, e.g. the message words) when one
     /// of them came from an argument that was not UTF-8.
-    package func check(_ values: [String?], as role: String) throws(ControlError) {
+    package func check(
+        _ values: [String?], as role: String, outcome: String = "nothing was sent"
+    ) throws(ControlError) {
         guard !decoded.isEmpty, values.contains(where: { $0.map(decoded.contains) ?? false })
         else { return }
-        throw .badInput("the \(role) argument is not valid UTF-8; nothing was sent")
+        throw .badInput("the \(role) argument is not valid UTF-8; \(outcome)")
     }
 }

@@ -197,6 +197,20 @@ import Testing
         #expect(SearchTerms("a AND \"b  c\" d* OR").terms.map(\.text) == ["a", "b c", "d"])
     }
 
+    /// An inbox preview starts at the first thing written, not at leading blank lines.
+    @Test func anInboxPreviewSkipsLeadingWhiteSpace() {
+        let message = CLIFixtures.incoming(1, "\n\n\t\ttabbed start", at: "2026-11-21T12:03:00Z")
+        #expect(InboxView.preview(message, style: .plain) == "tabbed start")
+    }
+
+    /// A long query that matches nothing is not repeated whole (found by QA: 1 KB of it).
+    @Test func aLongQueryIsCutInTheNoMatchLine() {
+        let text = SearchView.render(
+            SearchResult(messages: []), query: String(repeating: "q", count: 1000), peers: [:],
+            now: CLIFixtures.at("2026-11-21T12:03:00Z"), zone: utc, style: .plain)
+        #expect(text == "No messages match '" + String(repeating: "q", count: 79) + "…'.\n")
+    }
+
     @Test func noHighlightWithoutColour() {
         let text = SearchView.highlighted("cafe", terms: SearchTerms("cafe"), style: .plain)
         #expect(text == "cafe")

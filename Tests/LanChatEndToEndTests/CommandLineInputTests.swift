@@ -69,6 +69,8 @@ extension EndToEnd {
                     ("message word", ["send", "bob", "hello"], withRawLast(#"w\377rld"#)),
                     ("only word", ["send", "bob"], withRawLast(#"\303\050"#)),
                     ("PEER", ["send"], withRawLast(#"b\377b"#)),
+                    // Decoded, the path would name another file (found by QA).
+                    ("backup PATH", ["backup"], withRawLast(#"\377.bak"#)),
                 ]
                 for (what, arguments, launcher) in runs {
                     let result = try await pair.alice.lanchat(arguments, launcher: launcher)

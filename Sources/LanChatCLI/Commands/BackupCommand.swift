@@ -25,6 +25,9 @@ struct BackupCommand: AsyncParsableCommand {
     var path: String
 
     func run() async throws {
+        // Decoded, it would name another file: U+FFFD where the byte was (found by QA).
+        try CLIEnvironment.current.undecodableArguments.check(
+            [path], as: "PATH", outcome: "no backup was made")
         guard !path.isEmpty else {
             throw ControlError.invalidParams("the backup path is empty; give the file to create")
         }

@@ -133,7 +133,10 @@ package enum InboxView {
         _ message: MessageInfo?, style: TextStyle, length: Int = previewLength
     ) -> String {
         guard let message else { return style.dim("(no messages)") }
-        let text = truncated(message.text, columns: length)
+        // From the first thing written: leading blank lines and tabs would show as a gap
+        // (found by QA).
+        let text = truncated(
+            String(message.text.drop { $0.isWhitespace || $0.isNewline }), columns: length)
         guard message.direction == .outgoing else { return text }
         let mark = statusMark(message.status, style: style).map { " " + $0 } ?? ""
         return style.dim("You:") + " " + text + mark

@@ -12,7 +12,8 @@ package enum SearchView {
         style: TextStyle
     ) -> String {
         guard !result.messages.isEmpty else {
-            return "No messages match '\(terminalSafe(query))'.\n"
+            // A query of a kilobyte is not repeated whole (found by QA).
+            return "No messages match '\(truncated(query, to: 80))'.\n"
         }
         let terms = SearchTerms(query)
         let rows = result.messages.map { message in
