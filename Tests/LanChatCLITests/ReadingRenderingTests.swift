@@ -197,6 +197,20 @@ import Testing
         #expect(SearchTerms("a AND \"b  c\" d* OR").terms.map(\.text) == ["a", "b c", "d"])
     }
 
+    /// A group message that failed to a member says why, as a 1:1 message does.
+    @Test func aGroupMessagesFailureSaysWhy() {
+        var own = CLIFixtures.outgoing(2, "ship it", .failed, at: "2026-11-21T12:02:00Z")
+        own.group = String(repeating: "a", count: 32)
+        own.failReason = "blocked; unblock to send"
+        own.recipients = [
+            RecipientInfo(peer: "B", status: .delivered),
+            RecipientInfo(peer: "C", status: .failed),
+        ]
+        #expect(
+            HistoryView.groupMark(own, style: .plain)
+                == "✓✓ 1/2 ✗ 1 failed: blocked; unblock to send")
+    }
+
     /// An inbox preview starts at the first thing written, not at leading blank lines.
     @Test func anInboxPreviewSkipsLeadingWhiteSpace() {
         let message = CLIFixtures.incoming(1, "\n\n\t\ttabbed start", at: "2026-11-21T12:03:00Z")

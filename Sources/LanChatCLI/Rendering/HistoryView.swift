@@ -131,7 +131,12 @@ package enum HistoryView {
         let failed = recipients.filter { $0.status == .failed }.count
         var mark = read == total ? style.blue("✓✓ read") : "✓✓ \(have)/\(total)"
         if read > 0 && read < total { mark += style.dim(" (\(read) read)") }
-        if failed > 0 { mark += " " + style.red("✗ \(failed) failed") }
+        if failed > 0 {
+            // The reason, as a 1:1 message's `✗ failed: reason` (found by QA: a group's never
+            // said why).
+            let reason = message.failReason.map { ": " + truncated($0, to: 80) } ?? ""
+            mark += " " + style.red("✗ \(failed) failed" + reason)
+        }
         return mark
     }
 
