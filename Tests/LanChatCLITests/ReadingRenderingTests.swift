@@ -170,6 +170,12 @@ import Testing
             hidden
                 == "No conversations in the inbox; 2 conversations are archived: "
                 + "lanchat inbox --archived\n")
+        // Empty because the one conversation is a pending message request (QA).
+        let request = InboxView.render(
+            InboxResult(conversations: []), query: nil, archived: false, requestCount: 1,
+            now: CLIFixtures.now, zone: utc, style: .plain)
+        #expect(
+            request == "No conversations in the inbox; 1 message request waits: lanchat contacts\n")
     }
 
     // MARK: Search

@@ -31,10 +31,12 @@ struct InboxCommand: AsyncParsableCommand {
         let result = try await context.client.inbox(params)
         // An empty inbox that only hides archived conversations says so (text only).
         var archivedCount = 0
+        var requestCount = 0
         if !context.json, result.conversations.isEmpty, !archived, query == nil {
             archivedCount =
                 (try? await context.client.inbox(InboxParams(archived: true)))?.conversations
                 .count ?? 0
+            requestCount = (try? await context.client.contacts())?.requests.count ?? 0
         }
         let former =
             context.json
@@ -48,7 +50,8 @@ struct InboxCommand: AsyncParsableCommand {
         try context.show(result) {
             InboxView.render(
                 $0, query: query, archived: archived, archivedCount: archivedCount,
-                peers: former, now: context.now, zone: context.zone, style: context.style,
+                requestCount: requestCount, peers: former, now: context.now, zone: context.zone,
+                style: context.style,
                 width: context.environment.outputWidth)
         }
     }

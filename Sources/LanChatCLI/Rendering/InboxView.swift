@@ -8,16 +8,19 @@ package enum InboxView {
     /// Columns of message text a preview shows, `…` included.
     package static let previewLength = 60
 
-    /// `archivedCount`: for an empty inbox, how many conversations are archived (they are
-    /// not "no conversations yet"). `width`: the terminal's columns; previews are cut so that
+    /// `archivedCount` and `requestCount`: for an empty inbox, how many conversations are
+    /// archived and how many message requests wait (either is not "no conversations yet"). `width`: the terminal's columns; previews are cut so that
     /// each line fits (nil for a pipe or a file).
     package static func render(
         _ result: InboxResult, query: String?, archived: Bool, archivedCount: Int = 0,
-        peers: [String: PeerInfo] = [:], now: Timestamp, zone: any UTCOffsetProvider,
+        requestCount: Int = 0, peers: [String: PeerInfo] = [:], now: Timestamp,
+        zone: any UTCOffsetProvider,
         style: TextStyle, width: Int? = nil
     ) -> String {
         guard !result.conversations.isEmpty else {
-            return emptyHint(query: query, archived: archived, archivedCount: archivedCount)
+            return emptyHint(
+                query: query, archived: archived, archivedCount: archivedCount,
+                requestCount: requestCount)
         }
         // On a narrow terminal the name column gives up width too (a third of the line).
         let nameColumns = width.map { max(10, min(40, $0 / 3)) } ?? 40
@@ -154,12 +157,20 @@ package enum InboxView {
         }
     }
 
-    static func emptyHint(query: String?, archived: Bool, archivedCount: Int) -> String {
+    static func emptyHint(query: String?, archived: Bool, archivedCount: Int, requestCount: Int)
+        -> String
+    {
         if let query {
             return
                 "No \(archived ? "archived " : "")conversation matches '\(terminalSafe(query))'.\n"
         }
         if archived { return "No archived conversations.\n" }
+        // A request is kept out of the inbox until accepted; an empty inbox that hides one
+        // says so (found by QA: "No conversations yet" with a request waiting).
+        if requestCount > 0 {
+            let requests = requestCount == 1 ? "message request waits" : "message requests wait"
+            return "No conversations in the inbox; \(requestCount) \(requests): lanchat contacts\n"
+        }
         if archivedCount > 0 {
             let conversations = archivedCount == 1 ? "conversation is" : "conversations are"
             return "No conversations in the inbox; \(archivedCount) \(conversations) archived: "
