@@ -85,6 +85,11 @@ import Testing
         let outcome = await run(["read", "carol"], server: server)
         #expect(outcome.code == 0)
         #expect(outcome.output == "No unread messages from carol.\n")
+        // A group is named as one (found by QA: "from ops").
+        for group in ["ops", "#ops"] {
+            let read = await run(["read", group], server: server)
+            #expect(read.output == "No unread messages in #ops.\n", "\(group)")
+        }
     }
 
     @Test(arguments: [["read", "nobody"], ["archive", "nobody"], ["unarchive", "nobody"]])

@@ -39,6 +39,14 @@ enum PeerDirectory {
 
     /// The groups by id when a message belongs to one; empty otherwise or when the call
     /// fails (the messages are then shown with their group ids).
+    /// The group a GROUP argument names (its id, its name, `#NAME`), if one does; nil when
+    /// none does or the daemon cannot say (the argument was a peer, then).
+    static func group(named argument: String, client: ControlClient) async -> GroupInfo? {
+        guard let result = try? await client.groups() else { return nil }
+        let name = argument.hasPrefix("#") ? String(argument.dropFirst()) : argument
+        return result.groups.first { $0.id == argument || $0.name == name }
+    }
+
     static func groups(for messages: [MessageInfo], client: ControlClient) async -> [String:
         GroupInfo]
     {

@@ -26,9 +26,13 @@ struct ReadCommand: AsyncParsableCommand {
         // The messages are read now: whatever happens next, they must be printed.
         let peers = await PeerDirectory.names(for: result.messages, client: context.client)
         let groups = await PeerDirectory.groups(for: result.messages, client: context.client)
+        var readGroup: GroupInfo?
+        if result.messages.isEmpty, let peer {
+            readGroup = await PeerDirectory.group(named: peer, client: context.client)
+        }
         context.out(
             ReadView.render(
-                result, peers: peers, groups: groups, peerArgument: peer, now: context.now,
-                zone: context.zone, style: context.style))
+                result, peers: peers, groups: groups, peerArgument: peer, readGroup: readGroup,
+                now: context.now, zone: context.zone, style: context.style))
     }
 }

@@ -8,9 +8,14 @@ package enum ReadView {
     /// id.
     package static func render(
         _ result: ReadResult, peers: [String: PeerInfo], groups: [String: GroupInfo] = [:],
-        peerArgument: String?, now: Timestamp, zone: any UTCOffsetProvider, style: TextStyle
+        peerArgument: String?, readGroup: GroupInfo? = nil, now: Timestamp,
+        zone: any UTCOffsetProvider, style: TextStyle
     ) -> String {
         guard !result.messages.isEmpty else {
+            // A group read is named as a group (found by QA: "from ops").
+            if let readGroup {
+                return "No unread messages in #\(truncated(readGroup.name, to: 40)).\n"
+            }
             guard let peerArgument else { return "No unread messages.\n" }
             return "No unread messages from \(terminalSafe(peerArgument)).\n"
         }

@@ -105,7 +105,7 @@ extension FakeDaemon {
             }
             switch params.peer {
             case "nobody": return Reply.error(request, .peerNotFound("nobody"))
-            case "carol": return Reply.result(request, ReadResult(messages: []))
+            case "carol", "ops", "#ops": return Reply.result(request, ReadResult(messages: []))
             default: return Reply.result(request, ReadResult(messages: CLIFixtures.unreadFromBob))
             }
         case Methods.Archive.name, Methods.Unarchive.name:
