@@ -110,10 +110,20 @@ import Testing
             archived.output
                 == "Archived the conversation with bob@laptop (Bob); 'lanchat inbox --archived' "
                 + "lists it.\n")
+        // Said as it is when nothing changes (found by QA: the same confirmation twice).
+        let again = await run(["archive", "bob"], server: server)
+        #expect(
+            again.output
+                == "The conversation with bob@laptop (Bob) was archived already; "
+                + "'lanchat inbox --archived' lists it.\n")
         let unarchived = await run(["unarchive", "bob"], server: server)
         #expect(unarchived.code == 0)
         #expect(
             unarchived.output == "The conversation with bob@laptop (Bob) is back in the inbox.\n")
+        let notArchived = await run(["unarchive", "bob"], server: server)
+        #expect(
+            notArchived.output
+                == "The conversation with bob@laptop (Bob) was not archived; it is in the inbox.\n")
     }
 
     @Test func searchJoinsWordsAndPassesItsOptions() async throws {

@@ -17,6 +17,7 @@ enum FakeDaemon {
     /// request gets its canned answer.
     static func start(watch: WatchPlan = WatchPlan()) throws -> CannedServer {
         let counter = Counter()
+        let archive = FakeArchive()
         return try CannedServer { connection in
             while let line = connection.readLine() {
                 let request = Request(line: line)
@@ -24,12 +25,12 @@ enum FakeDaemon {
                     watch.serve(request, on: connection)
                     return
                 }
-                connection.write(answer(request, counter: counter) + "\n")
+                connection.write(answer(request, counter: counter, archive: archive) + "\n")
             }
         }
     }
 
-    static func answer(_ request: Request, counter: Counter) -> String {
+    static func answer(_ request: Request, counter: Counter, archive: FakeArchive) -> String {
         switch request.method {
         case Methods.Status.name:
             return Reply.result(request, CLIFixtures.status)
@@ -75,7 +76,7 @@ enum FakeDaemon {
             return Reply.result(request, BackupResult(path: params.path, bytes: 4096, messages: 2))
         case Methods.Inbox.name, Methods.Read.name, Methods.Archive.name, Methods.Unarchive.name,
             Methods.Search.name:
-            return answerReading(request)
+            return answerReading(request, archive: archive)
         case Methods.Groups.name:
             let ops = GroupInfo(
                 id: String(repeating: "0a", count: 16), name: "ops", members: [CLIFixtures.bob],
@@ -89,15 +90,18 @@ enum FakeDaemon {
 
 extension FakeDaemon {
     /// The reading methods: bob has two unread messages, carol none; "nobody" is unknown.
-    static func answerReading(_ request: Request) -> String {
+    static func answerReading(_ request: Request, archive: FakeArchive) -> String {
         switch request.method {
         case Methods.Inbox.name:
             guard let params = try? request.params(InboxParams.self) else {
                 return Reply.error(request, .invalidParams("bad inbox params"))
             }
+            var archivedBob = CLIFixtures.bobConversation
+            archivedBob.archived = true
             let conversations =
                 params.archived == true
-                ? [] : [CLIFixtures.bobConversation, CLIFixtures.carolConversation]
+                ? (archive.contains("bob") ? [archivedBob] : [])
+                : [CLIFixtures.bobConversation, CLIFixtures.carolConversation]
             return Reply.result(request, InboxResult(conversations: conversations))
         case Methods.Read.name:
             guard let params = try? request.params(ReadParams.self) else {
@@ -115,6 +119,7 @@ extension FakeDaemon {
             if params.peer == "nobody" { return Reply.error(request, .peerNotFound("nobody")) }
             var conversation = CLIFixtures.bobConversation
             conversation.archived = request.method == Methods.Archive.name
+            archive.set(params.peer, archived: conversation.archived)
             return Reply.result(request, ArchiveResult(conversation: conversation))
         default:
             guard let params = try? request.params(SearchParams.self) else {
@@ -189,5 +194,23 @@ final class WatchPlan: Sendable {
         }
         let data = (try? ControlJSON.encoder().encode(Notification(params: event))) ?? Data()
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Which PEER arguments the fake daemon has archived (per server), so that `inbox
+/// --archived` before an `archive` or `unarchive` tells what it changes.
+final class FakeArchive: Sendable {
+    private let peers = Mutex<Set<String>>([])
+
+    func contains(_ peer: String) -> Bool { peers.withLock { $0.contains(peer) } }
+
+    func set(_ peer: String, archived: Bool) {
+        peers.withLock { peers in
+            if archived {
+                peers.insert(peer)
+            } else {
+                peers.remove(peer)
+            }
+        }
     }
 }
