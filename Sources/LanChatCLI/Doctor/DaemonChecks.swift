@@ -7,6 +7,7 @@ import LanChatControl
 /// link is followed, as connect(2) follows it: the rule applies to the socket it leads to.
 struct SocketCheck: DoctorCheck {
     let name = "socket"
+    private let notASocket = "exists but is not a socket"
 
     func evaluate(_ facts: DoctorFacts) -> DoctorCheckResult {
         let path = facts.socketPath
@@ -17,29 +18,25 @@ struct SocketCheck: DoctorCheck {
             return .failed(
                 name, "no control socket at \(shown): lanchatd is not running",
                 fix: DoctorFix.startDaemon(facts))
-        case .directory:
-            // Most likely --socket naming the data directory: never a `mv`, which would move
-            // the identity key and the messages with it.
+        case .directory, .notASocket:
+            // A path of the user's own choosing (--socket, LANCHAT_SOCKET) names something of
+            // theirs by mistake, most likely the data directory: never moved, which would move
+            // the identity key and the messages with it. At the default path, in lanchat's
+            // own directory, it is debris.
+            let isDirectory = facts.socket == .directory
             guard facts.usesDefaultSocket else {
-                return .failed(
-                    name, "\(shown) is a directory, not the control socket",
-                    fix: DoctorFix.checkSocketOption(facts))
+                let what = isDirectory ? "is a directory, not the control socket" : notASocket
+                return .failed(name, "\(shown) \(what)", fix: DoctorFix.checkSocketOption(facts))
             }
+            let clear =
+                isDirectory
+                ? "rmdir \(shellQuoted(path))"
+                : "move the file aside: mv \(shellQuoted(path)) \(shellQuoted(path + ".old"))"
             return .failed(
-                name, "\(shown) is a directory where lanchatd's socket belongs",
-                fix: "rmdir \(shellQuoted(path)) && \(DoctorFix.restartDaemon(facts))")
-        case .notASocket:
-            // A path of the user's own choosing names a file of theirs by mistake: never
-            // moved. At the default path, in lanchat's own directory, it is debris.
-            guard facts.usesDefaultSocket else {
-                return .failed(
-                    name, "\(shown) exists but is not a socket",
-                    fix: DoctorFix.checkSocketOption(facts))
-            }
-            return .failed(
-                name, "\(shown) exists but is not a socket",
-                fix: "move the file aside: mv \(shellQuoted(path)) \(shellQuoted(path + ".old")) "
-                    + "&& \(DoctorFix.restartDaemon(facts))")
+                name,
+                "\(shown) "
+                    + (isDirectory ? "is a directory where lanchatd's socket belongs" : notASocket),
+                fix: "\(clear) && \(DoctorFix.restartDaemon(facts))")
         case .present(let mode, let owner, let directoryMode, let directoryOwner):
             let directory = parentDirectory(of: socket)
             let sticky = directoryMode & 0o1000 != 0

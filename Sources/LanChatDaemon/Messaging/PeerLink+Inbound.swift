@@ -254,10 +254,10 @@ extension PeerLink {
                     // Nothing of the chunk is stored and nothing is acknowledged. Held, not
                     // dropped with the session: a disk that fills ended the session over and
                     // over, every reconnect failing again, the peer's presence flapping on both
-                    // sides and five errors logged a time (seen on a full tmpfs). The transport reads
-                    // no more meanwhile (the peer's window fills) and does not count that time
-                    // against its dead timeout; our keepalive PINGs keep the peer's from ending
-                    // the session.
+                    // sides and five errors logged a time (seen on a full tmpfs). The transport
+                    // reads no more meanwhile (the peer's window fills) and does not count that
+                    // time against its dead timeout; our keepalive PINGs keep the peer's from
+                    // ending the session.
                     failures += 1
                     guard await holdAfterStoreFailure(error, failures: failures, on: source)
                     else {

@@ -10,8 +10,9 @@ import UnixSignals
 /// per change: static peers (new ones dialled, removed ones no longer dialled; sessions stay),
 /// the notify command, our presence (the presence file, when edited by hand), the display
 /// name (status, HELLO and the mDNS record from now on), the accept policy, read receipts,
-/// the log level and the mDNS interfaces (published and browsed on the new set; sessions stay, as PRODUCT.md §3 and PROTOCOL.md §10 say: `--interface`
-/// scopes mDNS, not TCP, and losing a record never closes a session). What needs a restart
+/// the log level and the mDNS interfaces (published and browsed on the new set; sessions
+/// stay, as PRODUCT.md §3 and PROTOCOL.md §10 say: `--interface` scopes mDNS, not TCP, and
+/// losing a record never closes a session). What needs a restart
 /// (port, socket, data directory, mDNS on/off) is logged as such and left as it runs. A file
 /// that does not parse changes nothing.
 ///
@@ -35,8 +36,8 @@ public final class ConfigurationReload: Sendable {
         let profile: OwnProfile
         /// Re-read at a reload: our presence as the file says, if edited by hand.
         let presenceFile: PresenceFile
-        /// PRESENCE on every session and the mDNS record.
-        let announcePresence: @Sendable (OwnProfile.Snapshot) async -> Void
+        /// Where a new presence goes as PRESENCE, on every session.
+        let links: LinkRegistry
         let announcer: Announcer
         let notifyCommand: NotifyCommandSetting
         let readReceipts: ReadReceiptsSetting
@@ -165,7 +166,8 @@ public final class ConfigurationReload: Sendable {
         }
         let after = targets.profile.update(
             status: saved.status, statusText: saved.statusText, keep: { _ in })
-        await targets.announcePresence(after)
+        await targets.links.announcePresence(after)
+        targets.announcer.announce(after)
         return "presence: \(before.status.txtValue) → \(after.status.txtValue)"
             + (before.statusText == after.statusText ? "" : ", status text changed")
     }

@@ -199,12 +199,8 @@ public final class Daemon: Sendable {
                     inputs: reload, running: configuration,
                     targets: .init(
                         staticPeers: staticPeers, directory: directory, profile: profile,
-                        presenceFile: presenceFile,
-                        announcePresence: { snapshot in
-                            await registry.announcePresence(snapshot)
-                            announcer.announce(snapshot)
-                        },
-                        announcer: announcer, notifyCommand: notifyCommand,
+                        presenceFile: presenceFile, links: registry, announcer: announcer,
+                        notifyCommand: notifyCommand,
                         readReceipts: readReceipts, clock: clock, mdns: mdns),
                     logger: logger
                 ).service())

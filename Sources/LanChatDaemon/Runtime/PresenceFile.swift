@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import LanChatControl
 import LanChatCore
 import Logging
 
@@ -84,7 +83,7 @@ struct PresenceFile {
             text.removeAll { $0 == "\0" }
             changes.append("NUL removed from the status text")
         }
-        let limit = ParamsLimits.maxStatusTextBytes
+        let limit = Limits.maxStatusTextBytes
         if text.utf8.count > limit {
             while text.utf8.count > limit { text.removeLast() }
             changes.append("status text cut to \(limit) bytes")
