@@ -42,7 +42,7 @@ extension MessageInfo {
             copy.recipients?.first
             ?? RecipientInfo(
                 peer: copy.peer, status: copy.status ?? .queued, deliveredAt: copy.deliveredAt,
-                readAt: copy.readAt)
+                readAt: copy.readAt, failReason: copy.status == .failed ? copy.failReason : nil)
         guard let index = recipients?.firstIndex(where: { $0.peer == member.peer }) else {
             return false
         }

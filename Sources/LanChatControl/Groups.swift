@@ -36,24 +36,29 @@ public struct GroupInfo: Codable, Sendable, Hashable {
     }
 }
 
-/// One member's copy of an own group message: `{peer, status, deliveredAt, readAt}`.
+/// One member's copy of an own group message: `{peer, status, deliveredAt, readAt,
+/// failReason}`. The message's own `failReason` is one copy's; this says which member's copy
+/// failed and why, as a 1:1 message's does (members may fail for different reasons).
 public struct RecipientInfo: Codable, Sendable, Hashable {
     public var peer: String
     public var status: MessageStatus
     public var deliveredAt: Timestamp?
     public var readAt: Timestamp?
+    /// Why this copy failed; nil unless `status` is `failed`. Absent from a daemon before it.
+    public var failReason: String?
 
     public init(
         peer: String, status: MessageStatus, deliveredAt: Timestamp? = nil,
-        readAt: Timestamp? = nil
+        readAt: Timestamp? = nil, failReason: String? = nil
     ) {
         self.peer = peer
         self.status = status
         self.deliveredAt = deliveredAt
         self.readAt = readAt
+        self.failReason = failReason
     }
 
-    enum CodingKeys: String, CodingKey { case peer, status, deliveredAt, readAt }
+    enum CodingKeys: String, CodingKey { case peer, status, deliveredAt, readAt, failReason }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -61,6 +66,7 @@ public struct RecipientInfo: Codable, Sendable, Hashable {
         try container.encode(status, forKey: .status)
         try container.encode(deliveredAt, forKey: .deliveredAt)
         try container.encode(readAt, forKey: .readAt)
+        try container.encode(failReason, forKey: .failReason)
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import LanChatControl
 import LanChatCore
 import LanChatStore
@@ -71,6 +72,31 @@ import Testing
         #expect(shown.first?.deliveredAt?.millisecondsSince1970 == 120)
         #expect(shown.first?.readAt == nil)
         #expect(shown.first?.recipients?.map(\.readAt?.millisecondsSince1970) == [130, nil])
+    }
+
+    /// Each member's copy says why it failed, as a 1:1 message does; the message's own
+    /// `failReason` is the first failed copy's, and a copy that did not fail has none.
+    @Test func eachFailedCopySaysWhyItFailed() throws {
+        let group = try #require(GroupID(bytes: [UInt8](repeating: 0x0B, count: 16)))
+        let id = MessageID.random()
+        let carol = try #require(PeerKey(bytes: [UInt8](repeating: 0x33, count: 31) + [0x03]))
+        let dave = try #require(PeerKey(bytes: [UInt8](repeating: 0x44, count: 31) + [0x04]))
+        let copies = try [
+            (Self.peer, StoredStatus.delivered, nil as String?), (carol, .failed, "blocked"),
+            (dave, .failed, "does not support groups"),
+        ].map { member, status, reason in
+            StoredMessage(
+                rowID: 1, id: id, peer: try #require(member), direction: .outgoing, stream: 7,
+                seq: 1, text: "hi all", createdAt: 100, status: status, failReason: reason,
+                deliveredAt: status == .delivered ? 110 : nil, group: group)
+        }
+        let shown = try #require(
+            Messenger.groupInfos(copies, lives: [:], group: group, ownID: "OWN").first)
+        #expect(shown.status == .failed)
+        #expect(shown.failReason == "blocked")
+        #expect(shown.recipients?.map(\.failReason) == [nil, "blocked", "does not support groups"])
+        let json = try #require(String(data: try JSONEncoder().encode(shown), encoding: .utf8))
+        #expect(json.contains(#""failReason":"does not support groups""#))
     }
 
     /// `send --wait` ran out: the error says where the message is. "when bob is back" only

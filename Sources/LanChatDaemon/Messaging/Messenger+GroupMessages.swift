@@ -242,9 +242,10 @@ extension Messenger {
                 result.append(info)
                 continue
             }
+            let status = info.status ?? .queued
             let recipient = RecipientInfo(
-                peer: row.peer.id, status: info.status ?? .queued,
-                deliveredAt: info.deliveredAt, readAt: info.readAt)
+                peer: row.peer.id, status: status, deliveredAt: info.deliveredAt,
+                readAt: info.readAt, failReason: status == .failed ? info.failReason : nil)
             if let index = ownIndex[row.id] {
                 result[index].recipients?.append(recipient)
                 if recipient.status == .failed, result[index].failReason == nil {
