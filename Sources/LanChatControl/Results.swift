@@ -141,13 +141,28 @@ public struct HistoryResult: Codable, Sendable, Hashable {
     public var messages: [MessageInfo]
     /// Whether older messages exist before the first one returned.
     public var hasOlder: Bool
+    /// Whether newer messages exist after the last one returned (a page `before` or `after`
+    /// an id; the latest page has none). False from a daemon that did not send it.
+    public var hasNewer: Bool
     /// A group conversation's group (then `peer` is our own peer object); absent otherwise.
     public var group: GroupInfo?
 
-    public init(peer: PeerInfo, messages: [MessageInfo], hasOlder: Bool) {
+    public init(peer: PeerInfo, messages: [MessageInfo], hasOlder: Bool, hasNewer: Bool = false) {
         self.peer = peer
         self.messages = messages
         self.hasOlder = hasOlder
+        self.hasNewer = hasNewer
+    }
+
+    enum CodingKeys: String, CodingKey { case peer, messages, hasOlder, hasNewer, group }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        peer = try container.decode(PeerInfo.self, forKey: .peer)
+        messages = try container.decode([MessageInfo].self, forKey: .messages)
+        hasOlder = try container.decode(Bool.self, forKey: .hasOlder)
+        hasNewer = try container.decodeIfPresent(Bool.self, forKey: .hasNewer) ?? false
+        group = try container.decodeIfPresent(GroupInfo.self, forKey: .group)
     }
 }
 

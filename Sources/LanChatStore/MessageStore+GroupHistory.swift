@@ -17,7 +17,7 @@ extension MessageStore {
     /// copies of one message together and in rowid order. `.latest` and `.before(id)` are
     /// the messages right before the bound, `hasOlder` when more exist before them; `.after(id)`
     /// is the messages right after it, and (like a peer's) `hasOlder` is then always true, as
-    /// the anchor itself is older. An anchor id that is not in this group is `notFound`.
+    /// the anchor itself is older; `hasNewer` is its mirror. An anchor id that is not in this group is `notFound`.
     public func groupHistory(_ group: GroupID, limit: Int, anchor: PageAnchor = .latest)
         async throws(StoreError) -> HistoryPage
     {
@@ -27,7 +27,9 @@ extension MessageStore {
             case .latest:
                 return try pager.older(than: Int64.max)
             case .before(let id):
-                return try pager.older(than: try pager.place(of: id))
+                var page = try pager.older(than: try pager.place(of: id))
+                page.hasNewer = true  // the anchor, at least
+                return page
             case .after(let id):
                 return try pager.newer(than: try pager.place(of: id))
             }
@@ -143,14 +145,16 @@ private struct GroupPager {
             for row in rows {
                 cursor = row.rowID
                 if let place = try meet(row), place > bound { found += 1 }
-                if found >= limit { break walk }
+                // One more than the page: whether newer messages exist past it.
+                if found > limit { break walk }
             }
             guard rows.count == step else { break }
             step *= 2
         }
         let nearest = met.values.filter { $0.place > bound }.sorted { $0.place < $1.place }
         return MessageStore.HistoryPage(
-            messages: nearest.prefix(limit).flatMap(\.copies), hasOlder: true)
+            messages: nearest.prefix(limit).flatMap(\.copies), hasOlder: true,
+            hasNewer: nearest.count > limit)
     }
 
     /// Takes the message of `row` whole, once: an incoming row is all of it; an own one

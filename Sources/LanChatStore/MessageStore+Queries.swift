@@ -8,6 +8,8 @@ extension MessageStore {
         /// Oldest first.
         public var messages: [StoredMessage]
         public var hasOlder: Bool
+        /// Whether newer messages exist after the last one: only the latest page has none.
+        public var hasNewer = false
     }
 
     public enum PageAnchor: Sendable, Equatable {
@@ -39,22 +41,23 @@ extension MessageStore {
                     arguments: [peer.blob, bound, limit + 1])
                 let hasOlder = rows.count > limit
                 if hasOlder { rows.removeLast() }
+                // A page before an anchor has at least the anchor after it.
                 return HistoryPage(
-                    messages: rows.reversed(),
-                    hasOlder: hasOlder)
+                    messages: rows.reversed(), hasOlder: hasOlder, hasNewer: bound != Int64.max)
             case .after(let id):
                 let bound = try Self.rowID(db, of: id, with: peer)
-                let rows = try StoredMessage.fetchAll(
+                var rows = try StoredMessage.fetchAll(
                     db,
                     sql: """
                         SELECT \(columns) FROM messages
                         WHERE pk = ? AND rowid > ? AND group_id IS NULL
                         ORDER BY rowid LIMIT ?
                         """,
-                    arguments: [peer.blob, bound, limit])
-                return HistoryPage(
-                    messages: rows,
-                    hasOlder: true)
+                    arguments: [peer.blob, bound, limit + 1])
+                let hasNewer = rows.count > limit
+                if hasNewer { rows.removeLast() }
+                // The anchor itself is older.
+                return HistoryPage(messages: rows, hasOlder: true, hasNewer: hasNewer)
             }
         }
     }

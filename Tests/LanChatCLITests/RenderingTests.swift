@@ -122,6 +122,23 @@ import Testing
             ))
     }
 
+    /// A page that is not the latest says how to page on, forwards, from its last message.
+    @Test func historyPointsAtNewerMessages() {
+        var result = HistoryResult(
+            peer: CLIFixtures.carol,
+            messages: [CLIFixtures.incoming(9, "x", at: "2026-11-21T11:00:00Z")], hasOlder: true,
+            hasNewer: true)
+        let newer =
+            "(newer messages: lanchat history CARO-L234 --after 10000000-0000-4000-8000-000000000009)\n"
+        var text = HistoryView.render(
+            result, paged: true, now: CLIFixtures.now, zone: utc, style: .plain)
+        #expect(text.hasSuffix("x\n" + newer))
+        result.hasNewer = false
+        text = HistoryView.render(
+            result, paged: true, now: CLIFixtures.now, zone: utc, style: .plain)
+        #expect(!text.contains("newer"))
+    }
+
     @Test func historyUsesTheLocalDay() {
         let result = HistoryResult(
             peer: CLIFixtures.bob,

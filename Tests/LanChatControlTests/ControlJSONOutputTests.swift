@@ -48,7 +48,8 @@ import Testing
         #expect(Self.written(send) == (try Self.encoded(send)))
         let retry = RetryResult(messages: messages)
         #expect(Self.written(retry) == (try Self.encoded(retry)))
-        let history = HistoryResult(peer: peer, messages: messages, hasOlder: seed % 2 == 0)
+        let history = HistoryResult(
+            peer: peer, messages: messages, hasOlder: seed % 2 == 0, hasNewer: seed % 3 == 0)
         #expect(Self.written(history) == (try Self.encoded(history)))
         let empty = SendResult(messages: [])
         #expect(Self.written(empty) == (try Self.encoded(empty)))

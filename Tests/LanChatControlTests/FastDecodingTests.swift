@@ -33,7 +33,7 @@ import Testing
         for _ in 0..<300 {
             let value = HistoryResult(
                 peer: generator.peer(), messages: generator.messages(),
-                hasOlder: generator.chance(50))
+                hasOlder: generator.chance(50), hasNewer: generator.chance(50))
             let bytes = try Samples.encode(value)
             let fast = try #require(HistoryResult(json: bytes))
             #expect(fast == value)

@@ -163,11 +163,21 @@ import Testing
 
     @Test func historyResult() throws {
         let result = HistoryResult(
-            peer: Fixtures.bob, messages: [Fixtures.incoming, Fixtures.outgoing], hasOlder: true)
+            peer: Fixtures.bob, messages: [Fixtures.incoming, Fixtures.outgoing], hasOlder: true,
+            hasNewer: true)
         try GoldenJSON.expectRoundTrip(
             result,
-            #"{"hasOlder":true,"messages":[\#(Fixtures.incomingJSON),\#(Fixtures.outgoingJSON)],"#
+            #"{"hasNewer":true,"hasOlder":true,"#
+                + #""messages":[\#(Fixtures.incomingJSON),\#(Fixtures.outgoingJSON)],"#
                 + #""peer":\#(Fixtures.bobJSON)}"#)
+    }
+
+    /// A daemon from before `hasNewer` did not send it: no newer page is offered.
+    @Test func historyResultOfAnOlderDaemon() throws {
+        let decoded = try GoldenJSON.decode(
+            HistoryResult.self,
+            #"{"hasOlder":false,"messages":[],"peer":\#(Fixtures.bobJSON)}"#)
+        #expect(decoded == HistoryResult(peer: Fixtures.bob, messages: [], hasOlder: false))
     }
 
     @Test func retryResult() throws {

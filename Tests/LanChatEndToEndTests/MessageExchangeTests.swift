@@ -85,6 +85,25 @@ extension EndToEnd {
                 #expect(aliceHistory.messages.last?.id == reply.id)
                 let bobHistory = try await bob.json(HistoryResult.self, ["history", "alice"])
                 #expect(bobHistory.messages.map(\.id) == aliceHistory.messages.map(\.id))
+                #expect(!aliceHistory.hasNewer)
+
+                // Paging forwards: each page says whether another follows, and the text
+                // output says how to get it.
+                let ids = aliceHistory.messages.map(\.id)
+                let page = try await alice.json(
+                    HistoryResult.self, ["history", "bob", "--after", ids[0], "--limit", "1"])
+                #expect(page.messages.map(\.text) == ["two"])
+                #expect(page.hasNewer && page.hasOlder)
+                let last = try await alice.json(
+                    HistoryResult.self, ["history", "bob", "--after", ids[1], "--limit", "1"])
+                #expect(last.messages.map(\.text) == ["got both"])
+                #expect(!last.hasNewer)
+                let shown = try await alice.lanchat(
+                    ["history", "bob", "--before", ids[2], "--limit", "1"])
+                #expect(shown.status == 0, "\(shown)")
+                let hint = shown.output.split(separator: "\n").last ?? ""
+                #expect(hint.hasPrefix("(newer messages: lanchat history "), "\(shown)")
+                #expect(hint.hasSuffix(" --after \(ids[1]))"), "\(shown)")
             }
         }
     }

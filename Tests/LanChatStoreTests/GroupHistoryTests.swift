@@ -79,23 +79,29 @@ struct GroupHistoryTests {
         let latest = try await store.groupHistory(group, limit: 4)
         #expect(texts(latest) == ["o5", "o6", "d1", "o7"])
         #expect(latest.hasOlder)
+        #expect(!latest.hasNewer)
         let middle = try await store.groupHistory(group, limit: 4, anchor: .before(try id("o5")))
         #expect(texts(middle) == ["o3", "c1", "c2", "o4"])
         #expect(middle.hasOlder)
+        #expect(middle.hasNewer)
         let oldest = try await store.groupHistory(group, limit: 4, anchor: .before(try id("o3")))
         #expect(texts(oldest) == ["o1", "o2", "b1"])
         #expect(!oldest.hasOlder)
 
         // Forwards from the first message: the same 11, once each, in order.
+        // Each page says whether another follows: all but the last (o6, d1, o7).
         var walked = ["o1"]
         var last = try id("o1")
+        var pagesWithNewer: [Bool] = []
         for _ in 0..<4 {
             let page = try await store.groupHistory(group, limit: 4, anchor: .after(last))
             #expect(page.hasOlder)
             guard let newest = page.messages.last else { break }
+            pagesWithNewer.append(page.hasNewer)
             walked += texts(page)
             last = newest.id
         }
+        #expect(pagesWithNewer == [true, true, false])
         #expect(
             walked == ["o1", "o2", "b1", "o3", "c1", "c2", "o4", "o5", "o6", "d1", "o7"])
 

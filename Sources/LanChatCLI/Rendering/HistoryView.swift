@@ -27,7 +27,8 @@ package enum HistoryView {
     }
 
     /// What follows a conversation's header: a line saying whether older messages exist
-    /// (how to page to them: `lanchat history ARGUMENT --before ID`), then the messages; or
+    /// (how to page to them: `lanchat history ARGUMENT --before ID`), then the messages, and
+    /// after a page that is not the latest, how to page on to newer ones (`--after ID`); or
     /// why there are none (an empty range, or a conversation with nothing yet).
     static func pageLines(
         _ result: HistoryResult, paged: Bool, argument: String, style: TextStyle,
@@ -42,7 +43,12 @@ package enum HistoryView {
             result.hasOlder
             ? style.dim("(older messages: lanchat history \(shown) --before \(first.id))")
             : style.dim("(nothing older: this is the start of the conversation)")
-        return older + "\n" + messages(result.messages)
+        var text = older + "\n" + messages(result.messages)
+        if result.hasNewer, let last = result.messages.last {
+            text +=
+                style.dim("(newer messages: lanchat history \(shown) --after \(last.id))") + "\n"
+        }
+        return text
     }
 
     /// The messages, oldest first, with a separator before each new local day: the body of

@@ -23,6 +23,7 @@ extension HistoryResult: FastJSONDecodable {
         var peer: PeerInfo?
         var messages: [MessageInfo]?
         var hasOlder: Bool?
+        var hasNewer: Bool?
         var group: GroupInfo??
         let complete = reader.readObject { reader, key in
             switch key {
@@ -30,11 +31,12 @@ extension HistoryResult: FastJSONDecodable {
             case "peer": reader.field(&peer) { $0.read(PeerInfo.self) }
             case "messages": reader.field(&messages) { $0.readArray { $0.read(MessageInfo.self) } }
             case "hasOlder": reader.field(&hasOlder) { $0.readBool() }
+            case "hasNewer": reader.field(&hasNewer) { $0.readBool() }
             default: reader.skipValue()
             }
         }
         guard complete, let peer, let messages, let hasOlder else { return nil }
-        self.init(peer: peer, messages: messages, hasOlder: hasOlder)
+        self.init(peer: peer, messages: messages, hasOlder: hasOlder, hasNewer: hasNewer ?? false)
         self.group = group ?? nil
     }
 }

@@ -146,6 +146,8 @@ extension HistoryResult: ControlJSONWritable {
             output.key("group")
             output.value(group)
         }
+        output.key("hasNewer")
+        output.bool(hasNewer)
         output.key("hasOlder")
         output.bool(hasOlder)
         output.key("messages")

@@ -184,7 +184,7 @@ extension Messenger {
         }
         var result = HistoryResult(
             peer: ownInfo, messages: await groupInfos(page.messages, group: group.state.id),
-            hasOlder: page.hasOlder)
+            hasOlder: page.hasOlder, hasNewer: page.hasNewer)
         result.group = groupInfo(group.state)
         return result
     }

@@ -74,7 +74,7 @@ extension Messenger {
         }
         return HistoryResult(
             peer: peer.info, messages: infos(page.messages, peer: peer.key, live: live),
-            hasOlder: page.hasOlder)
+            hasOlder: page.hasOlder, hasNewer: page.hasNewer)
     }
 
     static func messageID(_ text: String) throws(ControlError) -> MessageID {

@@ -65,6 +65,7 @@ struct HistoryResult: Decodable, Sendable {
     var messages: [MessageObject]
     var peer: PeerObject
     var hasOlder: Bool
+    var hasNewer: Bool
 }
 
 /// `lanchat status --json`: what is queued and what is unread.
