@@ -377,6 +377,12 @@ import Testing
             #expect(Self.widest(text) <= width, "\(width): \(text)")
             #expect(text.contains("You: long") && text.contains("… ✓✓"), "\(text)")
         }
+        // 30 columns (QA: lines of 34): the name column gives way too, down to 6.
+        let narrow = InboxView.render(
+            result, query: nil, archived: false, now: CLIFixtures.now, zone: utc,
+            style: .plain, width: 30)
+        #expect(Self.widest(narrow) <= 30, "\(narrow)")
+        #expect(narrow.contains("You: l") && narrow.contains("✓✓"), "\(narrow)")
         #expect(
             InboxView.render(
                 result, query: nil, archived: false, now: CLIFixtures.now, zone: utc,

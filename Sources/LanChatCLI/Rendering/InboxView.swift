@@ -22,32 +22,39 @@ package enum InboxView {
                 query: query, archived: archived, archivedCount: archivedCount,
                 requestCount: requestCount)
         }
-        // On a narrow terminal the name column gives up width too (a third of the line).
-        let nameColumns = width.map { max(10, min(40, $0 / 3)) } ?? 40
+        let unreadWidth = result.conversations.map { Self.unreadText($0).count }.max() ?? 0
+        let times = result.conversations.map {
+            SmartTime.format($0.lastMessage?.createdAt ?? $0.updatedAt, now: now, zone: zone)
+        }
+        let timeWidth = times.map { DisplayWidth.of($0) }.max() ?? 0
+        // What a line holds besides its name and preview: dot, unread count, time, the gaps.
+        let fixedBesidesName = 2 + (unreadWidth > 0 ? 2 + unreadWidth : 0) + 4 + timeWidth
+        // On a narrow terminal the name column gives up width too (a third of the line, and
+        // no more than leaves the narrowest preview room; QA: 30 columns made 34-column lines).
+        let nameColumns =
+            width.map {
+                max(minimumName, min(40, $0 / 3, $0 - fixedBesidesName - minimumPreview))
+            } ?? 40
         // Two conversations under one name (a key that took an earlier key's name) are told
         // apart by their key tags.
         let titles = result.conversations.map(title)
         let shared = Set(
             Dictionary(titles.map { ($0, 1) }, uniquingKeysWith: +).filter { $0.value > 1 }.keys)
-        let named = zip(result.conversations, titles).map { conversation, title in
-            (
+        let named = zip(zip(result.conversations, titles), times).map { pair, time in
+            let (conversation, title) = pair
+            return (
                 name: truncated(
                     title
                         + (shared.contains(title)
                             ? conversation.peer.map { " (\($0.keyTag))" } ?? "" : ""),
                     columns: nameColumns),
-                unread: conversation.unread > 0 ? "\(conversation.unread)" : "",
-                time: SmartTime.format(
-                    conversation.lastMessage?.createdAt ?? conversation.updatedAt, now: now,
-                    zone: zone),
+                unread: Self.unreadText(conversation),
+                time: time,
                 conversation: conversation
             )
         }
         let nameWidth = named.map { DisplayWidth.of($0.name) }.max() ?? 0
-        let unreadWidth = named.map(\.unread.count).max() ?? 0
-        let timeWidth = named.map { DisplayWidth.of($0.time) }.max() ?? 0
-        // What a line holds besides its preview: dot, name, unread count, time, the gaps.
-        let fixed = 2 + nameWidth + (unreadWidth > 0 ? 2 + unreadWidth : 0) + 4 + timeWidth
+        let fixed = fixedBesidesName + nameWidth
         let budget = width.map { max(minimumPreview, $0 - fixed) }
         let rows = named.map { row in
             let length = previewLength(row.conversation, former: peers, within: budget)
@@ -78,8 +85,16 @@ package enum InboxView {
         }.joined()
     }
 
-    /// The narrowest a preview gets on a narrow terminal (the line wraps instead).
-    static let minimumPreview = 12
+    /// The narrowest a preview gets on a narrow terminal (the line wraps instead): "You: ",
+    /// two columns of text and a mark.
+    static let minimumPreview = 10
+
+    /// The narrowest the name column gets on a narrow terminal.
+    static let minimumName = 6
+
+    private static func unreadText(_ conversation: ConversationInfo) -> String {
+        conversation.unread > 0 ? "\(conversation.unread)" : ""
+    }
 
     /// Columns of message text that keep `conversation`'s preview within `budget` columns
     /// (`previewLength` when there is no budget or it fits).
