@@ -333,6 +333,39 @@ import Testing
         text.split(separator: "\n").map { DisplayWidth.of($0) }.max() ?? 0
     }
 
+    /// A peer added by id whose alias was removed has no name until its first HELLO: its key
+    /// tag stands in wherever a name is shown (QA: blank cells, and "You → :" in search).
+    @Test func aPeerWithoutANameShowsItsKeyTag() {
+        let nameless = PeerInfo(
+            id: String(repeating: "e", count: 52), keyTag: "EEEE-2345", name: "",
+            presence: .offline)
+        var message = CLIFixtures.outgoing(1, "queued for you", .queued, at: "2026-11-21T11:58:00Z")
+        message.peer = nameless.id
+        let who = WhoView.render(
+            WhoResult(peers: [nameless]), query: nil, all: true, now: CLIFixtures.now,
+            zone: utc, style: .plain)
+        #expect(who.split(separator: "\n").last?.hasPrefix("-     EEEE-2345") == true, "\(who)")
+        let inboxText = InboxView.render(
+            InboxResult(conversations: [
+                ConversationInfo(
+                    peer: nameless, unread: 0, lastMessage: message, archived: false,
+                    updatedAt: message.createdAt)
+            ]), query: nil, archived: false, now: CLIFixtures.now, zone: utc, style: .plain)
+        #expect(inboxText.hasPrefix("○ EEEE-2345  You: queued for you"), "\(inboxText)")
+        let found = SearchView.render(
+            SearchResult(messages: [message]), query: "queued", peers: [nameless.id: nameless],
+            now: CLIFixtures.now, zone: utc, style: .plain)
+        #expect(found == "2m  You → EEEE-2345: queued for you\n", "\(found)")
+        let history = HistoryView.render(
+            HistoryResult(
+                peer: nameless,
+                messages: [CLIFixtures.incoming(2, "hello", at: "2026-11-21T11:59:00Z")],
+                hasOlder: false),
+            now: CLIFixtures.now, zone: utc, style: .plain)
+        #expect(history.hasPrefix("EEEE-2345  offline\n"), "\(history)")
+        #expect(history.contains("11:59  EEEE-2345  hello"), "\(history)")
+    }
+
     @Test func whoFitsTheTerminalAndKeepsTheKeyTag() {
         let result = WhoResult(peers: [CLIFixtures.bob, CLIFixtures.carol, CLIFixtures.dave])
         let piped = WhoView.render(

@@ -13,7 +13,7 @@ enum ChatLines {
     static func run(session: ChatSession, peer: PeerInfo, group: GroupInfo?)
         async throws(ControlError)
     {
-        let name = truncated(peer.displayName, to: 40)
+        let name = truncated(PeerText.nameOrKeyTag(peer), to: 40)
         let senders = group.map { HistoryView.senderLabels($0, width: 40) } ?? [:]
         let context = session.context
         // Read and checked as `send --lines` reads them: a line that is too long, not UTF-8

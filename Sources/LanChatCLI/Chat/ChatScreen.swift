@@ -165,7 +165,7 @@ package struct ChatScreen {
     {
         if let notice { return notice }
         guard group == nil else { return "" }
-        let name = truncated(peer.displayName, to: 40)
+        let name = truncated(PeerText.nameOrKeyTag(peer), to: 40)
         if peerTyping { return "\(name) is typing…" }
         if isRequest {
             return "message request from \(name): your reply accepts it"
@@ -240,7 +240,7 @@ package struct ChatScreen {
                     ? "No messages yet: write one below."
                     : "(this is the start of the conversation)")
         let today = LocalDateTime(now, in: zone)
-        let theirs = truncated(peer.displayName, to: 16)
+        let theirs = truncated(PeerText.nameOrKeyTag(peer), to: 16)
         let labelWidth =
             ([theirs, HistoryView.ownLabel] + senders.values).map(DisplayWidth.of)
             .max() ?? 0

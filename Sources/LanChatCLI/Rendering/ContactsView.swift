@@ -14,7 +14,7 @@ package enum ContactsView {
                 let (presence, presenceColor) = PeerText.presence(peer, style: style)
                 let (trust, trustColor) = PeerText.trust(peer.trust, style: style)
                 table.append([
-                    .init(truncated(PeerText.nameWithAlias(peer), to: 40), paint: style.bold),
+                    .init(truncated(PeerText.nameCell(peer), to: 40), paint: style.bold),
                     .init(terminalSafe(peer.keyTag), paint: style.cyan),
                     .init(presence, paint: presenceColor), .init(trust, paint: trustColor),
                 ])
@@ -25,7 +25,7 @@ package enum ContactsView {
             var table = TextTable(header: ["BLOCKED", "KEY"])
             for peer in result.blocked {
                 table.append([
-                    .init(truncated(PeerText.nameWithAlias(peer), to: 40)),
+                    .init(truncated(PeerText.nameCell(peer), to: 40)),
                     .init(terminalSafe(peer.keyTag), paint: style.cyan),
                 ])
             }
@@ -36,7 +36,7 @@ package enum ContactsView {
             for request in result.requests {
                 table.append([
                     .init(
-                        truncated(PeerText.nameWithAlias(request.peer), to: 40), paint: style.bold),
+                        truncated(PeerText.nameCell(request.peer), to: 40), paint: style.bold),
                     .init(terminalSafe(request.peer.keyTag), paint: style.cyan),
                     .init("\(request.count)"),
                     .init(SmartTime.format(request.receivedAt, now: now, zone: zone)),

@@ -21,7 +21,7 @@ package enum HistoryView {
                 result, paged: paged, argument: peer.keyTag, style: style,
                 messages: {
                     messageLines(
-                        $0, theirLabel: truncated(peer.displayName, to: 24), now: now,
+                        $0, theirLabel: truncated(PeerText.nameOrKeyTag(peer), to: 24), now: now,
                         zone: zone, style: style)
                 })
     }
@@ -149,7 +149,9 @@ package enum HistoryView {
     /// `name (alias)  KEY-TAG  presence`, the line above a conversation's messages.
     package static func header(_ peer: PeerInfo, style: TextStyle) -> String {
         let (presence, presenceColor) = PeerText.presence(peer, style: style)
-        return style.bold(truncated(PeerText.nameWithAlias(peer), to: 80)) + "  "
+        let name = PeerText.nameWithAlias(peer)
+        // A peer with no name yet: its key tag alone, not a blank before it.
+        return (name.isEmpty ? "" : style.bold(truncated(name, to: 80)) + "  ")
             + style.cyan(terminalSafe(peer.keyTag)) + "  " + presenceColor(presence) + "\n"
     }
 

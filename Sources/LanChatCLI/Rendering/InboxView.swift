@@ -124,7 +124,7 @@ package enum InboxView {
     /// A 1:1 conversation's peer name (alias), or a group's name.
     package static func title(_ conversation: ConversationInfo) -> String {
         if let group = conversation.group { return group.name }
-        return conversation.peer.map(PeerText.nameWithAlias) ?? ""
+        return conversation.peer.map(PeerText.nameWithAliasOrKeyTag) ?? ""
     }
 
     /// The preview of a conversation's last message; in a group, an incoming one is

@@ -14,6 +14,21 @@ package enum PeerText {
         nameWithAlias(peer.name, alias: peer.alias)
     }
 
+    /// `nameWithAlias` for a table cell beside the key tag's: `-` rather than a blank for a
+    /// peer with neither (added by id, its alias removed, before its first HELLO; QA found
+    /// the blank cells).
+    package static func nameCell(_ peer: PeerInfo) -> String {
+        let shown = nameWithAlias(peer)
+        return shown.isEmpty ? "-" : shown
+    }
+
+    /// `nameWithAlias` where nothing else names the peer (an inbox line): its key tag when
+    /// it has neither.
+    package static func nameWithAliasOrKeyTag(_ peer: PeerInfo) -> String {
+        let shown = nameWithAlias(peer)
+        return shown.isEmpty ? peer.keyTag : shown
+    }
+
     /// The name a peer goes by (alias, else name), or its key tag while it has none (a peer
     /// met a moment ago, before its HELLO): never a blank. Not yet terminal-safe.
     package static func nameOrKeyTag(_ peer: PeerInfo) -> String {

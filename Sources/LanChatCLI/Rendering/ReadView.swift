@@ -33,7 +33,7 @@ package enum ReadView {
             let label: String
             if let peer = peers[peerID] {
                 header = HistoryView.header(peer, style: style)
-                label = truncated(peer.displayName, to: 24)
+                label = truncated(PeerText.nameOrKeyTag(peer), to: 24)
             } else {
                 header = style.bold(truncated(peerID, to: 60)) + "\n"
                 label = truncated(peerID, to: 12)

@@ -23,7 +23,7 @@ package enum SearchView {
         return rows.map { row in
             let message = row.message
             let author = message.sender ?? message.peer
-            let name = truncated(peers[author]?.displayName ?? author, to: 24)
+            let name = truncated(peers[author].map(PeerText.nameOrKeyTag) ?? author, to: 24)
             let who: String
             if let group = message.group {
                 // A group's message: who wrote it, in which group.

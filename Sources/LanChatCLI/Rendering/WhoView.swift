@@ -27,7 +27,7 @@ package enum WhoView {
             table.append([
                 .init(
                     (changed.contains(peer.id) ? KeyChangeText.marker + " " : "")
-                        + truncated(PeerText.nameWithAlias(peer), columns: 40), paint: style.bold),
+                        + truncated(PeerText.nameCell(peer), columns: 40), paint: style.bold),
                 .init(terminalSafe(peer.keyTag), paint: style.cyan),
                 .init(presence, paint: presenceColor),
                 .init(peer.statusText.isEmpty ? "-" : truncated(peer.statusText, columns: 30)),
