@@ -102,6 +102,19 @@ extension EndToEnd {
                 #expect(
                     try await again.json(HistoryResult.self, ["history", "bob"]).messages.count == 1
                 )
+
+                // --purge keeps what is still on its way, and says so (QA: it said "deleted
+                // the conversation", and the inbox still showed it).
+                let purged = try await again.lanchat(["remove", "carol", "--purge"])
+                #expect(purged.status == 0, "\(purged)")
+                #expect(
+                    purged.output.contains(
+                        "deleted the conversation, except 1 message still on its way to it"),
+                    "\(purged)")
+                let kept = try await again.json(HistoryResult.self, ["history", Self.unseenID])
+                #expect(kept.messages.map(\.text) == ["waiting for you"])
+                let purgedAgain = try await again.lanchat(["remove", "bob", "--purge"])
+                #expect(purgedAgain.output.hasSuffix("and deleted the conversation.\n"))
             }
         }
 
