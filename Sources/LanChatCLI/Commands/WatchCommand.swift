@@ -11,7 +11,8 @@ struct WatchCommand: AsyncParsableCommand {
             event object; its cursor, given to --since, replays every event after it before \
             going live, with no gap and no repeat. When lanchatd restarts, watch reconnects and \
             resumes after the last event it printed. Ctrl-C or SIGTERM ends it with exit 0. A \
-            cursor older than the event log keeps exits 65 and names the oldest one kept.
+            cursor older than the oldest event the log keeps exits 65, and the error names that \
+            oldest one.
             """)
 
     @OptionGroup var global: GlobalOptions
