@@ -26,6 +26,9 @@ public struct IdentityKeyError: Error, Equatable, Sendable, CustomStringConverti
         case cryptoFailure(String)
         /// `--reset-identity` with a key file that loads: refused, the key is kept.
         case resetOfHealthyKey(keyTag: String)
+        /// `--reset-identity` with a valid key refused only for its link, owner or mode
+        /// (`problem`, that refusal's text): refused too, the key is kept.
+        case resetOfRefusedKey(keyTag: String, problem: String)
     }
 
     public let code: Code
@@ -72,6 +75,10 @@ public struct IdentityKeyError: Error, Equatable, Sendable, CustomStringConverti
                 + "a damaged or missing key, so nothing was changed: start without it. To give "
                 + "this identity up on purpose (it leaked, say), move the file away first; every "
                 + "contact will then see a key change"
+        case .resetOfRefusedKey(let keyTag, let problem):
+            "\(problem). The key in it is valid (key tag \(keyTag)): fixing that keeps this "
+                + "identity, so --reset-identity, which only replaces a damaged or missing key, "
+                + "changed nothing; start without it"
         }
     }
 

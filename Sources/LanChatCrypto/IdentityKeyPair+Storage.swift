@@ -44,9 +44,28 @@ extension IdentityKeyPair {
         try KeyFileSystem.checkDirectory(directory, createIfMissing: true)
         KeyFileSystem.removeStaleTemporaries(in: directory)
         let path = directory + "/" + fileName
-        if let healthy = try? loadIfPresent(path: path) {
-            throw IdentityKeyError(
-                .resetOfHealthyKey(keyTag: Fingerprint.keyTag(healthy.publicKey)), path: path)
+        do throws(IdentityKeyError) {
+            if let healthy = try loadIfPresent(path: path) {
+                throw IdentityKeyError(
+                    .resetOfHealthyKey(keyTag: Fingerprint.keyTag(healthy.publicKey)), path: path)
+            }
+        } catch {
+            switch error.code {
+            case .symbolicLink, .wrongOwner, .insecureMode:
+                // Refused for how it is kept, not for what it holds: `chmod`, `chown` or the
+                // real file in place of the link keeps this node's identity, which a reset
+                // would throw away (QA: a 0644 key was replaced by a new one).
+                if let kept = keyBehindRefusal(path: path) {
+                    throw IdentityKeyError(
+                        .resetOfRefusedKey(
+                            keyTag: Fingerprint.keyTag(kept.publicKey), problem: error.description),
+                        path: path)
+                }
+            case .resetOfHealthyKey:
+                throw error
+            default:
+                break
+            }
         }
         let movedTo = try KeyFileSystem.moveAside(path: path, directory: directory)
         let identity = try newIdentity(path: path)
@@ -64,7 +83,9 @@ extension IdentityKeyPair {
 
     /// Nil on ENOENT; the key when every check passes; otherwise the exact error.
     private static func loadIfPresent(path: String) throws(IdentityKeyError) -> IdentityKeyPair? {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        // Non-blocking: a FIFO in its place is refused (not a regular file) instead of holding
+        // the start until something writes to it (found by QA).
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             let code = errno
             if code == ENOENT { return nil }
@@ -99,6 +120,24 @@ extension IdentityKeyPair {
         let count = try KeyFileSystem.readAll(descriptor, into: image, path: path)
         defer { image.wipe() }
         return try IdentityKeyFile.decode(image, count: count, path: path)
+    }
+
+    /// The key a file refused for its link, owner or mode holds, if it holds one: read
+    /// through the link, whatever its mode, never written. Nil for anything else.
+    private static func keyBehindRefusal(path: String) -> IdentityKeyPair? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+            info.st_size == IdentityKeyFile.size,
+            let image = try? SecretBuffer(count: IdentityKeyFile.size + 1)
+        else { return nil }
+        defer { image.wipe() }
+        guard let count = try? KeyFileSystem.readAll(descriptor, into: image, path: path) else {
+            return nil
+        }
+        return try? IdentityKeyFile.decode(image, count: count, path: path)
     }
 
     private static func newIdentity(path: String) throws(IdentityKeyError) -> IdentityKeyPair {

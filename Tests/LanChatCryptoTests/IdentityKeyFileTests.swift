@@ -228,6 +228,53 @@ import Testing
         #expect(nothingMoved == nil && created.publicKey != fresh.publicKey)
     }
 
+    /// A valid key refused only for its mode or for being a link is this node's identity:
+    /// `--reset-identity` keeps it and says how to fix the refusal (QA: a 0644 key and a link
+    /// to a valid key were replaced by new ones).
+    @Test func resetKeepsAValidKeyRefusedForItsModeOrLink() throws {
+        let directory = try Self.makeDirectory()
+        defer { Self.removeTree(directory) }
+        let path = directory + "/identity.key"
+        let (original, _) = try IdentityKeyPair.loadOrCreate(directory: directory)
+        let image = Self.read(path)
+        #expect(chmod(path, 0o644) == 0)
+        do {
+            _ = try IdentityKeyPair.reset(directory: directory)
+            Issue.record("a 0644 key was replaced")
+        } catch {
+            guard case .resetOfRefusedKey(let keyTag, _) = error.code else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(keyTag == Fingerprint.keyTag(original.publicKey))
+            #expect(error.description.contains("chmod 600"), "\(error)")
+        }
+        #expect(Self.read(path) == image && Self.names(in: directory) == ["identity.key"])
+
+        #expect(rename(path, directory + "/real.key") == 0)
+        #expect(chmod(directory + "/real.key", 0o600) == 0)
+        #expect(symlink(directory + "/real.key", path) == 0)
+        #expect(throws: IdentityKeyError.self) { try IdentityKeyPair.reset(directory: directory) }
+        #expect(Self.read(directory + "/real.key") == image)
+        #expect(Self.names(in: directory) == ["identity.key", "real.key"])
+
+        // A link to nothing holds no key: moved aside, and a new key made.
+        #expect(unlink(path) == 0 && symlink(directory + "/gone.key", path) == 0)
+        let (fresh, movedTo) = try IdentityKeyPair.reset(directory: directory)
+        #expect(movedTo != nil && fresh.publicKey != original.publicKey)
+    }
+
+    /// A FIFO in place of the key is refused at once, not waited on (QA: the start hung).
+    @Test func aFIFOInPlaceOfTheKeyIsRefusedAtOnce() throws {
+        let directory = try Self.makeDirectory()
+        defer { Self.removeTree(directory) }
+        let path = directory + "/identity.key"
+        #expect(mkfifo(path, 0o600) == 0)
+        #expect(throws: IdentityKeyError(.notRegularFile, path: path)) {
+            try IdentityKeyPair.loadOrCreate(directory: directory)
+        }
+    }
+
     /// The vector's checksum recomputed over modified content (BLAKE2b-256 of bytes 0..<76).
     func rechecksummed(_ bytes: [UInt8]) throws -> [UInt8] {
         Array(bytes.prefix(76)) + (try KeyFileChecksum.compute(Array(bytes.prefix(76))))

@@ -42,6 +42,41 @@ import Testing
         #expect(nul.mended?.contains("NUL removed") == true)
     }
 
+    /// Bytes that are not UTF-8 are shown as U+FFFD, and the log says so.
+    @Test func bytesThatAreNotUTF8AreReplacedAndSaid() throws {
+        let root = try TestRoot()
+        defer { root.remove() }
+        let file = PresenceFile(dataDirectory: root.path)
+        try Data(Array("away\nlunch ".utf8) + [0xFF, 0xFE]).write(
+            to: URL(fileURLWithPath: file.path))
+        let loaded = try #require(try file.load().get())
+        #expect(loaded.saved.statusText == "lunch \u{FFFD}\u{FFFD}")
+        #expect(loaded.mended?.contains("not UTF-8") == true)
+    }
+
+    /// A FIFO, a directory or a link in its place is refused at once, never waited on (QA: a
+    /// FIFO held the start, and a SIGHUP's reload with every signal after it).
+    @Test func whatIsNotARegularFileIsRefusedAtOnce() throws {
+        let root = try TestRoot()
+        defer { root.remove() }
+        let file = PresenceFile(dataDirectory: root.path)
+        #expect(mkfifo(file.path, 0o600) == 0)
+        #expect(throws: PresenceFileError.self) { try file.load().get() }
+        #expect(unlink(file.path) == 0)
+        #expect(mkdir(file.path, 0o700) == 0)
+        #expect(throws: PresenceFileError.self) { try file.load().get() }
+        #expect(rmdir(file.path) == 0)
+        let elsewhere = root.path + "/elsewhere"
+        try Data("away\n".utf8).write(to: URL(fileURLWithPath: elsewhere))
+        #expect(symlink(elsewhere, file.path) == 0)
+        do {
+            _ = try file.load().get()
+            Issue.record("a symbolic link was read")
+        } catch {
+            #expect(error.description.contains("symbolic link"))
+        }
+    }
+
     @Test func aFileThatIsNotOneIsRefused() throws {
         #expect(throws: PresenceFileError.self) { try Self.loaded("sleeping\n") }
         #expect(throws: PresenceFileError.self) {

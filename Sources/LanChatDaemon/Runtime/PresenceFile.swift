@@ -36,11 +36,28 @@ struct PresenceFile {
     /// not sent as it is: a status text over 128 bytes made every peer close every session
     /// as a protocol error (found by QA).
     func load() -> Result<Loaded?, PresenceFileError> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        // Non-blocking: a FIFO put here would otherwise hold the start, or a SIGHUP's reload
+        // and with it every signal after, until something wrote to it (found by QA).
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else {
-            return errno == ENOENT ? .success(nil) : .failure(failure("read"))
+            if errno == ENOENT { return .success(nil) }
+            if errno == ELOOP {
+                return .failure(
+                    PresenceFileError(
+                        description: "\(path) is a symbolic link; lanchatd writes this file "
+                            + "itself: remove the link"))
+            }
+            return .failure(failure("read"))
         }
         defer { close(fd) }
+        var facts = stat()
+        guard fstat(fd, &facts) == 0 else { return .failure(failure("read")) }
+        guard facts.st_mode & S_IFMT == S_IFREG else {
+            return .failure(
+                PresenceFileError(
+                    description: "\(path) is not a regular file; lanchatd writes this file "
+                        + "itself: remove what is there"))
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1024)
         while bytes.count <= Self.maxBytes {
@@ -58,7 +75,11 @@ struct PresenceFile {
         guard bytes.count <= Self.maxBytes, let status = Self.status(named: word) else {
             return .failure(PresenceFileError(description: "\(path) is not a presence file"))
         }
-        let (statusText, mended) = Self.usable(String(rest))
+        var (statusText, mended) = Self.usable(String(rest))
+        if String(validating: bytes, as: UTF8.self) == nil {
+            let replaced = "bytes that are not UTF-8 shown as U+FFFD"
+            mended = mended.map { "\($0), \(replaced)" } ?? replaced
+        }
         return .success(
             Loaded(
                 saved: Saved(status: status, statusText: statusText),
