@@ -61,6 +61,8 @@ extension IdentityKeyPair {
                             keyTag: Fingerprint.keyTag(kept.publicKey), problem: error.description),
                         path: path)
                 }
+                // Another user's file we may not even read: nothing says it is damaged.
+                if access(path, R_OK) != 0 && (errno == EACCES || errno == EPERM) { throw error }
             case .resetOfHealthyKey:
                 throw error
             default:
