@@ -53,11 +53,14 @@ public final class MessageStore: Sendable {
     }
 
     /// Opens (creating with mode 0600 if absent) and migrates the store. Refuses a file that
-    /// is not a lanchat store, fails `PRAGMA quick_check`, or was written by a newer version.
+    /// is not a lanchat store, fails `PRAGMA quick_check` (`integrity_check` after a crash),
+    /// or was written by a newer version.
     ///
     /// With `marker` (the daemon passes `<data dir>/store.marker`), it also refuses a store
-    /// that lost its history (`HistoryCheck`), before migrating anything, and writes the
-    /// marker when there is none yet.
+    /// that lost its history (`HistoryCheck`), and writes the marker when there is none yet.
+    ///
+    /// Every refusal comes before anything is written (`inspect`): a refused store, its log
+    /// and its marker are left exactly as they were found, for a backup or a closer look.
     ///
     /// `onEventsCommitted` is the event log's commit hook (see `onEventsCommitted`).
     public static func open(
@@ -75,6 +78,9 @@ public final class MessageStore: Sendable {
         path: String, marker markerPath: String? = nil,
         onEventsCommitted: (@Sendable () -> Void)? = nil, schemaUpTo lastMigration: String?
     ) throws(StoreError) -> MessageStore {
+        let marker = try markerPath.flatMap { path throws(StoreError) in try StoreMarker.load(path)
+        }
+        let warnings = try inspect(path: path, marker: marker, markerPath: markerPath)
         try createPrivateFileIfAbsent(path)
         var configuration = Configuration()
         configuration.label = "lanchat.store"
@@ -101,29 +107,6 @@ public final class MessageStore: Sendable {
             }
         } catch {
             throw StoreError.wrapping(error, while: "opening \(path)")
-        }
-        do {
-            let check = try pool.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") }
-            guard check == "ok" else {
-                throw StoreError(
-                    .corrupt, "\(path) fails its integrity check: \(check ?? "no answer")")
-            }
-            let migrator = Schema.migrator()
-            if try pool.read({ db in try migrator.hasBeenSuperseded(db) }) {
-                throw StoreError(.tooNew, "\(path) was written by a newer lanchat; upgrade lanchat")
-            }
-        } catch {
-            throw StoreError.wrapping(error, while: "checking \(path)")
-        }
-        var warnings: [String] = []
-        var marker: StoreMarker?
-        if let markerPath {
-            marker = try StoreMarker.load(markerPath)
-            if let marker {
-                let found = try contents(of: pool, path: path)
-                warnings = try HistoryCheck.verify(
-                    found, against: marker, store: path, markerPath: markerPath)
-            }
         }
         do {
             if let lastMigration {
@@ -158,29 +141,82 @@ public final class MessageStore: Sendable {
         return store
     }
 
+    /// The checks that may refuse a store, on a read-only connection, before anything is
+    /// created or written: no WAL-mode set-up, no checkpoint when it closes. Refused before,
+    /// a store was changed all the same (GRDB's WAL set-up writes a transaction, and closing
+    /// folded a log left by a crash into the file being refused; found by QA). Returns the
+    /// history check's warnings.
+    ///
+    /// A log left non-empty (a crash, or a log copied in from elsewhere) gets the full
+    /// `integrity_check`: SQLite takes any well-formed log, and one of another store's made
+    /// this one's rows and indexes disagree, which `quick_check` does not look at (QA). It
+    /// reads the whole file, so only then.
+    static func inspect(path: String, marker: StoreMarker?, markerPath: String?)
+        throws(StoreError) -> [String]
+    {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_size > 0 else {
+            // Nothing here yet: a first start, unless the marker names a store that was here.
+            guard let marker, let markerPath else { return [] }
+            return try HistoryCheck.verify(
+                HistoryCheck.Contents(storeID: nil, messages: 0, peers: 0), against: marker,
+                store: path, markerPath: markerPath)
+        }
+        var log = stat()
+        let thorough = stat(path + "-wal", &log) == 0 && log.st_size > 0
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.label = "lanchat.store.inspection"
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            let check = try queue.read { db in
+                try String.fetchOne(
+                    db, sql: thorough ? "PRAGMA integrity_check(20)" : "PRAGMA quick_check")
+            }
+            guard check == "ok" else {
+                throw StoreError(
+                    .corrupt, "\(path) fails its integrity check: \(check ?? "no answer")")
+            }
+            if try queue.read({ db in try Schema.migrator().hasBeenSuperseded(db) }) {
+                throw StoreError(.tooNew, "\(path) was written by a newer lanchat; upgrade lanchat")
+            }
+            guard let marker, let markerPath else { return [] }
+            return try HistoryCheck.verify(
+                try queue.read { db in try contents(db) }, against: marker, store: path,
+                markerPath: markerPath)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.wrapping(error, while: "checking \(path)")
+        }
+    }
+
     /// The store's id and row counts; before migration the tables may not exist.
     static func contents(of pool: DatabasePool, path: String) throws(StoreError)
         -> HistoryCheck.Contents
     {
         do {
-            return try pool.read { db in
-                guard try db.tableExists("store_identity") else {
-                    let messages =
-                        try db.tableExists("messages")
-                        ? Int.fetchOne(db, sql: "SELECT count(*) FROM messages") ?? 0 : 0
-                    let peers =
-                        try db.tableExists("peers")
-                        ? Int.fetchOne(db, sql: "SELECT count(*) FROM peers") ?? 0 : 0
-                    return HistoryCheck.Contents(storeID: nil, messages: messages, peers: peers)
-                }
-                return HistoryCheck.Contents(
-                    storeID: try String.fetchOne(db, sql: "SELECT id FROM store_identity"),
-                    messages: try Int.fetchOne(db, sql: "SELECT count(*) FROM messages") ?? 0,
-                    peers: try Int.fetchOne(db, sql: "SELECT count(*) FROM peers") ?? 0)
-            }
+            return try pool.read { db in try contents(db) }
         } catch {
             throw StoreError.wrapping(error, while: "reading \(path)")
         }
+    }
+
+    private static func contents(_ db: Database) throws -> HistoryCheck.Contents {
+        guard try db.tableExists("store_identity") else {
+            let messages =
+                try db.tableExists("messages")
+                ? Int.fetchOne(db, sql: "SELECT count(*) FROM messages") ?? 0 : 0
+            let peers =
+                try db.tableExists("peers")
+                ? Int.fetchOne(db, sql: "SELECT count(*) FROM peers") ?? 0 : 0
+            return HistoryCheck.Contents(storeID: nil, messages: messages, peers: peers)
+        }
+        return HistoryCheck.Contents(
+            storeID: try String.fetchOne(db, sql: "SELECT id FROM store_identity"),
+            messages: try Int.fetchOne(db, sql: "SELECT count(*) FROM messages") ?? 0,
+            peers: try Int.fetchOne(db, sql: "SELECT count(*) FROM peers") ?? 0)
     }
 
     /// SQLite would create the file with the umask's mode; the store holds private messages,

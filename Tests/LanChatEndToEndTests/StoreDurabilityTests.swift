@@ -65,6 +65,10 @@ extension EndToEnd {
                 let handle = try FileHandle(forUpdating: URL(fileURLWithPath: wal))
                 handle.write(Data(repeating: 0xA5, count: 32))  // the WAL header
                 try handle.close()
+                let files = ["lanchat.sqlite3", "lanchat.sqlite3-wal", "store.marker"]
+                let found = try files.map {
+                    try Data(contentsOf: URL(fileURLWithPath: alice.dataDirectory + "/" + $0))
+                }
 
                 let logPath = sandbox.file("refused.log")
                 let restarted = try DaemonProcess.launchRaw(
@@ -77,11 +81,15 @@ extension EndToEnd {
                 #expect(ended == .exited(78), "\(message)")
                 for fragment in [
                     "lost its history", alice.dataDirectory + "/lanchat.sqlite3",
-                    alice.dataDirectory + "/store.marker", "lanchat backup",
-                    "Networking stays off",
+                    alice.dataDirectory + "/store.marker", "lanchat backup", "and start again",
                 ] {
                     #expect(message.contains(fragment), "missing '\(fragment)': \(message)")
                 }
+                // Refused as found: nothing folded in, rewritten or created (QA).
+                let after = try files.map {
+                    try Data(contentsOf: URL(fileURLWithPath: alice.dataDirectory + "/" + $0))
+                }
+                #expect(after == found)
                 let status = try await sandbox.lanchat(["--socket", alice.socket, "status"])
                 #expect(status.status == 69, "no daemon may answer on that store: \(status)")
             }

@@ -34,9 +34,50 @@ struct MigrationTests {
         try queue.write { db in
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: future')")
         }
+        let before = try Data(contentsOf: URL(fileURLWithPath: directory.storePath))
         #expect { try MessageStore.open(path: directory.storePath) } throws: { error in
             (error as? StoreError)?.kind == .tooNew
         }
+        // Refused before anything is written (QA: the file changed all the same).
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.storePath)) == before)
+    }
+
+    /// A log copied in from another store is well formed, so SQLite would take it: its pages
+    /// make this store's rows and indexes disagree. A log left non-empty gets the full
+    /// integrity check, and the refused store and that log are left as they were (QA).
+    @Test func aLogFromAnotherStoreIsRefusedAndLeftAlone() async throws {
+        let mine = try TemporaryDirectory()
+        let other = try TemporaryDirectory()
+        defer {
+            mine.remove()
+            other.remove()
+        }
+        let store = try await openStoreWithPeer(mine, peer: testKey(2))
+        _ = try await store.enqueue(to: testKey(2), texts: ["mine"], at: 2_000)
+        try store.close()
+        try await openStoreWithPeer(other, peer: testKey(3)).close()
+        // The other store's log holds only its latest transaction, as after a crash: its
+        // peer's row seen again, so the table's page without the pages of its indexes.
+        let foreign = try MessageStore.open(path: other.storePath)
+        try await foreign.recordPeerSeen(
+            testKey(3), keyTag: "TEST-TAG3", name: "bob", status: "away", statusText: "later",
+            endpoint: nil, at: 3_000)
+        let log = try Data(contentsOf: URL(fileURLWithPath: other.storePath + "-wal"))
+        #expect(!log.isEmpty)
+        try log.write(to: URL(fileURLWithPath: mine.storePath + "-wal"))
+        let before = try Data(contentsOf: URL(fileURLWithPath: mine.storePath))
+        #expect { try MessageStore.open(path: mine.storePath) } throws: { error in
+            (error as? StoreError)?.kind == .corrupt
+                && "\(error)".contains("fails its integrity check")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: mine.storePath)) == before)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: mine.storePath + "-wal")) == log)
+        // Without that log, the store opens as it was.
+        #expect(unlink(mine.storePath + "-wal") == 0)
+        unlink(mine.storePath + "-shm")
+        let reopened = try MessageStore.open(path: mine.storePath)
+        #expect(
+            try await reopened.history(with: testKey(2), limit: 5).messages.map(\.text) == ["mine"])
     }
 
     @Test func aFileThatIsNotADatabaseIsRefusedAndLeftAlone() throws {
