@@ -35,12 +35,14 @@ enum PrivateDirectory {
         }
     }
 
-    /// The directory at `path`, created 0700 (with its missing parents) if there is none.
+    /// The directory at `path`, created 0700 (with its missing parents) if there is none. A
+    /// symbolic link to a directory is the directory (data kept on another disk, say; QA found
+    /// it refused as "not a directory"): what it points to is checked, owner and mode.
     private static func existingOrCreated(_ path: String, purpose: String) throws(DaemonError)
         -> stat
     {
         var info = stat()
-        if lstat(path, &info) != 0 {
+        if stat(path, &info) != 0 {
             guard errno == ENOENT else {
                 throw .dataDirectory("cannot inspect the \(purpose) \(path): \(errnoText())")
             }
@@ -48,7 +50,7 @@ enum PrivateDirectory {
             guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
                 throw .dataDirectory("cannot create the \(purpose) \(path): \(errnoText())")
             }
-            guard lstat(path, &info) == 0 else {
+            guard stat(path, &info) == 0 else {
                 throw .dataDirectory("cannot inspect the \(purpose) \(path): \(errnoText())")
             }
         }
