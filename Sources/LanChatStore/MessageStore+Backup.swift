@@ -29,6 +29,11 @@ extension MessageStore {
     /// `lanchat.sqlite3` while the daemon is stopped.
     public func backup(to path: String) async throws(BackupError) -> BackupSummary {
         guard path.hasPrefix("/") else { throw BackupError("the backup path must be absolute") }
+        // A trailing slash names a directory, which open() reports as "Is a directory" even
+        // when there is none (QA); say what is wrong with the argument instead.
+        guard !path.hasSuffix("/") else {
+            throw BackupError("\(path) names a directory; give the backup a file name in it")
+        }
         let descriptor = Glibc.open(
             path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {

@@ -55,9 +55,24 @@ public struct StoreMarker: Sendable, Equatable {
     /// before markers). A file that cannot be read or parsed is an error: the guard it stands
     /// for must not be dropped silently.
     static func load(_ path: String) throws(StoreError) -> StoreMarker? {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT { return nil }
+            throw StoreError(
+                .unavailable,
+                "cannot read the store marker \(path): \(String(cString: strerror(errno)))")
+        }
+        // Said, not left as a bare "cannot read" (QA: a directory or a FIFO in its place).
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw StoreError(
+                .unavailable,
+                "the store marker \(path) is not a regular file; lanchatd writes it itself: "
+                    + "move what is there aside")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
-            if access(path, F_OK) != 0, errno == ENOENT { return nil }
-            throw StoreError(.unavailable, "cannot read the store marker \(path)")
+            throw StoreError(
+                .unavailable,
+                "cannot read the store marker \(path): \(String(cString: strerror(errno)))")
         }
         guard data.count < 4096,
             let marker = StoreMarker(text: String(decoding: data, as: UTF8.self))

@@ -160,6 +160,13 @@ struct DurabilityTests {
             guard let error = error as? StoreError else { return false }
             return error.kind == .corrupt && error.description.contains(directory.markerPath)
         }
+        // A FIFO in its place is refused at once, with the reason.
+        #expect(unlink(directory.markerPath) == 0 && mkfifo(directory.markerPath, 0o600) == 0)
+        #expect {
+            try MessageStore.open(path: directory.storePath, marker: directory.markerPath)
+        } throws: { error in
+            "\(error)".contains("is not a regular file")
+        }
     }
 
     @Test func aRestoredBackupOpensWithAWarningOnly() async throws {
@@ -209,6 +216,12 @@ struct DurabilityTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("keep me".utf8))
         await #expect(throws: BackupError.self) { try await store.backup(to: "relative.db") }
         #expect(!FileManager.default.fileExists(atPath: "relative.db"))
+        // A directory's path (QA: "cannot create …/: Is a directory" of one that did not exist).
+        await #expect {
+            try await store.backup(to: directory.path + "/missing/")
+        } throws: { error in
+            (error as? BackupError)?.description.contains("give the backup a file name") == true
+        }
     }
 }
 
