@@ -298,16 +298,18 @@ public final class Daemon: Sendable {
             ])
         defer {
             // The directory is free for the next daemon once this one has stopped; the store
-            // is checkpointed into its main file first (MessageStore.close).
+            // is checkpointed into its main file first (MessageStore.close). "stopped" comes
+            // last, after anything that closing had to say (QA: a full disk's error came
+            // after it).
             do {
                 try store.close()
             } catch {
                 logger.error("\(error)")
             }
             lock.release()
+            logger.notice("lanchatd stopped")
         }
         try await group.run()
-        logger.notice("lanchatd stopped")
     }
 
     /// Begins the same clean stop as SIGTERM.
