@@ -157,6 +157,9 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
     public var isDaemonUnreachable: Bool {
         kind == .daemonNotRunning || kind == .unavailable || kind == .notAnswering
     }
+    /// Nothing listens on the control socket: a request never reached a daemon, so nothing
+    /// of it was done and sending it again cannot do it twice.
+    public var isDaemonNotRunning: Bool { kind == .daemonNotRunning }
 }
 
 /// Structured detail of an error, for the CLI to render and scripts to read.

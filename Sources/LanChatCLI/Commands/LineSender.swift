@@ -10,8 +10,11 @@ import LanChatControl
 /// number and skipped; the good lines around it are still sent, and the command exits 65
 /// once input ends. A `--wait` that runs out is reported the same way and the stream goes on
 /// (the lines are stored and will be delivered; `journalctl -f | … --wait` must not end at
-/// the peer's first absence): exit 75 once input ends. Any other error from the daemon stops
-/// at once with its own exit code.
+/// the peer's first absence): exit 75 once input ends. A daemon that goes away after the
+/// first answer (a restart) is waited for, as `lanchat watch` does, and the lines that came
+/// meanwhile are sent once it is back: the call was refused before it reached a daemon, so
+/// nothing of them was stored (QA: the line in hand was dropped unsaid). Any other error
+/// from the daemon stops at once with its own exit code.
 struct LineSender {
     let command: SendCommand
     let context: CommandContext
@@ -25,13 +28,39 @@ struct LineSender {
         LineReader.start(fd: context.environment.standardInput, into: queue)
         var rejected = 0
         var timedOut: [ControlError] = []
-        /// One call; a timeout is told and kept for the end, anything else thrown.
+        var reached = false
+        /// One call; a timeout is told and kept for the end, a daemon gone since an earlier
+        /// call waited for, anything else thrown.
         func send(_ texts: [String]) async throws(ControlError) {
-            do {
-                try await command.send(texts: texts, text: nil, context: context, streaming: true)
-            } catch  where error.isTimeout {
-                context.err("lanchat: \(error.message)\n")
-                timedOut.append(error)
+            var backoff = WatchFollower.firstBackoff
+            var away = false
+            while true {
+                do {
+                    try await command.send(
+                        texts: texts, text: nil, context: context, streaming: true)
+                    reached = true
+                    if away { context.err("lanchat: lanchatd is back; sending goes on\n") }
+                    return
+                } catch  where error.isTimeout {
+                    context.err("lanchat: \(error.message)\n")
+                    timedOut.append(error)
+                    reached = true
+                    return
+                } catch  where error.isDaemonNotRunning && reached {
+                    if !away {
+                        context.err(
+                            "lanchat: lanchatd is not running; the lines from here on are sent "
+                                + "once it is back (Ctrl-C to stop)\n")
+                    }
+                    away = true
+                    let notRunning = error
+                    do {
+                        try await Task.sleep(for: backoff)
+                    } catch {
+                        throw notRunning  // interrupted while waiting: the lines were not sent
+                    }
+                    backoff = min(backoff * 2, WatchFollower.maxBackoff)
+                }
             }
         }
         do throws(ControlError) {

@@ -5,6 +5,8 @@ import LanChatTransport
 import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
+import Synchronization
 
 /// The control socket (PRODUCT.md §2, §5): a Unix stream socket, mode 0600 in a 0700
 /// directory, newline-delimited JSON-RPC 2.0. Only the daemon's own uid may talk to it
@@ -17,18 +19,33 @@ final class ControlServer: Sendable {
 
     let path: String
     private let server: NIOAsyncChannel<ControlClientConnection, Never>
+    private let open: OpenConnections
     private let logger: Logger
     /// The socket file this server created: only that file is removed when it stops.
     private let boundFile: ControlSocketFile?
+    /// Set by `drain()`: connections end after the answer they are writing.
+    private let draining = Atomic(false)
 
     private init(
-        path: String, server: NIOAsyncChannel<ControlClientConnection, Never>, logger: Logger,
-        boundFile: ControlSocketFile?
+        path: String, server: NIOAsyncChannel<ControlClientConnection, Never>,
+        open: OpenConnections, logger: Logger, boundFile: ControlSocketFile?
     ) {
         self.path = path
         self.server = server
+        self.open = open
         self.logger = logger
         self.boundFile = boundFile
+    }
+
+    /// The daemon is stopping: no new connection is accepted, idle ones are closed, and a
+    /// request being answered is answered first (a `send --wait` says it was cut short, with
+    /// its ids), then its connection closes. Before, the stop cancelled the serving tasks: a
+    /// message stored by a request in progress went unanswered, and a script sent it again
+    /// (found by QA). `run` returns once every connection has ended.
+    func drain() {
+        draining.store(true, ordering: .releasing)
+        server.channel.close(promise: nil)
+        open.closeIdle()
     }
 
     /// Creates the socket's directory (0700) and binds the socket (0600). A stale socket file
@@ -78,7 +95,7 @@ final class ControlServer: Sendable {
                 "cannot set the mode of \(path): \(String(cString: strerror(errno)))")
         }
         return ControlServer(
-            path: path, server: server, logger: logger,
+            path: path, server: server, open: open, logger: logger,
             boundFile: ControlSocketFile.existing(at: path))
     }
 
@@ -97,7 +114,8 @@ final class ControlServer: Sendable {
             )
         }
         return ControlServer(
-            path: activated.path ?? path, server: server, logger: logger, boundFile: nil)
+            path: activated.path ?? path, server: server, open: open, logger: logger,
+            boundFile: nil)
     }
 
     private static func bootstrap(group: any EventLoopGroup, logger: Logger) -> ServerBootstrap {
@@ -146,11 +164,13 @@ final class ControlServer: Sendable {
         defer {
             if let boundFile, ControlSocketFile.existing(at: path) == boundFile { unlink(path) }
         }
+        let draining: @Sendable () -> Bool = { [self] in self.draining.load(ordering: .acquiring) }
         try await server.executeThenClose { inbound in
             try await withThrowingDiscardingTaskGroup { group in
                 for try await connection in inbound {
                     group.addTask {
-                        await Self.serve(connection, dispatcher: dispatcher, logger: logger)
+                        await Self.serve(
+                            connection, dispatcher: dispatcher, draining: draining, logger: logger)
                     }
                 }
             }
@@ -158,7 +178,8 @@ final class ControlServer: Sendable {
     }
 
     private static func serve(
-        _ connection: ControlClientConnection, dispatcher: ControlDispatcher, logger: Logger
+        _ connection: ControlClientConnection, dispatcher: ControlDispatcher,
+        draining: @escaping @Sendable () -> Bool, logger: Logger
     ) async {
         defer { connection.slot?.release() }
         do {
@@ -181,7 +202,8 @@ final class ControlServer: Sendable {
                                     "uid \(connection.peerUID) may not use this daemon's socket")))
                         return
                     }
-                    connection.slot?.busy()
+                    // Closed for the stop meanwhile: not run, as its answer could not be written.
+                    guard connection.slot?.busy() != false else { return }
                     defer { connection.slot?.idle() }
                     switch item {
                     case .line(let line):
@@ -201,9 +223,12 @@ final class ControlServer: Sendable {
                                 }
                                 try await writer.write(first)
                                 // An opened stream owns its connection to the end, and ends
-                                // with its client.
-                                await Self.untilClientLeaves(reader, writer: writer) {
-                                    await run(writer)
+                                // with its client, or as the daemon stops (a client such as
+                                // `lanchat watch` reconnects and resumes).
+                                try? await cancelWhenGracefulShutdown {
+                                    await Self.untilClientLeaves(reader, writer: writer) {
+                                        await run(writer)
+                                    }
                                 }
                                 return
                             }
@@ -213,6 +238,7 @@ final class ControlServer: Sendable {
                     }
                     response.append(UInt8(ascii: "\n"))
                     try await outbound.write(ByteBuffer(bytes: response))
+                    if draining() { return }
                 }
             }
         } catch {

@@ -57,6 +57,16 @@ final class OpenConnections: Sendable {
 
     var openCount: Int { slots.withLock { $0.count } }
 
+    /// The daemon is stopping: every connection idle now is closed, and one busy is closed
+    /// once it has written its answer (`Slot.busy` refuses a request that comes later).
+    func closeIdle() {
+        let idle = slots.withLock { slots in slots.values.filter { $0.closeIfIdle() } }
+        for slot in idle {
+            let channel = slot.channel
+            channel.eventLoop.execute { channel.close(promise: nil) }
+        }
+    }
+
     fileprivate func remove(_ slot: Slot) {
         _ = slots.withLock { $0.removeValue(forKey: ObjectIdentifier(slot)) }
     }
@@ -65,7 +75,7 @@ final class OpenConnections: Sendable {
     final class Slot: Sendable {
         private let owner: OpenConnections
         let channel: any Channel
-        private let activity: Mutex<(busy: Bool, idleSince: ContinuousClock.Instant)>
+        private let activity: Mutex<(busy: Bool, idleSince: ContinuousClock.Instant, closing: Bool)>
         /// The client closed its side (`InputEndWatcher`): it sends nothing more.
         private let ended = Atomic(false)
 
@@ -73,7 +83,7 @@ final class OpenConnections: Sendable {
         {
             self.owner = owner
             self.channel = channel
-            self.activity = Mutex((false, now))
+            self.activity = Mutex((false, now, false))
         }
 
         var isBusy: Bool { activity.withLock { $0.busy } }
@@ -81,9 +91,30 @@ final class OpenConnections: Sendable {
         func clientClosedItsSide() { ended.store(true, ordering: .relaxed) }
         var idleSince: ContinuousClock.Instant { activity.withLock { $0.idleSince } }
 
-        /// A request is being answered: not to be closed for room meanwhile.
-        func busy() { activity.withLock { $0.busy = true } }
-        func idle(now: ContinuousClock.Instant = .now) { activity.withLock { $0 = (false, now) } }
+        /// A request is being answered: not to be closed for room meanwhile. False when the
+        /// connection is being closed for the stop: the request is not to be run at all (its
+        /// answer could not be written).
+        @discardableResult
+        func busy() -> Bool {
+            activity.withLock { activity in
+                guard !activity.closing else { return false }
+                activity.busy = true
+                return true
+            }
+        }
+
+        func idle(now: ContinuousClock.Instant = .now) {
+            activity.withLock { $0 = (false, now, $0.closing) }
+        }
+
+        /// Marks the slot closing if no request is being answered; says whether it did.
+        fileprivate func closeIfIdle() -> Bool {
+            activity.withLock { activity in
+                guard !activity.busy else { return false }
+                activity.closing = true
+                return true
+            }
+        }
 
         func release() { owner.remove(self) }
     }

@@ -137,6 +137,10 @@ extension Messenger {
                 "not delivered to \(who): \(failed?.failReason ?? "failed")",
                 messageIDs: ids.map(\.description))
         }
+        if outcome.interrupted {
+            return .timedOut(
+                Self.stoppingText(target, count: ids.count), messageIDs: ids.map(\.description))
+        }
         // Where the copies stand, acknowledgements not yet written included.
         var queued = 0
         var unread = 0

@@ -112,6 +112,11 @@ final class Messenger: Sendable {
                     current.first { outcome.failed.contains($0.id) }?.failReason ?? "failed"
                 throw .failed(reason, messageIDs: ids.map(\.description))
             }
+            if outcome.interrupted {
+                throw .timedOut(
+                    Self.stoppingText(target, count: ids.count),
+                    messageIDs: ids.map(\.description))
+            }
             throw .timedOut(
                 Self.timeoutText(
                     current, live: await liveState(for: peer.key),
@@ -156,6 +161,17 @@ final class Messenger: Sendable {
                 + "them until they are, and sends them again on the next session if need be"
         }
         return notYet + "still queued, with \(peer) online; they go out in their turn"
+    }
+
+    /// What a wait cut short by the daemon's stop says: the messages are kept, and a client
+    /// must not send them again.
+    static func stoppingText(_ target: StatusWaiter.Target, count: Int) -> String {
+        let reached = target == .read ? "read" : "delivered"
+        return count == 1
+            ? "lanchatd is stopping before the message was \(reached); it is stored and goes out "
+                + "when lanchatd runs again (do not send it again)"
+            : "lanchatd is stopping before the \(count) messages were \(reached); they are stored "
+                + "and go out when lanchatd runs again (do not send them again)"
     }
 
     /// The params' own checks (`SendParams.validatedTexts`, shared with the fuzz target).

@@ -1,5 +1,6 @@
 import LanChatCore
 import LanChatStore
+import ServiceLifecycle
 
 /// Waits until outgoing messages reach `delivered` (or `read`), for `send --wait` and
 /// `--wait-read`. The caller subscribes to the events *before* storing the messages, so
@@ -32,6 +33,10 @@ struct StatusWaiter {
         var failed: Set<MessageID>
         /// When each reached the target, as far as the events said.
         var reachedAt: [MessageID: Int64] = [:]
+        /// The daemon began to stop before the wait was over: `pending` are stored and go
+        /// out when it runs again, which the answer says (its client must not send them
+        /// again; found by QA, where the connection just closed).
+        var interrupted = false
     }
 
     let store: MessageStore
@@ -48,27 +53,40 @@ struct StatusWaiter {
         let start = tracker
         let clock = self.clock
         let deadline = clock.monotonic() + timeout
-        let finished = await withTaskGroup(of: Tracker?.self) { group in
-            group.addTask {
-                var tracker = start
-                for await event in subscription {
-                    tracker.absorb(event)
-                    if tracker.isDone { return tracker }
+        let stopping = Wakeup()
+        let (finished, interrupted) = await withGracefulShutdownHandler {
+            await withTaskGroup(of: (Tracker?, stopping: Bool).self) { group in
+                group.addTask {
+                    var tracker = start
+                    for await event in subscription {
+                        tracker.absorb(event)
+                        if tracker.isDone { return (tracker, false) }
+                    }
+                    return (nil, false)
                 }
-                return nil
+                group.addTask {
+                    try? await clock.sleepUntil(deadline)
+                    return (nil, false)
+                }
+                // The control socket's graceful shutdown (a task-local signal, so outside a
+                // service nothing ever comes): answer now, while the answer can be written.
+                group.addTask {
+                    await stopping.wait(until: nil)
+                    return (nil, !Task.isCancelled)
+                }
+                let first = await group.next() ?? (nil, false)
+                group.cancelAll()
+                return first
             }
-            group.addTask {
-                try? await clock.sleepUntil(deadline)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+        } onGracefulShutdown: {
+            stopping.signal()
         }
         if let finished { return finished.outcome }
-        // Deadline (or a lost event): the store decides.
+        // Deadline, stop (or a lost event): the store decides.
         tracker.absorb(try await store.outgoing(tracker.pending.map { ($0.peer, $0.id) }))
-        return tracker.outcome
+        var outcome = tracker.outcome
+        outcome.interrupted = interrupted
+        return outcome
     }
 
     /// The bookkeeping of one wait, fed with store rows and events, per copy (a group

@@ -167,9 +167,7 @@ public final class Daemon: Sendable {
         // connections) cancelled, then the rest; the control socket (first) answers until the
         // very end.
         var serviceList: [any Service] = [
-            TaskService(description: "control socket") {
-                try await control.run(dispatcher: dispatcher)
-            }
+            ControlSocketService(server: control, dispatcher: dispatcher)
         ]
         for discovery in discoveries {
             serviceList.append(TaskService(description: "discovery") { try await discovery.run() })
