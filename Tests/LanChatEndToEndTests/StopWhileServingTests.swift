@@ -35,6 +35,15 @@ extension EndToEnd {
             (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         }
 
+        /// alice alone, with `ghost` (never met) as a contact: what she sends it stays queued.
+        static func aliceWithAbsentGhost(in sandbox: Sandbox) async throws -> DaemonProcess {
+            let alice = try await DaemonProcess.start(
+                "alice", in: sandbox, extraArguments: ["--no-mdns"])
+            let added = try await alice.lanchat(["add", "ghost", absentID])
+            #expect(added.status == 0, "\(added)")
+            return alice
+        }
+
         /// alice again, on the same data directory and socket.
         static func restart(_ node: DaemonProcess, in sandbox: Sandbox) async throws
             -> DaemonProcess
@@ -46,9 +55,7 @@ extension EndToEnd {
 
         @Test func aWaitCutShortByTheStopGivesTheIDAndExit75() async throws {
             try await inSandbox { sandbox in
-                let alice = try await DaemonProcess.start(
-                    "alice", in: sandbox, extraArguments: ["--no-mdns"])
-                #expect(try await alice.lanchat(["add", "ghost", Self.absentID]).status == 0)
+                let alice = try await Self.aliceWithAbsentGhost(in: sandbox)
                 let (process, _, output, errors) = try Self.launch(
                     ["send", "ghost", "wait for me", "--wait", "--timeout", "60"], on: alice,
                     in: sandbox)
@@ -80,9 +87,7 @@ extension EndToEnd {
         /// answer), and none after the stop is run.
         @Test func everyRequestRunBeforeTheStopIsAnswered() async throws {
             try await inSandbox { sandbox in
-                let alice = try await DaemonProcess.start(
-                    "alice", in: sandbox, extraArguments: ["--no-mdns"])
-                #expect(try await alice.lanchat(["add", "ghost", Self.absentID]).status == 0)
+                let alice = try await Self.aliceWithAbsentGhost(in: sandbox)
                 let client = try await ControlSocketClient.connect(to: alice.socket)
                 defer { client.close() }
                 let requests = (0..<400).map { index in
@@ -108,9 +113,7 @@ extension EndToEnd {
 
         @Test func sendLinesRidesOutARestart() async throws {
             try await inSandbox { sandbox in
-                let alice = try await DaemonProcess.start(
-                    "alice", in: sandbox, extraArguments: ["--no-mdns"])
-                #expect(try await alice.lanchat(["add", "ghost", Self.absentID]).status == 0)
+                let alice = try await Self.aliceWithAbsentGhost(in: sandbox)
                 let (process, input, output, errors) = try Self.launch(
                     ["send", "ghost", "--lines"], on: alice, in: sandbox)
                 defer { if process.isRunning { process.terminate() } }
