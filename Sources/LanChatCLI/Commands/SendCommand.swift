@@ -20,8 +20,12 @@ struct SendCommand: AsyncParsableCommand {
             With --lines, blank lines are skipped and a line that is too long or not UTF-8 is \
             reported on standard error and not sent, while the other lines are; lanchat then \
             exits 65 once input ends. A --wait that runs out is reported the same way and the \
-            stream goes on; lanchat then exits 75 once input ends. With --json, --lines prints \
-            each call's result compactly, one object a line.
+            stream goes on; lanchat then exits 75 once input ends. When lanchatd restarts under \
+            it, --lines waits for it and sends the lines that came meanwhile, once. With --json, \
+            --lines prints each call's result compactly, one object a line.
+
+            A --wait that lanchatd's stop cuts short prints the ids and exits 75: the messages \
+            are stored and go out when it runs again; do not send them again.
             """)
 
     @OptionGroup var global: GlobalOptions
