@@ -23,7 +23,8 @@ public enum ConfigurationFile {
         throws(DaemonError) -> DaemonSettings
     {
         let text: String
-        switch readFile(path) {
+        // A configuration file is small; a huge one is a mistake, not a configuration.
+        switch SmallFile.read(path, maxBytes: 1 << 20) {
         case .success(let bytes):
             text = try utf8Text(bytes, path: path)
         case .failure(let failure) where failure.code == ENOENT && !required && !exists(path):
@@ -235,15 +236,6 @@ public enum ConfigurationFile {
         return nil
     }
 
-    struct ReadFailure: Error {
-        let code: Int32
-        var notRegular = false
-
-        var reason: String {
-            notRegular ? "not a regular file" : String(cString: strerror(code))
-        }
-    }
-
     /// Whether there is something at `path` to read (a dangling link counts: reading it
     /// fails with the reason, rather than the file being taken for absent).
     static func exists(_ path: String) -> Bool {
@@ -276,34 +268,5 @@ public enum ConfigurationFile {
             }
         }
         return text
-    }
-
-    private static func readFile(_ path: String) -> Result<[UInt8], ReadFailure> {
-        // Non-blocking, so that a FIFO given by mistake is refused instead of waited on.
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return .failure(ReadFailure(code: errno)) }
-        defer { close(fd) }
-        var facts = stat()
-        guard fstat(fd, &facts) == 0 else { return .failure(ReadFailure(code: errno)) }
-        guard facts.st_mode & S_IFMT == S_IFREG else {
-            return .failure(
-                ReadFailure(
-                    code: facts.st_mode & S_IFMT == S_IFDIR ? EISDIR : EINVAL,
-                    notRegular: facts.st_mode & S_IFMT != S_IFDIR))
-        }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failure(ReadFailure(code: errno))
-            }
-            if count == 0 { break }
-            // A configuration file is small; a huge one is a mistake, not a configuration.
-            guard bytes.count + count <= 1 << 20 else { return .failure(ReadFailure(code: EFBIG)) }
-            bytes += chunk[..<count]
-        }
-        return .success(bytes)
     }
 }

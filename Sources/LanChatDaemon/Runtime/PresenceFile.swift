@@ -36,43 +36,36 @@ struct PresenceFile {
     /// not sent as it is: a status text over 128 bytes made every peer close every session
     /// as a protocol error (found by QA).
     func load() -> Result<Loaded?, PresenceFileError> {
-        // Non-blocking: a FIFO put here would otherwise hold the start, or a SIGHUP's reload
-        // and with it every signal after, until something wrote to it (found by QA).
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else {
-            if errno == ENOENT { return .success(nil) }
-            if errno == ELOOP {
-                return .failure(
-                    PresenceFileError(
-                        description: "\(path) is a symbolic link; lanchatd writes this file "
-                            + "itself: remove the link"))
-            }
-            return .failure(failure("read"))
-        }
-        defer { close(fd) }
-        var facts = stat()
-        guard fstat(fd, &facts) == 0 else { return .failure(failure("read")) }
-        guard facts.st_mode & S_IFMT == S_IFREG else {
+        // A FIFO, a directory or a link put here is refused at once (found by QA: a FIFO held
+        // the start, or a SIGHUP's reload and every signal after it).
+        let bytes: [UInt8]
+        switch SmallFile.read(path, maxBytes: Self.maxBytes, followLinks: false) {
+        case .success(let read):
+            bytes = read
+        case .failure(let failure) where failure.code == ENOENT:
+            return .success(nil)
+        case .failure(let failure) where failure.code == ELOOP:
+            return .failure(
+                PresenceFileError(
+                    description: "\(path) is a symbolic link; lanchatd writes this file "
+                        + "itself: remove the link"))
+        case .failure(let failure) where failure.notRegular || failure.code == EISDIR:
             return .failure(
                 PresenceFileError(
                     description: "\(path) is not a regular file; lanchatd writes this file "
                         + "itself: remove what is there"))
-        }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1024)
-        while bytes.count <= Self.maxBytes {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { return .failure(failure("read")) }
-            if count == 0 { break }
-            bytes += chunk[..<count]
+        case .failure(let failure) where failure.code == EFBIG:
+            return .failure(PresenceFileError(description: "\(path) is not a presence file"))
+        case .failure(let failure):
+            return .failure(
+                PresenceFileError(description: "cannot read \(path): \(failure.reason)"))
         }
         let text = String(decoding: bytes, as: UTF8.self)
         let (word, rest) =
             text.firstIndex { $0 == "\n" || $0 == "\r\n" }
             .map { (text[..<$0], text[text.index(after: $0)...]) }
             ?? (text[...], "")
-        guard bytes.count <= Self.maxBytes, let status = Self.status(named: word) else {
+        guard let status = Self.status(named: word) else {
             return .failure(PresenceFileError(description: "\(path) is not a presence file"))
         }
         var (statusText, mended) = Self.usable(String(rest))
