@@ -175,8 +175,10 @@ public final class MessageStore: Sendable {
                     db, sql: thorough ? "PRAGMA integrity_check(20)" : "PRAGMA quick_check")
             }
             guard check == "ok" else {
-                throw StoreError(
-                    .corrupt, "\(path) fails its integrity check: \(check ?? "no answer")")
+                throw damaged(
+                    StoreError(
+                        .corrupt, "\(path) fails its integrity check: \(check ?? "no answer")"),
+                    markerPath: markerPath)
             }
             if try queue.read({ db in try Schema.migrator().hasBeenSuperseded(db) }) {
                 throw StoreError(.tooNew, "\(path) was written by a newer lanchat; upgrade lanchat")
@@ -188,8 +190,21 @@ public final class MessageStore: Sendable {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError.wrapping(error, while: "checking \(path)")
+            let wrapped = StoreError.wrapping(error, while: "checking \(path)")
+            throw wrapped.kind == .corrupt ? damaged(wrapped, markerPath: markerPath) : wrapped
         }
+    }
+
+    /// A damaged file's refusal, with the way out (the history check's and a newer schema's
+    /// say their own).
+    private static func damaged(_ error: StoreError, markerPath: String?) -> StoreError {
+        let marker = markerPath.map { " and \($0)" } ?? ""
+        let reason = error.description
+        return StoreError(
+            .corrupt,
+            "\(reason)\(reason.hasSuffix(".") ? "" : ".") lanchatd does not start on it: restore it "
+                + "from a backup (lanchat backup), or move it\(marker) aside to start with no "
+                + "history.")
     }
 
     /// The store's id and row counts; before migration the tables may not exist.

@@ -377,19 +377,9 @@ public final class Daemon: Sendable {
                 marker: configuration.dataDirectory + "/" + StoreMarker.fileName)
         } catch {
             switch error.kind {
-            case .tooNew:
+            case .corrupt, .tooNew:
+                // Each refusal says its way out (MessageStore.inspect, HistoryCheck).
                 throw .store(error.description)
-            case .corrupt:
-                // The history check says what to do itself; a damaged file gets the way out
-                // (QA: "networking stays off" was said of a daemon that exits, and moving
-                // the store aside alone ran into the marker).
-                let reason = error.description
-                let remedy =
-                    reason.contains(StoreMarker.fileName)
-                    ? ""
-                    : " lanchatd does not start on it: restore it from a backup (lanchat backup), "
-                        + "or move it and \(StoreMarker.fileName) aside to start with no history."
-                throw .store("\(reason)\(reason.hasSuffix(".") ? "" : ".")\(remedy)")
             case .unavailable, .notFound, .invalidText:
                 throw .dataDirectory("\(error)")
             }
