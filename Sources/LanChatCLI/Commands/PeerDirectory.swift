@@ -37,8 +37,6 @@ enum PeerDirectory {
             uniquingKeysWith: { first, _ in first })
     }
 
-    /// The groups by id when a message belongs to one; empty otherwise or when the call
-    /// fails (the messages are then shown with their group ids).
     /// The group a GROUP argument names (its id, its name, `#NAME`), if one does; nil when
     /// none does or the daemon cannot say (the argument was a peer, then).
     static func group(named argument: String, client: ControlClient) async -> GroupInfo? {
@@ -47,6 +45,8 @@ enum PeerDirectory {
         return result.groups.first { $0.id == argument || $0.name == name }
     }
 
+    /// The groups by id when a message belongs to one; empty otherwise or when the call
+    /// fails (the messages are then shown with their group ids).
     static func groups(for messages: [MessageInfo], client: ControlClient) async -> [String:
         GroupInfo]
     {

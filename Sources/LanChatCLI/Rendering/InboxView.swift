@@ -9,8 +9,9 @@ package enum InboxView {
     package static let previewLength = 60
 
     /// `archivedCount` and `requestCount`: for an empty inbox, how many conversations are
-    /// archived and how many message requests wait (either is not "no conversations yet"). `width`: the terminal's columns; previews are cut so that
-    /// each line fits (nil for a pipe or a file).
+    /// archived and how many message requests wait (either is not "no conversations yet").
+    /// `width`: the terminal's columns; previews are cut so that each line fits (nil for a
+    /// pipe or a file).
     package static func render(
         _ result: InboxResult, query: String?, archived: Bool, archivedCount: Int = 0,
         requestCount: Int = 0, peers: [String: PeerInfo] = [:], now: Timestamp,

@@ -12,9 +12,9 @@ import UnixSignals
 /// name (status, HELLO and the mDNS record from now on), the accept policy, read receipts,
 /// the log level and the mDNS interfaces (published and browsed on the new set; sessions
 /// stay, as PRODUCT.md §3 and PROTOCOL.md §10 say: `--interface` scopes mDNS, not TCP, and
-/// losing a record never closes a session). What needs a restart
-/// (port, socket, data directory, mDNS on/off) is logged as such and left as it runs. A file
-/// that does not parse changes nothing.
+/// losing a record never closes a session). What needs a restart (port, socket, data
+/// directory, mDNS on/off) is logged as such and left as it runs. A file that does not parse
+/// changes nothing.
 ///
 /// Owns the running configuration; `Daemon` builds one when `lanchatd` passes its `Inputs`.
 public final class ConfigurationReload: Sendable {
