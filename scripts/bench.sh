@@ -8,6 +8,9 @@
 #   scripts/bench.sh            the full run (what docs/benchmarks.md records)
 #   scripts/bench.sh --quick    reduced sizes, to check the harness (figures not meaningful)
 #   scripts/bench.sh --only 1,5 some figures only (numbers as in docs/benchmarks.md)
+#   scripts/bench.sh --memory-dir none
+#                               without the context rows that run figures 1 and 2 again with
+#                               the stores on a tmpfs (default: /dev/shm when it is one)
 set -eu
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}

@@ -33,6 +33,9 @@ enum LanChatBench {
         let root = options.workDirectory + "/run-\(getpid())"
         try makePrivateDirectory(root)
         defer { removeDirectory(root) }
+        let memoryRoot = options.memoryDirectory.map { $0 + "/lanchat-bench-\(getpid())" }
+        if let memoryRoot { try makePrivateDirectory(memoryRoot) }
+        defer { if let memoryRoot { removeDirectory(memoryRoot) } }
         let before = MachineFacts.read(workDirectory: root)
         var figures: [Figure] = []
         func step(_ number: Int, _ name: String, _ body: () async throws -> [Figure]) async throws {
@@ -51,11 +54,15 @@ enum LanChatBench {
         figures.append(syncProbe)
         try await step(1, "send → delivered, one at a time") {
             try await DeliveryLatencyBench(
-                scale: scale, directory: root + "/latency", fdatasync: syncProbe.value
+                scale: scale, directory: root + "/latency", fdatasync: syncProbe.value,
+                memoryDirectory: memoryRoot.map { $0 + "/latency" }
             ).run()
         }
         try await step(2, "throughput, alternating with the bare pipe (3)") {
-            try await ThroughputBench(scale: scale, directory: root + "/throughput").run()
+            try await ThroughputBench(
+                scale: scale, directory: root + "/throughput",
+                memoryDirectory: memoryRoot.map { $0 + "/throughput" }
+            ).run()
         }
         try await step(4, "queued messages after the peer comes back") {
             try await QueuedDeliveryBench(scale: scale, directory: root + "/queued").run()

@@ -8,6 +8,11 @@ struct BenchOptions: Sendable {
     var binDirectory: String?
     /// Data directories, sockets and stores of every daemon the run starts; removed at the end.
     var workDirectory = FileManager.default.currentDirectoryPath + "/.build/bench"
+    /// A directory in memory (tmpfs) for the context rows that run figures 1 and 2 again with
+    /// both stores there, so the run shows what is left of them when the disk costs nothing.
+    /// Default: `/dev/shm` when it is a tmpfs; `--memory-dir none` leaves those rows out.
+    var memoryDirectory: String? =
+        MachineFacts.fileSystemType(of: "/dev/shm") == "tmpfs" ? "/dev/shm" : nil
     /// The results table is written between the markers of this Markdown file.
     var markdownPath: String?
     /// The results as JSON (also printed to standard output).
@@ -24,8 +29,9 @@ struct BenchOptions: Sendable {
     func runs(_ figure: Int) -> Bool { only.isEmpty || only.contains(figure) }
 
     static let usage = """
-        usage: LanChatBench [--bin-dir DIR] [--work-dir DIR] [--markdown FILE] [--json FILE]
-                            [--command TEXT] [--quick] [--only 1,2,...]
+        usage: LanChatBench [--bin-dir DIR] [--work-dir DIR] [--memory-dir DIR|none]
+                            [--markdown FILE] [--json FILE] [--command TEXT] [--quick]
+                            [--only 1,2,...]
         Measures the figures of PRODUCT.md §8 on 127.0.0.1 (run it through `make bench`).
         """
 
@@ -41,6 +47,11 @@ struct BenchOptions: Sendable {
             switch argument {
             case "--bin-dir": options.binDirectory = try value(for: argument)
             case "--work-dir": options.workDirectory = try value(for: argument)
+            case "--memory-dir":
+                let directory = try value(for: argument)
+                guard directory == "none" || MachineFacts.fileSystemType(of: directory) == "tmpfs"
+                else { throw .usage("--memory-dir must be on a tmpfs (or: none)") }
+                options.memoryDirectory = directory == "none" ? nil : directory
             case "--markdown": options.markdownPath = try value(for: argument)
             case "--json": options.jsonPath = try value(for: argument)
             case "--command": options.command = try value(for: argument)

@@ -23,15 +23,7 @@ struct DaemonThroughputRun {
     }
 
     func run() async throws -> Outcome {
-        let pair = try await InProcessPair.start(in: directory)
-        do {
-            let outcome = try await measure(pair)
-            await pair.stop()
-            return outcome
-        } catch {
-            await pair.stop()
-            throw error
-        }
+        try await InProcessPair.run(in: directory) { try await measure($0) }
     }
 
     private func measure(_ pair: InProcessPair) async throws -> Outcome {

@@ -15,25 +15,51 @@ struct DeliveryLatencyBench {
     /// The run's 100-byte `fdatasync` (ms), which the p50 is also given relative to: the
     /// machine's disk and load move both, so the ratio is what issues 10 and 15 judge.
     let fdatasync: Double?
+    /// Where the same sends run again with both stores on a tmpfs (`BenchOptions`), or nil.
+    let memoryDirectory: String?
 
     func run() async throws -> [Figure] {
-        let pair = try await InProcessPair.start(in: directory)
-        do {
-            var figures = try await measure(pair)
-            await pair.stop()
-            figures.append(
-                try await StoreCommitProbe(
-                    directory: directory + "/probe", count: scale.latencySends
-                )
+        var figures = try await InProcessPair.run(in: directory) { try await measure($0) }
+        figures.append(
+            try await StoreCommitProbe(directory: directory + "/probe", count: scale.latencySends)
                 .run())
-            return figures
-        } catch {
-            await pair.stop()
-            throw error
+        if let memoryDirectory {
+            let inMemory = try await InProcessPair.run(in: memoryDirectory) {
+                try await waitedSends($0)
+            }
+            figures += memoryFigures(inMemory)
         }
+        return figures
     }
 
-    private func measure(_ pair: InProcessPair) async throws -> [Figure] {
+    /// Figure 1 again with nothing to wait for on a disk: what a `send --wait` costs the
+    /// daemons' CPU and hand-offs alone. Set against 4 × the disk's `fdatasync`, it says
+    /// whether any way of storing could bring the p50 under that (docs/benchmarks.md, round 19).
+    private func memoryFigures(_ roundTrips: Samples) -> [Figure] {
+        let note =
+            "the same \(roundTrips.count.grouped) sends after the same warm-up, both stores on tmpfs"
+        return [
+            Figure(
+                key: "send_delivered_memory_p50_ms", group: 1,
+                title: "↳ send → delivered with both stores in memory (tmpfs): p50 (p99 in JSON)",
+                value: roundTrips.median, unit: "ms", target: nil, note: note,
+                details: roundTrips.summary),
+            Figure(
+                key: "send_delivered_memory_p50_to_fdatasync", group: 1,
+                title: "↳ that p50 relative to the run's `fdatasync` on disk",
+                value: fdatasync.map { roundTrips.median / $0 }, unit: "×", target: nil,
+                note: "no disk wait at all: the floor of the ratio above for this CPU"),
+        ]
+    }
+
+    /// The warm-up, then the timed waited sends: their round trips and the daemon's own view.
+    private func waitedSends(_ pair: InProcessPair) async throws -> Samples {
+        try await waitedSendsWithDaemonView(pair).roundTrips
+    }
+
+    private func waitedSendsWithDaemonView(_ pair: InProcessPair) async throws
+        -> (roundTrips: Samples, daemonView: Samples)
+    {
         let client = pair.alice.client
         let peer = pair.bob.id
         for index in 0..<scale.latencyWarmup {
@@ -52,6 +78,13 @@ struct DeliveryLatencyBench {
                         delivered.millisecondsSince1970 - message.createdAt.millisecondsSince1970))
             }
         }
+        return (roundTrips, daemonView)
+    }
+
+    private func measure(_ pair: InProcessPair) async throws -> [Figure] {
+        let client = pair.alice.client
+        let peer = pair.bob.id
+        let (roundTrips, daemonView) = try await waitedSendsWithDaemonView(pair)
         var stored = Samples()
         for index in 0..<scale.latencySends {
             let start = ContinuousClock.now

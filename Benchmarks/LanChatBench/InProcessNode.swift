@@ -110,6 +110,22 @@ struct InProcessPair {
         await bob.stop()
         await alice.stop()
     }
+
+    /// A pair started in `directory`, given to `body`, and stopped after it, whether it
+    /// threw or not.
+    static func run<Result>(
+        in directory: String, _ body: (InProcessPair) async throws -> Result
+    ) async throws -> Result {
+        let pair = try await start(in: directory)
+        do {
+            let result = try await body(pair)
+            await pair.stop()
+            return result
+        } catch {
+            await pair.stop()
+            throw error
+        }
+    }
 }
 
 /// Warnings and errors of the in-process daemons go to standard error; the rest is noise

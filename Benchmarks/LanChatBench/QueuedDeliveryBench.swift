@@ -13,15 +13,7 @@ struct QueuedDeliveryBench {
     let directory: String
 
     func run() async throws -> [Figure] {
-        let pair = try await InProcessPair.start(in: directory)
-        do {
-            let figures = try await measure(pair)
-            await pair.stop()
-            return figures
-        } catch {
-            await pair.stop()
-            throw error
-        }
+        try await InProcessPair.run(in: directory) { try await measure($0) }
     }
 
     private func measure(_ pair: InProcessPair) async throws -> [Figure] {

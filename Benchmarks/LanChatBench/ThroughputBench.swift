@@ -7,20 +7,25 @@
 struct ThroughputBench {
     let scale: BenchScale
     let directory: String
+    /// Where each round also runs the daemons with both stores on a tmpfs, or nil.
+    let memoryDirectory: String?
 
     func run() async throws -> [Figure] {
         let texts = Payload.texts(from: 0, count: scale.throughputMessages)
         var daemons = Samples()
         var pipes = Samples()
         var stored = Samples()
+        var inMemory = Samples()
         for round in 1...scale.throughputRuns {
             pipes.append(try await PipeBaselineRun(texts: texts).run())
-            let runDirectory = directory + "/run\(round)"
-            let outcome = try await DaemonThroughputRun(texts: texts, directory: runDirectory)
-                .run()
-            removeDirectory(runDirectory)
+            let outcome = try await daemonRun(texts, in: directory + "/run\(round)")
             daemons.append(outcome.messagesPerSecond)
             stored.append(Double(texts.count) / outcome.storedSeconds)
+            if let memoryDirectory {
+                inMemory.append(
+                    try await daemonRun(texts, in: memoryDirectory + "/run\(round)")
+                        .messagesPerSecond)
+            }
         }
         var runs: [String: Double] = [:]
         for (index, value) in daemons.values.enumerated() { runs["daemon_run\(index + 1)"] = value }
@@ -52,6 +57,28 @@ struct ThroughputBench {
                 title: "throughput relative to the bare pipe, same run",
                 value: daemons.median / pipes.median, unit: "", target: .atLeast(0.1),
                 note: "median daemon rate / median pipe rate"),
+        ] + memoryFigures(inMemory, pipes: pipes, ofRuns: ofRuns)
+    }
+
+    private func daemonRun(_ texts: [String], in runDirectory: String) async throws
+        -> DaemonThroughputRun.Outcome
+    {
+        defer { removeDirectory(runDirectory) }
+        return try await DaemonThroughputRun(texts: texts, directory: runDirectory).run()
+    }
+
+    /// Figure 2 again with nothing to wait for on a disk: how near the CPU alone lets the
+    /// daemons come to the pipe (docs/benchmarks.md, round 19).
+    private func memoryFigures(_ inMemory: Samples, pipes: Samples, ofRuns: String) -> [Figure] {
+        guard !inMemory.values.isEmpty else { return [] }
+        return [
+            Figure(
+                key: "throughput_memory_to_pipe_ratio", group: 3,
+                title: "↳ throughput with both stores in memory (tmpfs), relative to the pipe",
+                value: inMemory.median / pipes.median, unit: "", target: nil,
+                note: "a run on tmpfs after each of (2)'s; \(ofRuns): "
+                    + "\(Figure.format(inMemory.median)) msg/s",
+                details: inMemory.summary)
         ]
     }
 }
