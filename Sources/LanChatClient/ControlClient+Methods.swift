@@ -96,7 +96,7 @@ extension ControlClient {
         try await call(Methods.Unblock.self, params)
     }
 
-    public func remove(_ params: RemoveParams) async throws(ControlError) -> PeerResult {
+    public func remove(_ params: RemoveParams) async throws(ControlError) -> RemoveResult {
         try await call(Methods.Remove.self, params)
     }
 

@@ -43,7 +43,7 @@ extension Methods {
 
     public enum Remove: ControlMethod {
         public typealias Params = RemoveParams
-        public typealias Result = PeerResult
+        public typealias Result = RemoveResult
         public static let name = "remove"
     }
 
@@ -113,6 +113,19 @@ public struct RemoveParams: Codable, Sendable, Hashable {
     public init(peer: String, purge: Bool? = nil) {
         self.peer = peer
         self.purge = purge
+    }
+}
+
+/// `remove`: the peer as it is now, and with `purge`, what the purge kept.
+public struct RemoveResult: Codable, Sendable, Hashable {
+    public var peer: PeerInfo
+    /// With `purge` only: messages of the conversation that were kept because they are still
+    /// on their way to the peer (they go out as before and `history` shows them).
+    public var kept: Int?
+
+    public init(peer: PeerInfo, kept: Int? = nil) {
+        self.peer = peer
+        self.kept = kept
     }
 }
 

@@ -51,9 +51,13 @@ public struct ArchiveParams: Codable, Sendable, Hashable {
 
 public struct ArchiveResult: Codable, Sendable, Hashable {
     public var conversation: ConversationInfo
+    /// Whether this call changed the conversation; false when it was archived (for
+    /// `archive`) or not archived (for `unarchive`) already. Absent from older daemons.
+    public var changed: Bool?
 
-    public init(conversation: ConversationInfo) {
+    public init(conversation: ConversationInfo, changed: Bool? = nil) {
         self.conversation = conversation
+        self.changed = changed
     }
 }
 

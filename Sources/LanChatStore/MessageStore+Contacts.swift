@@ -66,8 +66,12 @@ extension MessageStore {
     /// delete frees, the search index is merged so its old segments (which still hold the
     /// words) are freed and zeroed too, and a TRUNCATE checkpoint leaves no earlier page in
     /// the WAL. It holds the writer for as long as the merge takes (the whole index).
-    public func forget(_ key: PeerKey, purge: Bool) async throws(StoreError) {
-        try await write("removing a peer") { db in
+    ///
+    /// Returns how many messages the purge kept because they are still on their way (0
+    /// without `purge`), so `remove --purge` can say so in the same answer.
+    @discardableResult
+    public func forget(_ key: PeerKey, purge: Bool) async throws(StoreError) -> Int {
+        let kept = try await write("removing a peer") { db -> Int in
             try db.execute(
                 sql: """
                     UPDATE peers SET alias = NULL, contact = 0, request_since = NULL,
@@ -77,7 +81,7 @@ extension MessageStore {
                     """,
                 arguments: [key.blob])
             guard db.changesCount == 1 else { throw StoreError(.notFound, "unknown peer") }
-            guard purge else { return }
+            guard purge else { return 0 }
             try db.execute(sql: "PRAGMA secure_delete = ON")
             defer { try? db.execute(sql: "PRAGMA secure_delete = OFF") }
             // The 1:1 conversation only: the peer's messages in groups and its copies of
@@ -90,8 +94,11 @@ extension MessageStore {
                 arguments: [key.blob])
             try Self.dropEmptyConversation(db, key)
             try db.execute(sql: "INSERT INTO messages_fts (messages_fts) VALUES ('optimize')")
+            return try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM messages WHERE pk = ? AND group_id IS NULL",
+                arguments: [key.blob]) ?? 0
         }
-        guard purge else { return }
+        guard purge else { return kept }
         // Best effort: the purge is committed, so an error here must not say it failed; a
         // WAL a reader keeps busy loses its old pages at the next checkpoint instead.
         // GRDB's asynchronous overload (the closure returns nothing that is not Sendable):
@@ -99,6 +106,7 @@ extension MessageStore {
         try? await pool.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
         }
+        return kept
     }
 
     /// A message from a non-contact arrived under `--accept contacts`: opens its request at

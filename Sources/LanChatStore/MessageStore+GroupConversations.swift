@@ -59,14 +59,18 @@ extension MessageStore {
 
     /// `archive GROUP` / `unarchive GROUP`; nil when the group has no conversation yet.
     public func setGroupArchived(_ group: GroupID, _ archived: Bool) async throws(StoreError)
-        -> StoredGroupConversation?
+        -> ArchiveChange<StoredGroupConversation>?
     {
         try await write("archiving a group conversation") { db in
             try db.execute(
-                sql: "UPDATE group_conversations SET archived = ? WHERE gid = ?",
-                arguments: [archived, group.blob])
-            guard db.changesCount == 1 else { return nil }
-            return try Self.groupConversation(db, group)
+                sql: """
+                    UPDATE group_conversations SET archived = ? WHERE gid = ? AND archived IS NOT ?
+                    """,
+                arguments: [archived, group.blob, archived])
+            let changed = db.changesCount == 1
+            return try Self.groupConversation(db, group).map {
+                ArchiveChange(conversation: $0, changed: changed)
+            }
         }
     }
 

@@ -166,14 +166,16 @@ extension MessageStore {
     /// Archives (hides from the inbox until a new message arrives) or unarchives the
     /// conversation with `peer`; nil when there is none.
     public func setArchived(peer: PeerKey, _ archived: Bool) async throws(StoreError)
-        -> StoredConversation?
+        -> ArchiveChange<StoredConversation>?
     {
         try await write("archiving a conversation") { db in
             try db.execute(
-                sql: "UPDATE conversations SET archived = ? WHERE pk = ?",
-                arguments: [archived, peer.blob])
-            guard db.changesCount == 1 else { return nil }
-            return try Self.conversation(db, peer: peer)
+                sql: "UPDATE conversations SET archived = ? WHERE pk = ? AND archived IS NOT ?",
+                arguments: [archived, peer.blob, archived])
+            let changed = db.changesCount == 1
+            return try Self.conversation(db, peer: peer).map {
+                ArchiveChange(conversation: $0, changed: changed)
+            }
         }
     }
 

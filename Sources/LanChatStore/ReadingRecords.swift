@@ -71,6 +71,13 @@ public struct StoredEvent: Sendable, Equatable {
     }
 }
 
+/// What `archive` or `unarchive` left: the conversation as it is now, and whether this call
+/// changed it (false: it was archived, or not, already), so the answer can say which.
+public struct ArchiveChange<Conversation: Sendable>: Sendable {
+    public let conversation: Conversation
+    public let changed: Bool
+}
+
 /// One conversation of the inbox: a peer we exchanged at least one message with.
 public struct StoredConversation: Sendable, Equatable {
     public var peer: PeerKey

@@ -61,7 +61,7 @@ struct GroupConversationTests {
             #expect(afterRead.first { $0.peer != nil }?.unread == 1)
 
             let archived = try await bob.client.archive(ArchiveParams(peer: "#ops"))
-            #expect(archived.conversation.archived)
+            #expect(archived.conversation.archived && archived.changed == true)
             #expect(archived.conversation.group?.id == group.id)
             #expect(try await bob.client.inbox().conversations.map(\.group) == [nil])
             let hidden = try await bob.client.inbox(InboxParams(archived: true)).conversations
@@ -73,7 +73,10 @@ struct GroupConversationTests {
                 try await bob.client.inbox().conversations.contains { $0.group?.id == group.id }
             }
             let unarchived = try await bob.client.unarchive(ArchiveParams(peer: "#ops"))
-            #expect(!unarchived.conversation.archived)
+            #expect(!unarchived.conversation.archived && unarchived.changed == false)
+            _ = try await bob.client.archive(ArchiveParams(peer: "#ops"))
+            let shown = try await bob.client.unarchive(ArchiveParams(peer: "#ops"))
+            #expect(!shown.conversation.archived && shown.changed == true)
         }
     }
 

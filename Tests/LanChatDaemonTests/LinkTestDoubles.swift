@@ -90,11 +90,12 @@ final class InMemoryPeerPersistence: PeerPersistence {
     func unblock(_ key: PeerKey) async throws(StoreError) {
         try update(key) { $0.trust = .unverified }
     }
-    func forget(_ key: PeerKey, purge: Bool) async throws(StoreError) {
+    func forget(_ key: PeerKey, purge: Bool) async throws(StoreError) -> Int {
         try update(key) {
             $0.dropStanding()
             $0.settleKeyChange()
         }
+        return 0  // no messages here
     }
     func openRequest(_ key: PeerKey, at now: Int64) async throws(StoreError) -> Bool {
         var opened = false

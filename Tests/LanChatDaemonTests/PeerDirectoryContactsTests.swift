@@ -118,12 +118,12 @@ import Testing
         let (directory, persistence) = Self.directory(Self.records)
         _ = try await directory.markVerified(Self.carol)
         try await directory.makeContact(Self.carol)
-        let removed = try await directory.forget(Self.carol, purge: false)
+        let removed = try await directory.forget(Self.carol, purge: false).entry
         #expect(removed.record.alias == nil && !removed.record.contact)
         #expect(removed.record.trust == .unverified)
         #expect(persistence.record(Self.carol)?.alias == nil)
         _ = try await directory.block(Self.bob)
-        #expect(try await directory.forget(Self.bob, purge: true).record.trust == .blocked)
+        #expect(try await directory.forget(Self.bob, purge: true).entry.record.trust == .blocked)
     }
 
     @Test func linkingMovesTheEarlierKeysStandingOnlyWhenItIsAway() async throws {

@@ -138,7 +138,9 @@ struct ReadingTests {
             _ = try await alice.client.send(
                 SendParams(peer: "bob", text: "hello", wait: true, timeout: 20))
             let archived = try await bob.client.archive(ArchiveParams(peer: "alice"))
-            #expect(archived.conversation.archived)
+            #expect(archived.conversation.archived && archived.changed == true)
+            let again = try await bob.client.archive(ArchiveParams(peer: "alice"))
+            #expect(again.conversation.archived && again.changed == false)
             #expect(try await bob.client.inbox().conversations.isEmpty)
             #expect(
                 try await bob.client.inbox(InboxParams(archived: true)).conversations.count == 1)
@@ -147,6 +149,9 @@ struct ReadingTests {
             let inbox = try await bob.client.inbox().conversations
             #expect(inbox.map(\.lastMessage?.text) == ["again"])
             #expect(inbox.first?.archived == false)
+            // Brought back by the message: unarchiving it changes nothing, and says so.
+            let unarchived = try await bob.client.unarchive(ArchiveParams(peer: "alice"))
+            #expect(!unarchived.conversation.archived && unarchived.changed == false)
         }
     }
 

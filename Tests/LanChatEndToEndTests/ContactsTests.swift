@@ -113,6 +113,12 @@ extension EndToEnd {
                     "\(purged)")
                 let kept = try await again.json(HistoryResult.self, ["history", Self.unseenID])
                 #expect(kept.messages.map(\.text) == ["waiting for you"])
+                // The count is the daemon's own answer (`kept`), in JSON too.
+                let purgedJSON = try await again.json(
+                    RemoveObject.self, ["remove", Self.unseenID, "--purge"])
+                #expect(purgedJSON.kept == 1 && purgedJSON.peer.id == Self.unseenID)
+                #expect(
+                    try await again.json(RemoveObject.self, ["remove", Self.unseenID]).kept == nil)
                 let purgedAgain = try await again.lanchat(["remove", "bob", "--purge"])
                 #expect(purgedAgain.output.hasSuffix("and deleted the conversation.\n"))
             }
@@ -296,6 +302,11 @@ struct ContactPeer: Decodable, Sendable {
 
 struct PeerResultObject: Decodable, Sendable {
     var peer: ContactPeer
+}
+
+struct RemoveObject: Decodable, Sendable {
+    var peer: ContactPeer
+    var kept: Int?
 }
 
 struct VerifyObject: Decodable, Sendable {

@@ -114,12 +114,12 @@ struct ContactsStoreTests {
         let sent = try await store.enqueue(to: bob, texts: ["delivered", "still queued"], at: 20)
         _ = try await store.markDelivered(peer: bob, stream: sent[0].stream, upTo: 1, at: 30)
 
-        try await store.forget(bob, purge: false)
+        #expect(try await store.forget(bob, purge: false) == 0)
         var record = try #require(try await store.peers().first { $0.key == bob })
         #expect(record.alias == nil && !record.contact && record.trust == .unverified)
         #expect(try await store.history(with: bob, limit: 10).messages.count == 3)
 
-        try await store.forget(bob, purge: true)
+        #expect(try await store.forget(bob, purge: true) == 1)
         let left = try await store.history(with: bob, limit: 10).messages
         #expect(left.map(\.text) == ["still queued"])
         #expect(try await store.conversation(with: bob)?.lastMessage?.text == "still queued")

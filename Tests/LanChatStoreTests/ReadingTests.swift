@@ -161,8 +161,12 @@ struct ReadingTests {
         let store = try await openWithBobAndCarol(directory)
         try await receive(store, from: bob, texts: ["b1"], at: 300)
         try await receive(store, from: carol, texts: ["c1"], at: 310)
-        let archived = try #require(try await store.setArchived(peer: bob, true))
+        let change = try #require(try await store.setArchived(peer: bob, true))
+        let archived = change.conversation
+        #expect(change.changed)
         #expect(archived.archived && archived.peer == bob && archived.unread == 1)
+        let again = try #require(try await store.setArchived(peer: bob, true))
+        #expect(!again.changed && again.conversation == archived)
         #expect(try await store.conversations(archived: false).map(\.peer) == [carol])
         #expect(try await store.conversations(archived: true).map(\.peer) == [bob])
         #expect(try await store.setArchived(peer: testKey(4), true) == nil)
@@ -171,6 +175,8 @@ struct ReadingTests {
         #expect(try await store.conversations(archived: false).map(\.peer) == [bob, carol])
         #expect(try await store.conversations(archived: true).isEmpty)
         _ = try await store.setArchived(peer: carol, true)
-        #expect(try await store.setArchived(peer: carol, false)?.archived == false)
+        let unarchived = try #require(try await store.setArchived(peer: carol, false))
+        #expect(unarchived.changed && !unarchived.conversation.archived)
+        #expect(try await store.setArchived(peer: carol, false)?.changed == false)
     }
 }

@@ -25,24 +25,16 @@ struct RemoveCommand: AsyncParsableCommand {
         let context = global.makeContext()
         let result = try await context.client.remove(
             RemoveParams(peer: peer, purge: purge ? true : nil))
-        let onTheirWay =
-            purge && !context.json ? await Self.onTheirWay(to: result.peer, context) : 0
         try context.show(result) { result in
             "Removed \(ContactsView.label(result.peer)) from contacts"
                 + (purge ? " and deleted the conversation" : "")
-                + Self.keptText(onTheirWay, peer: result.peer) + ".\n"
+                + Self.keptText(result.kept ?? 0, peer: result.peer) + ".\n"
         }
     }
 
     /// Messages `--purge` kept: those still on their way to the peer keep their place in its
     /// stream (lanchat(1)), so the conversation shows them. Said, not left for `inbox` to
-    /// reveal (QA: "deleted the conversation", and there it was). 0 when it cannot tell.
-    static func onTheirWay(to peer: PeerInfo, _ context: CommandContext) async -> Int {
-        let page = try? await context.client.history(
-            HistoryParams(peer: peer.id, limit: ParamsLimits.historyLimits.upperBound))
-        return page?.messages.count { $0.status == .queued || $0.status == .sent } ?? 0
-    }
-
+    /// reveal (QA: "deleted the conversation", and there it was).
     static func keptText(_ count: Int, peer: PeerInfo) -> String {
         guard count > 0 else { return "" }
         let history = "lanchat history \(terminalSafe(peer.keyTag))"

@@ -14,12 +14,11 @@ struct UnarchiveCommand: AsyncParsableCommand {
     func run() async throws {
         let peer = try target.checked()
         let context = global.makeContext()
-        let before = context.json ? nil : await ArchiveCommand.archivedConversations(context.client)
         let result = try await context.client.unarchive(ArchiveParams(peer: peer))
         try context.show(result) { result in
             let label = truncated(GroupText.conversationLabel(result.conversation), to: 80)
             // Found by QA: "is back in the inbox" of one that never left it.
-            if let before, !before.contains(ArchiveCommand.key(result.conversation)) {
+            if result.changed == false {
                 return "The conversation with \(label) was not archived; it is in the inbox.\n"
             }
             return "The conversation with \(label) is back in the inbox.\n"

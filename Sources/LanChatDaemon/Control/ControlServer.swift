@@ -225,7 +225,7 @@ final class ControlServer: Sendable {
                                 // An opened stream owns its connection to the end, and ends
                                 // with its client, or as the daemon stops (a client such as
                                 // `lanchat watch` reconnects and resumes).
-                                try? await cancelWhenGracefulShutdown {
+                                await cancelWhenGracefulShutdown {
                                     await Self.untilClientLeaves(reader, writer: writer) {
                                         await run(writer)
                                     }

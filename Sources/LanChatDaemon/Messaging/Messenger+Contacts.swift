@@ -160,12 +160,13 @@ extension Messenger {
         return PeerResult(peer: entry.info)
     }
 
-    func remove(_ params: RemoveParams) async throws(ControlError) -> PeerResult {
+    func remove(_ params: RemoveParams) async throws(ControlError) -> RemoveResult {
         let peer = try directory.resolve(params.peer)
-        let entry = try await changing { () async throws(DirectoryError) -> PeerEntry in
-            try await directory.forget(peer.key, purge: params.purge ?? false)
+        let purge = params.purge ?? false
+        let removed = try await changing { () async throws(DirectoryError) in
+            try await directory.forget(peer.key, purge: purge)
         }
-        return PeerResult(peer: entry.info)
+        return RemoveResult(peer: removed.entry.info, kept: purge ? removed.kept : nil)
     }
 
     /// Accepts a message request: the peer becomes a contact and its messages join the inbox,
@@ -207,8 +208,8 @@ extension Messenger {
         Fingerprint.safetyNumber(own, peer).filter { $0 != " " }
     }
 
-    private func changing(_ change: () async throws(DirectoryError) -> PeerEntry)
-        async throws(ControlError) -> PeerEntry
+    private func changing<Changed>(_ change: () async throws(DirectoryError) -> Changed)
+        async throws(ControlError) -> Changed
     {
         do {
             return try await change()

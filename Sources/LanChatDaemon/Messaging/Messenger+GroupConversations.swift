@@ -27,16 +27,16 @@ extension Messenger {
     func archiveGroup(_ group: StoredGroup, archived: Bool) async throws(ControlError)
         -> ArchiveResult
     {
-        let row: StoredGroupConversation?
+        let change: ArchiveChange<StoredGroupConversation>?
         do {
-            row = try await store.setGroupArchived(group.state.id, archived)
+            change = try await store.setGroupArchived(group.state.id, archived)
         } catch {
             throw .storeUnavailable("cannot change the conversation: \(error)")
         }
-        guard let row, let info = try await groupConversationInfo(row) else {
+        guard let change, let info = try await groupConversationInfo(change.conversation) else {
             throw .failed("there is no conversation in \(group.state.name) yet")
         }
-        return ArchiveResult(conversation: info)
+        return ArchiveResult(conversation: info, changed: change.changed)
     }
 
     /// `search --peer GROUP`: the group's messages only, an own one once (its copies folded

@@ -91,16 +91,17 @@ extension Messenger {
             return try await archiveGroup(group, archived: archived)
         }
         let peer = try conversationPeer(params.peer)
-        let row: StoredConversation?
+        let change: ArchiveChange<StoredConversation>?
         do {
-            row = try await store.setArchived(peer: peer.key, archived)
+            change = try await store.setArchived(peer: peer.key, archived)
         } catch {
             throw .storeUnavailable("cannot change the conversation: \(error)")
         }
-        guard let row else {
+        guard let change else {
             throw .failed("there is no conversation with \(peer.labelled) yet")
         }
-        return ArchiveResult(conversation: await conversationInfo(row))
+        return ArchiveResult(
+            conversation: await conversationInfo(change.conversation), changed: change.changed)
     }
 
     func search(_ params: SearchParams) async throws(ControlError) -> SearchResult {

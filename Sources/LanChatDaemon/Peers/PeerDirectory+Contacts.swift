@@ -79,13 +79,17 @@ extension PeerDirectory {
         }
     }
 
-    func forget(_ key: PeerKey, purge: Bool) async throws(DirectoryError) -> PeerEntry {
-        try await change(key) { persistence, key throws(StoreError) in
-            try await persistence.forget(key, purge: purge)
+    func forget(_ key: PeerKey, purge: Bool) async throws(DirectoryError)
+        -> (entry: PeerEntry, kept: Int)
+    {
+        var kept = 0
+        let entry = try await change(key) { persistence, key throws(StoreError) in
+            kept = try await persistence.forget(key, purge: purge)
         } memory: { entry in
             entry.record.dropStanding()
             entry.record.settleKeyChange()
         }
+        return (entry, kept)
     }
 
     /// Messages from `key` are arriving: under `--accept contacts`, a non-contact's open a

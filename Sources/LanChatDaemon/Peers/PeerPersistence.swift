@@ -21,7 +21,8 @@ protocol PeerPersistence: Sendable {
     func markVerified(_ key: PeerKey) async throws(StoreError)
     func block(_ key: PeerKey) async throws(StoreError)
     func unblock(_ key: PeerKey) async throws(StoreError)
-    func forget(_ key: PeerKey, purge: Bool) async throws(StoreError)
+    /// Returns how many messages a purge kept (still on their way).
+    func forget(_ key: PeerKey, purge: Bool) async throws(StoreError) -> Int
     @discardableResult
     func openRequest(_ key: PeerKey, at now: Int64) async throws(StoreError) -> Bool
     @discardableResult

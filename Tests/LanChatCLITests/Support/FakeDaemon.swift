@@ -119,8 +119,9 @@ extension FakeDaemon {
             if params.peer == "nobody" { return Reply.error(request, .peerNotFound("nobody")) }
             var conversation = CLIFixtures.bobConversation
             conversation.archived = request.method == Methods.Archive.name
-            archive.set(params.peer, archived: conversation.archived)
-            return Reply.result(request, ArchiveResult(conversation: conversation))
+            let changed = archive.set(params.peer, archived: conversation.archived)
+            return Reply.result(
+                request, ArchiveResult(conversation: conversation, changed: changed))
         default:
             guard let params = try? request.params(SearchParams.self) else {
                 return Reply.error(request, .invalidParams("bad search params"))
@@ -204,13 +205,10 @@ final class FakeArchive: Sendable {
 
     func contains(_ peer: String) -> Bool { peers.withLock { $0.contains(peer) } }
 
-    func set(_ peer: String, archived: Bool) {
+    /// Whether it changed anything, as the daemon's `changed`.
+    func set(_ peer: String, archived: Bool) -> Bool {
         peers.withLock { peers in
-            if archived {
-                peers.insert(peer)
-            } else {
-                peers.remove(peer)
-            }
+            archived ? peers.insert(peer).inserted : peers.remove(peer) != nil
         }
     }
 }
