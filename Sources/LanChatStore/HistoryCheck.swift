@@ -6,7 +6,9 @@
 ///   another one (a different store put in its place) → refused as `corrupt`;
 /// * the store is the marker's but holds fewer messages than at the last clean stop (a
 ///   restored backup, or rows lost with a damaged `-wal` after they were partly checkpointed)
-///   → a warning only, since a restore is legitimate and the two cannot be told apart;
+///   → a warning only, since a restore is legitimate and the two cannot be told apart; the
+///   store then starts every outgoing stream afresh (`wentBack`), as peers have seen seqs of
+///   ours that it no longer holds;
 /// * no marker (first start, or a data directory from before markers) → the marker is written.
 ///
 /// A crash with the `-wal` intact passes: SQLite replays it, so the id and the rows are there.
@@ -22,10 +24,17 @@ enum HistoryCheck {
         }
     }
 
-    /// Throws when the store lost its history; returns the warnings worth logging.
+    /// What a store that passed says: the warnings worth logging, and whether it went back
+    /// in time (fewer messages than the marker recorded).
+    struct Verdict: Sendable, Equatable {
+        var warnings: [String] = []
+        var wentBack = false
+    }
+
+    /// Throws when the store lost its history.
     static func verify(
         _ found: Contents, against marker: StoreMarker, store: String, markerPath: String
-    ) throws(StoreError) -> [String] {
+    ) throws(StoreError) -> Verdict {
         let remedy =
             "Restore the latest backup (lanchat backup) to \(store) and start again; to keep this store as it is, move \(markerPath) aside first."
         guard let storeID = found.storeID else {
@@ -41,10 +50,11 @@ enum HistoryCheck {
             )
         }
         guard found.messages >= marker.messages else {
-            return [
-                "\(store) holds \(found.messages) messages, \(marker.messages) at the last clean stop: fine after restoring a backup, otherwise messages were lost"
-            ]
+            return Verdict(
+                warnings: [
+                    "\(store) holds \(found.messages) messages, \(marker.messages) at the last clean stop: fine after restoring a backup, otherwise messages were lost. Every outgoing stream starts afresh, so messages still queued go out again (peers drop those they already have)."
+                ], wentBack: true)
         }
-        return []
+        return Verdict()
     }
 }

@@ -97,6 +97,30 @@ extension MessageStore {
         _ = try requeue(db, try queuedRows(db, of: peer), to: peer, stream: stream, from: 1)
     }
 
+    /// The store went back in time (`HistoryCheck`: a restored backup): peers have seen seqs
+    /// of ours it no longer holds, and would take a new message at one of them for a
+    /// duplicate, or mark a queued one delivered from their cursor without ever receiving it.
+    /// Every outgoing stream restarts, its queued messages first, in one transaction; a peer
+    /// adopts the new stream and drops by id what it already has (PROTOCOL.md §9.4).
+    static func restartEveryStream(
+        _ pool: DatabasePool, path: String,
+        newStreamID: @escaping @Sendable () -> UInt64 = randomStreamID
+    ) throws(StoreError) {
+        do {
+            try pool.write { db in
+                let peers = try Data.fetchAll(db, sql: "SELECT pk FROM out_streams")
+                for bytes in peers {
+                    guard let peer = PeerKey(bytes: bytes) else {
+                        throw StoreError(.corrupt, "an outgoing stream has an invalid peer key")
+                    }
+                    try restartStream(db, to: peer, stream: newStreamID())
+                }
+            }
+        } catch {
+            throw StoreError.wrapping(error, while: "restarting the outgoing streams of \(path)")
+        }
+    }
+
     /// The rows of `peer`'s queued messages, in their order.
     private static func queuedRows(_ db: Database, of peer: PeerKey, oneToOneOnly: Bool = false)
         throws -> [Int64]

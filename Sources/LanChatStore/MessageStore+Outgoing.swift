@@ -116,6 +116,20 @@ extension MessageStore {
         }
     }
 
+    /// Whether any message of ours to `peer` went out on `stream`: an earlier stream of ours
+    /// (one a restart replaced) is known, anything else is not.
+    public func holdsOutgoing(to peer: PeerKey, stream: UInt64) async throws(StoreError) -> Bool {
+        try await read("reading the outbox", settling: false) { db in
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM messages
+                        WHERE pk = ? AND direction = 1 AND stream = ?)
+                    """,
+                arguments: [peer.blob, stream.storedValue]) ?? false
+        }
+    }
+
     /// Marks queued messages with `seq ≤ upTo` delivered; returns those that changed.
     public func markDelivered(peer: PeerKey, stream: UInt64, upTo seq: UInt64, at now: Int64)
         async throws(StoreError) -> [StoredMessage]

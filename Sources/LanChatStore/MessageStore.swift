@@ -80,7 +80,7 @@ public final class MessageStore: Sendable {
     ) throws(StoreError) -> MessageStore {
         let marker = try markerPath.flatMap { path throws(StoreError) in try StoreMarker.load(path)
         }
-        let warnings = try inspect(path: path, marker: marker, markerPath: markerPath)
+        let verdict = try inspect(path: path, marker: marker, markerPath: markerPath)
         try createPrivateFileIfAbsent(path)
         var configuration = Configuration()
         configuration.label = "lanchat.store"
@@ -121,6 +121,11 @@ public final class MessageStore: Sendable {
             // First start (or a store from before markers): from now on the marker names it.
             try contents(of: pool, path: path).marker?.write(to: markerPath)
         }
+        if verdict.wentBack, let markerPath {
+            try restartEveryStream(pool, path: path)
+            // Done once: a crash before the next clean stop must not do it again.
+            try contents(of: pool, path: path).marker?.write(to: markerPath)
+        }
         let batchBookkeeping: Bool
         do {
             let (hasBatchTable, hasStage) = try pool.read { db in
@@ -136,7 +141,7 @@ public final class MessageStore: Sendable {
         pool.writeWithoutTransaction { db in checkpointer.install(on: db) }
         let store = MessageStore(
             pool: pool, checkpointer: checkpointer, batchBookkeeping: batchBookkeeping,
-            path: path, markerPath: markerPath, warnings: warnings)
+            path: path, markerPath: markerPath, warnings: verdict.warnings)
         store.onEventsCommitted = onEventsCommitted
         return store
     }
@@ -152,12 +157,12 @@ public final class MessageStore: Sendable {
     /// this one's rows and indexes disagree, which `quick_check` does not look at (QA). It
     /// reads the whole file, so only then.
     static func inspect(path: String, marker: StoreMarker?, markerPath: String?)
-        throws(StoreError) -> [String]
+        throws(StoreError) -> HistoryCheck.Verdict
     {
         var info = stat()
         guard stat(path, &info) == 0, info.st_size > 0 else {
             // Nothing here yet: a first start, unless the marker names a store that was here.
-            guard let marker, let markerPath else { return [] }
+            guard let marker, let markerPath else { return HistoryCheck.Verdict() }
             return try HistoryCheck.verify(
                 HistoryCheck.Contents(storeID: nil, messages: 0, peers: 0), against: marker,
                 store: path, markerPath: markerPath)
@@ -183,7 +188,7 @@ public final class MessageStore: Sendable {
             if try queue.read({ db in try Schema.migrator().hasBeenSuperseded(db) }) {
                 throw StoreError(.tooNew, "\(path) was written by a newer lanchat; upgrade lanchat")
             }
-            guard let marker, let markerPath else { return [] }
+            guard let marker, let markerPath else { return HistoryCheck.Verdict() }
             return try HistoryCheck.verify(
                 try queue.read { db in try contents(db) }, against: marker, store: path,
                 markerPath: markerPath)

@@ -104,15 +104,15 @@ struct LedgerTests {
         #expect(flow.sendable == 8...10)
     }
 
-    @Test func helloAheadOfOurStreamAsksForAFreshStream() {
+    @Test func helloAheadOfOurStreamAsksForAFreshStreamAndMarksNothing() {
         var flow = OutgoingFlow(stream: 42, highestAssigned: 3)
+        // Seqs 2 and 3 were never sent: the peer's 9 is about another history.
         let resume = flow.helloReceived(
-            inStream: 42, inDelivered: 9, inRead: 9, stored: .init(stream: 42, firstUndelivered: 4))
-        #expect(resume.peerAheadOfStream)
-        #expect(resume.deliveredUpTo == 3)
-        #expect(flow.sendable == nil)
-        flow.assigned(stream: 99, upTo: 1)
-        #expect(flow.sendable == 1...1)
+            inStream: 42, inDelivered: 9, inRead: 9, stored: .init(stream: 42, firstUndelivered: 2))
+        #expect(resume == .init(deliveredUpTo: nil, readUpTo: nil, peerAheadOfStream: true))
+        // The caller moves 2 and 3 to the fresh stream as its 1 and 2.
+        flow.assigned(stream: 99, upTo: 2)
+        #expect(flow.sendable == 1...2)
     }
 
     @Test func nothingIsSentBeforeThePeersHello() {

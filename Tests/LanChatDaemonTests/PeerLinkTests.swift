@@ -65,10 +65,12 @@ import Testing
             return (session, writes)
         }
 
-        static func hello(inStream: UInt64 = 0, inDelivered: UInt64 = 0) -> Hello {
+        static func hello(inStream: UInt64 = 0, inDelivered: UInt64 = 0, inRead: UInt64 = 0)
+            -> Hello
+        {
             Hello(
                 name: "bob", presence: .available, statusText: "", outStream: 0, outNext: 1,
-                inStream: inStream, inDelivered: inDelivered, inRead: 0)
+                inStream: inStream, inDelivered: inDelivered, inRead: inRead)
         }
 
         func incoming() async throws -> [StoredMessage] {
@@ -195,6 +197,61 @@ import Testing
         }
         let rows = try await harness.store.messages(ids: stored.map(\.id))
         #expect(rows.allSatisfy { $0.status == .delivered })
+        await harness.stop()
+    }
+
+    /// PROTOCOL.md §9.3 with a cursor beyond anything we assigned (our store went back in
+    /// time, or the peer lies): none of our messages is marked delivered or read by it; the
+    /// undelivered ones go out again, in order, on a fresh stream (found by QA: queued
+    /// messages were shown read and never sent).
+    @Test(.timeLimit(.minutes(1)))  // before the fix nothing was written: the wait hung
+    func aHelloAheadOfOurStreamResendsEveryUndeliveredMessageOnAFreshStream()
+        async throws
+    {
+        let harness = try await Harness.start()
+        let stored = try await harness.store.enqueue(
+            to: harness.peer, texts: ["one", "two", "three"], at: 2_000)
+        await harness.link.committed(stored)
+        let stream = try #require(stored.first?.stream)
+        var (_, writes) = try await harness.established(
+            "a", theirHello: Harness.hello(inStream: stream, inDelivered: 1_000, inRead: 1_000))
+        guard case .messages(let sent) = await writes.next() else {
+            Issue.record("the undelivered messages must go out")
+            return
+        }
+        let wires = sent.compactMap { message -> WireMessage? in
+            if case .message(let wire) = message { return wire }
+            return nil
+        }
+        #expect(wires.map(\.id) == stored.map(\.id))
+        #expect(wires.map(\.seq) == [1, 2, 3])
+        #expect(wires.allSatisfy { $0.stream != stream })
+        let rows = try await harness.store.messages(ids: stored.map(\.id))
+        #expect(rows.allSatisfy { $0.status == .queued && $0.readAt == nil })
+        await harness.stop()
+    }
+
+    /// After a restart of our stream the peer still holds the earlier one's messages, and
+    /// its user may read them before our next message makes it adopt the new stream: that
+    /// READ marks them read. A stream we never used is still a violation.
+    @Test(.timeLimit(.minutes(1)))
+    func aReadOfOurEarlierStreamMarksItsMessagesAndAnUnknownOneCloses() async throws {
+        let harness = try await Harness.start()
+        let stored = try await harness.store.enqueue(
+            to: harness.peer, texts: ["one", "two"], at: 2_000)
+        await harness.link.committed(stored)
+        let stream = try #require(stored.first?.stream)
+        _ = try await harness.store.markDelivered(
+            peer: harness.peer, stream: stream, upTo: 1, at: 2_100)
+        var (session, writes) = try await harness.established(
+            "a", theirHello: Harness.hello(inStream: stream, inDelivered: 1_000))
+        _ = await writes.next()  // "two", again, on the fresh stream
+        await harness.link.received([.read(stream: stream, read: 1)], on: session)
+        #expect(session.closeReason == nil)
+        let first = try await harness.store.messages(ids: [stored[0].id])
+        #expect(first.map(\.status) == [.read])
+        await harness.link.received([.read(stream: 424_242, read: 1)], on: session)
+        #expect(session.closeReason == .protocolError)
         await harness.stop()
     }
 

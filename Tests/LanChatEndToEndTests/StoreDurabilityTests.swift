@@ -95,6 +95,49 @@ extension EndToEnd {
             }
         }
 
+        /// A backup restored as lanchatd(8) says, while bob has seen more of alice's stream
+        /// than it holds, and a message queued before bob is back: it reaches bob, once.
+        /// Before, it took the seq of a message bob had, and bob's cursor marked it delivered
+        /// without its ever being sent (QA pass 9).
+        @Test func aMessageQueuedAfterRestoringABackupReachesThePeerOnce() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
+                let (alicePort, bobPort) = (try alice.port, try bob.port)
+                let first = try await alice.lanchat(["send", "bob", "--wait", "before the backup"])
+                #expect(first.status == 0, "\(first)")
+                let backup = sandbox.file("alice-backup.db")
+                _ = try await alice.json(BackupObject.self, ["backup", backup])
+                let second = try await alice.lanchat(["send", "bob", "--wait", "after the backup"])
+                #expect(second.status == 0, "\(second)")
+                #expect(await alice.stop() == .exited(0), "\(alice.log)")
+                #expect(await bob.stop() == .exited(0), "\(bob.log)")
+
+                let store = alice.dataDirectory + "/lanchat.sqlite3"
+                for file in [store, store + "-wal", store + "-shm"] {
+                    try? FileManager.default.removeItem(atPath: file)
+                }
+                try FileManager.default.copyItem(atPath: backup, toPath: store)
+                let restored = try await DaemonProcess.start(
+                    "alice", in: sandbox, port: alicePort, peers: ["127.0.0.1:\(bobPort)"])
+                #expect(restored.log.contains("starts afresh"), "\(restored.log)")
+                let queued = try await restored.lanchat(["send", "bob", "after the restore"])
+                #expect(queued.status == 0, "\(queued)")
+                let id = queued.output.trimmingCharacters(in: .whitespacesAndNewlines)
+
+                let back = try await DaemonProcess.start(
+                    "bob", in: sandbox, port: bobPort, peers: ["127.0.0.1:\(alicePort)"])
+                let delivered = try await restored.awaitMessage(
+                    id, to: "bob", status: "delivered", timeout: .seconds(10))
+                #expect(delivered != nil, "\(restored.log)")
+                let history = try await back.json(HistoryResult.self, ["history", "alice"])
+                #expect(
+                    history.messages.map(\.text)
+                        == ["before the backup", "after the backup", "after the restore"],
+                    "\(restored.log)\n\(back.log)")
+            }
+        }
+
         @Test func backupWhileRunningHoldsTheMessagesAndNeverOverwrites() async throws {
             try await inSandbox { sandbox in
                 let lines = (1...4).map { "backed up \($0)" }

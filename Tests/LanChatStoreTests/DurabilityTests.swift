@@ -169,10 +169,17 @@ struct DurabilityTests {
         }
     }
 
-    @Test func aRestoredBackupOpensWithAWarningOnly() async throws {
+    /// A restore is legitimate, so only a warning; but bob has seen seqs of ours the backup
+    /// does not hold (here seq 3, sent after it), so the stream starts afresh: a new message
+    /// at seq 3 would be a duplicate to him, and his cursor would mark it delivered unsent.
+    @Test func aRestoredBackupOpensWithAWarningAndFreshStreams() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try await filledStore(directory, count: 2)
+        _ = try await store.markDelivered(
+            peer: bob, stream: try #require(await store.outgoingState(for: bob)).stream, upTo: 1,
+            at: 2_500)
+        let before = try #require(try await store.outgoingState(for: bob))
         let backup = directory.path + "/backup.sqlite3"
         _ = try await store.backup(to: backup)
         _ = try await store.enqueue(to: bob, texts: ["after the backup"], at: 3_000)
@@ -181,9 +188,28 @@ struct DurabilityTests {
         try FileManager.default.copyItem(atPath: backup, toPath: directory.storePath)
         let restored = try MessageStore.open(
             path: directory.storePath, marker: directory.markerPath)
-        #expect(try await restored.counts().queued == 2)
+        #expect(try await restored.counts().queued == 1)
         #expect(restored.warnings.count == 1)
         #expect(restored.warnings.first?.contains("3 at the last clean stop") == true)
+        #expect(restored.warnings.first?.contains("starts afresh") == true)
+
+        let after = try #require(try await restored.outgoingState(for: bob))
+        #expect(after.stream != before.stream)
+        #expect(after.nextSeq == 2 && after.firstUndelivered == 1)
+        let messages = try await restored.history(with: bob, limit: 10).messages
+        #expect(messages.map(\.text) == ["message 0", "message 1"])
+        // The delivered one stays where it went; the queued one moved, as seq 1.
+        #expect(messages.map(\.stream) == [before.stream, after.stream])
+        #expect(messages.map(\.seq) == [1, 1])
+        #expect(try await restored.holdsOutgoing(to: bob, stream: before.stream))
+        #expect(try await !restored.holdsOutgoing(to: bob, stream: 12_345))
+        try restored.close()
+
+        // Once: the marker now records this store, so the next start leaves it alone.
+        let again = try MessageStore.open(path: directory.storePath, marker: directory.markerPath)
+        defer { try? again.close() }
+        #expect(again.warnings.isEmpty)
+        #expect(try await again.outgoingState(for: bob) == after)
     }
 
     @Test func backupWhileOpenIsAPrivateSingleFileWithEveryMessage() async throws {

@@ -76,14 +76,23 @@ public struct OutgoingFlow: Sendable, Equatable {
             nextToSend = start
             return Resume(deliveredUpTo: nil, readUpTo: nil, peerAheadOfStream: false)
         }
-        let ahead = inDelivered > highestAssigned
-        let delivered = min(inDelivered, highestAssigned)
-        acknowledged = delivered
-        read = min(inRead, delivered)
-        nextToSend = delivered + 1
+        guard inDelivered <= highestAssigned else {
+            // The peer's cursor counts messages of a history we no longer have (our store went
+            // back in time, or the peer lies): it says nothing about the ones we hold, some of
+            // which it never saw. None is marked; the caller moves every undelivered one to a
+            // fresh stream, and the peer drops by id those it has already (found by QA: the
+            // queued ones were marked read and never sent).
+            let start = stored.map { min($0.firstUndelivered, highestAssigned + 1) } ?? 1
+            acknowledged = start - 1
+            nextToSend = start
+            return Resume(deliveredUpTo: nil, readUpTo: nil, peerAheadOfStream: true)
+        }
+        acknowledged = inDelivered
+        read = min(inRead, inDelivered)
+        nextToSend = inDelivered + 1
         return Resume(
-            deliveredUpTo: delivered > 0 ? delivered : nil, readUpTo: read > 0 ? read : nil,
-            peerAheadOfStream: ahead)
+            deliveredUpTo: inDelivered > 0 ? inDelivered : nil, readUpTo: read > 0 ? read : nil,
+            peerAheadOfStream: false)
     }
 
     /// New messages were committed for this peer (their seqs run up to `seq`).

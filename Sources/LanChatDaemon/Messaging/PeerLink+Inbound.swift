@@ -383,6 +383,9 @@ extension PeerLink {
     private func applyRead(stream: UInt64, read: UInt64, on source: any LinkSession) async
         -> Bool
     {
+        if await isEarlierStream(stream, on: source) {
+            return await recordRead(stream: stream, upTo: read)
+        }
         guard
             let step = await flowStep(
                 on: source,
@@ -391,6 +394,21 @@ extension PeerLink {
                 })
         else { return false }
         guard let upTo = step else { return true }
+        return await recordRead(stream: stream, upTo: upTo)
+    }
+
+    /// A stream of ours that a restart replaced (the peer was ahead of it, or our store was
+    /// restored): the peer still holds its messages, and its user may read them before our
+    /// next message makes it adopt the new stream. Its READ marks them read, outside the flow,
+    /// which follows the current stream only; a stream we never used stays a violation.
+    private func isEarlierStream(_ stream: UInt64, on source: any LinkSession) async -> Bool {
+        guard case .some(let current) = await flowStep(on: source, { $0.stream }),
+            current != stream
+        else { return false }
+        return (try? await services.store.holdsOutgoing(to: key, stream: stream)) ?? false
+    }
+
+    private func recordRead(stream: UInt64, upTo: UInt64) async -> Bool {
         do {
             publishStatus(
                 try await services.store.markReadByPeer(
