@@ -131,6 +131,9 @@ struct AppMessageCodecTests {
         #expect(throws: AppCodecError.invalidPresence(3)) {
             try AppMessage.decode([0x06, 3, 0, 0, 0, 0])
         }
+        // TYPING is 1 or 0 (§9.1); QA's 7 was taken as "typing".
+        #expect((try? AppMessage.decode([0x05, 1])) == .typing(true))
+        #expect(throws: AppCodecError.invalidTyping(7)) { try AppMessage.decode([0x05, 7]) }
     }
 
     @Test func unknownMsgFlagsAreAProtocolError() {

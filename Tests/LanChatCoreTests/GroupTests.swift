@@ -76,6 +76,13 @@ struct GroupCodecTests {
         var badUTF8 = bytes
         badUTF8[1 + 16 + 8 + 4] = 0xFF
         #expect(throws: AppCodecError.invalidUTF8) { try AppMessage.decode(badUTF8) }
+        // No `group create` makes a blank name, and no '#name' reaches it (QA pass 9).
+        for blank in ["", "   "] {
+            let unnamed = GroupUpdate(id: K.id, version: 1, name: blank, members: [K.alice])
+            #expect(throws: AppCodecError.blankGroupName) {
+                try AppMessage.decode(AppMessage.group(unnamed).encoded())
+            }
+        }
     }
 
     @Test func exactly256MembersDecode() throws {

@@ -56,6 +56,44 @@ struct GroupMembershipTests {
         await harness.stop()
     }
 
+    /// PROTOCOL.md §3.7: groups only behind their capability bit. A peer whose session did
+    /// not negotiate it cannot add us to a group (we could never send to it there); the
+    /// same GROUP on a session that did is applied.
+    @Test func aGroupOnASessionWithoutTheGroupsCapabilityIsIgnored() async throws {
+        let harness = try await PeerLinkTests.Harness.start()
+        let own = try #require(LinkPhaseTests.own)
+        let id = try #require(GroupID(bytes: [UInt8](repeating: 0x0C, count: 16)))
+        let invitation = GroupUpdate(id: id, version: 1, name: "x", members: [harness.peer, own])
+        let (plain, _) = try await harness.established("plain", capabilities: 0)
+        await harness.link.received([.group(invitation)], on: plain)
+        #expect(try await harness.store.group(id) == nil)
+        #expect(plain.closeReason == nil)
+        let (capable, _) = try await harness.established("capable")
+        await harness.link.received([.group(invitation)], on: capable)
+        let applied = try #require(try await harness.store.group(id)?.state)
+        #expect(applied.version == 1 && Set(applied.members) == Set(invitation.members))
+        await harness.stop()
+    }
+
+    /// PROTOCOL.md §7.1: a low-order key never completes a handshake, so a GROUP listing one
+    /// is malformed (QA: the all-zero key became a member no copy could ever reach).
+    @Test func aGroupWithALowOrderMemberClosesTheSession() async throws {
+        let harness = try await PeerLinkTests.Harness.start()
+        let own = try #require(LinkPhaseTests.own)
+        let zero = try #require(PeerKey(bytes: [UInt8](repeating: 0, count: 32)))
+        let id = try #require(GroupID(bytes: [UInt8](repeating: 0x0D, count: 16)))
+        let (session, _) = try await harness.established("s1")
+        await harness.link.received(
+            [
+                .group(
+                    GroupUpdate(id: id, version: 1, name: "x", members: [harness.peer, own, zero]))
+            ],
+            on: session)
+        #expect(session.closeReason == .protocolError)
+        #expect(try await harness.store.group(id) == nil)
+        await harness.stop()
+    }
+
     @Test func aStaleVersionIsIgnoredAndANewerOneApplied() async throws {
         let harness = try await PeerLinkTests.Harness.start()
         let (own, carol) = (try #require(LinkPhaseTests.own), try #require(Self.carol))

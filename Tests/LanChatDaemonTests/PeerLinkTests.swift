@@ -46,15 +46,22 @@ import Testing
             root.remove()
         }
 
-        func session(_ tag: String, dialledByPeer: Bool = true) -> FakeSession {
-            FakeSession(peer: peer, tag: tag, dialledByPeer: dialledByPeer)
+        func session(
+            _ tag: String, dialledByPeer: Bool = true,
+            capabilities: UInt64 = Capabilities.supported
+        ) -> FakeSession {
+            FakeSession(
+                peer: peer, tag: tag, dialledByPeer: dialledByPeer, capabilities: capabilities)
         }
 
         /// A session that is up and has exchanged HELLOs: our HELLO read, theirs applied.
-        func established(_ tag: String, theirHello: Hello = Harness.hello()) async throws
+        func established(
+            _ tag: String, theirHello: Hello = Harness.hello(),
+            capabilities: UInt64 = Capabilities.supported
+        ) async throws
             -> (FakeSession, AsyncStream<FakeSession.Write>.Iterator)
         {
-            let session = self.session(tag)
+            let session = self.session(tag, capabilities: capabilities)
             var writes = session.writes.makeAsyncIterator()
             #expect(await link.attach(session))
             guard case .control(let first) = await writes.next(), case .hello = first.first else {

@@ -93,7 +93,12 @@ extension AppMessage {
         case .read:
             message = .read(stream: try reader.u64(), read: try reader.u64())
         case .typing:
-            message = .typing(try reader.u8() != 0)
+            // §9.1 defines 1 and 0 only; another value is malformed, as an unknown presence.
+            switch try reader.u8() {
+            case 0: message = .typing(false)
+            case 1: message = .typing(true)
+            case let other: throw .invalidTyping(other)
+            }
         case .presence:
             let presence = try decodePresence(&reader)
             message = .presence(
@@ -119,15 +124,16 @@ extension AppMessage {
         return presence
     }
 
-    /// GROUP (§9.7): a name over 64 bytes, more than 256 members, a key that is not a
-    /// canonical X25519 key, or a member listed twice is a protocol error like any other
-    /// malformed field.
+    /// GROUP (§9.7): a name over 64 bytes or blank (no `group create` makes one, and no
+    /// `#name` can reach it), more than 256 members, a key that is not a canonical X25519
+    /// key, or a member listed twice is a protocol error like any other malformed field.
     private static func decodeGroup(_ reader: inout ByteReader) throws(AppCodecError)
         -> GroupUpdate
     {
         guard let id = GroupID(bytes: try reader.raw(GroupID.byteCount)) else { throw .truncated }
         let version = try reader.u64()
         let name = try reader.string(limit: Limits.maxGroupNameBytes)
+        guard !name.allSatisfy(\.isWhitespace) else { throw .blankGroupName }
         let count = Int(try reader.u16())
         guard count <= Limits.maxGroupMembers else { throw .tooManyMembers(count) }
         var members: [PeerKey] = []

@@ -91,10 +91,12 @@ public enum AppCodecError: Error, Equatable, Sendable, CustomStringConvertible {
     case fieldTooLong(Int)
     case invalidUTF8
     case invalidPresence(UInt8)
+    case invalidTyping(UInt8)
     case invalidFlags(UInt8)
     case tooManyMembers(Int)
     case invalidMemberKey
     case duplicateMember
+    case blankGroupName
 
     public var description: String {
         switch self {
@@ -104,11 +106,13 @@ public enum AppCodecError: Error, Equatable, Sendable, CustomStringConvertible {
         case .fieldTooLong(let length): "a field of \(length) bytes exceeds its limit"
         case .invalidUTF8: "a text field is not valid UTF-8"
         case .invalidPresence(let value): "unknown presence value \(value)"
+        case .invalidTyping(let value): "unknown TYPING state \(value)"
         case .invalidFlags(let flags): "unknown MSG flags 0x\(String(flags, radix: 16))"
         case .tooManyMembers(let count):
             "a GROUP of \(count) members exceeds \(Limits.maxGroupMembers)"
         case .invalidMemberKey: "a GROUP member key is not a canonical X25519 key"
         case .duplicateMember: "a GROUP lists a member twice"
+        case .blankGroupName: "a GROUP has a blank name"
         }
     }
 }

@@ -96,6 +96,21 @@ extension PeerLink {
             case .typing(let typing):
                 services.events.publish(.typingReceived(peer: key, typing))
             case .group(let update):
+                // Only behind the capability bit (PROTOCOL.md §3.7, §9.7): a peer that did not
+                // announce groups sends none, and one it sends anyway is an unknown kind to
+                // this session (QA: a group was applied from such a peer, which we then
+                // could not send to).
+                guard source.capabilities & Capabilities.groups != 0 else {
+                    logger.debug("GROUP \(update.id) on a session without groups ignored")
+                    break
+                }
+                // A low-order key can never complete a handshake (§7.1): such a member would
+                // hold every group message at "1 of 2" for good. The codec, which has no
+                // libsodium, leaves this check to us.
+                guard !update.members.contains(where: \.isLowOrder) else {
+                    return await protocolViolation(
+                        "a GROUP member key is a low-order point", on: source)
+                }
                 await groupReceived(update)
             case .unknown:
                 break
