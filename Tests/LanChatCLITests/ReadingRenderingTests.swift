@@ -217,6 +217,21 @@ import Testing
                 == "✓✓ 1/2 ✗ 1 failed: blocked; unblock to send")
     }
 
+    /// While no member has it, a group message's tick is where its copies are: a double tick
+    /// says delivered (found by QA: `✓✓ 0/2`).
+    @Test func aGroupMessageNobodyHasYetHasNoDoubleTick() {
+        var own = CLIFixtures.outgoing(3, "soon", .queued, at: "2026-11-21T12:02:00Z")
+        own.group = String(repeating: "a", count: 32)
+        own.recipients = [
+            RecipientInfo(peer: "B", status: .queued), RecipientInfo(peer: "C", status: .queued),
+        ]
+        #expect(HistoryView.groupMark(own, style: .plain) == "… 0/2")
+        own.recipients?[0].status = .sent
+        #expect(HistoryView.groupMark(own, style: .plain) == "✓ 0/2")
+        own.recipients?[1].status = .delivered
+        #expect(HistoryView.groupMark(own, style: .plain) == "✓✓ 1/2")
+    }
+
     /// An inbox preview starts at the first thing written, not at leading blank lines.
     @Test func anInboxPreviewSkipsLeadingWhiteSpace() {
         let message = CLIFixtures.incoming(1, "\n\n\t\ttabbed start", at: "2026-11-21T12:03:00Z")

@@ -128,14 +128,17 @@ package enum HistoryView {
     }
 
     /// `✓✓ 2/3`: of an own group message's recipients, how many have it (delivered or read),
-    /// or have read it when all did; nil for other messages.
+    /// or have read it when all did; nil for other messages. While none has it, the tick is
+    /// the 1:1 one for where the copies are (`… 0/3` queued, `✓ 0/3` sent): a double tick
+    /// says "delivered" (found by QA: `✓✓ 0/2`).
     package static func groupMark(_ message: MessageInfo, style: TextStyle) -> String? {
         guard let recipients = message.recipients, !recipients.isEmpty else { return nil }
         let total = recipients.count
         let read = recipients.filter { $0.status == .read }.count
         let have = recipients.filter { $0.status == .delivered || $0.status == .read }.count
         let failed = recipients.filter { $0.status == .failed }.count
-        var mark = read == total ? style.blue("✓✓ read") : "✓✓ \(have)/\(total)"
+        let tick = have > 0 ? "✓✓" : recipients.contains { $0.status == .sent } ? "✓" : "…"
+        var mark = read == total ? style.blue("✓✓ read") : "\(tick) \(have)/\(total)"
         if read > 0 && read < total { mark += style.dim(" (\(read) read)") }
         if failed > 0 {
             // The reason, as a 1:1 message's `✗ failed: reason` (found by QA: a group's never

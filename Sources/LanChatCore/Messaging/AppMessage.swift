@@ -116,6 +116,17 @@ public enum RejectReason: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Why, in the receiver's words: what its log says when it rejects a message (the
+    /// `description` is the sender's, and blamed the peer for our own refusal; QA pass 9).
+    public var why: String {
+        switch self {
+        case .tooLarge: "message too large"
+        case .invalidText: "invalid text"
+        case .refusedByPolicy: "refused by our policy"
+        case .other(let code): "reason \(code)"
+        }
+    }
+
     /// The `failReason` shown to the sender's user.
     public var description: String {
         switch self {

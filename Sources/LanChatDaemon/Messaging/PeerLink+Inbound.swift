@@ -241,7 +241,7 @@ extension PeerLink {
                     records.append(IncomingRecord(message: message, text: text))
                 }
             case .reject(let reason):
-                logger.info("rejecting message \(message.seq): \(reason)")
+                logger.info("rejecting message \(message.seq): \(reason.why)")
                 replies.append(.reject(stream: message.stream, seq: message.seq, reason: reason))
             case .duplicate:
                 break
