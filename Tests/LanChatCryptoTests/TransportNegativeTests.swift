@@ -136,6 +136,18 @@ import Testing
         )
     }
 
+    /// §4.2: a PING's body is 8 bytes; any other length is malformed, as a REKEY with a body.
+    @Test(arguments: [0, 7, 9, 1_000])
+    func aPingOfAnotherLengthCloses(length: Int) throws {
+        let pair = ChannelPairBox(try ChannelPair.make())
+        var out: [UInt8] = []
+        try pair.sealRaw(
+            type: 2, flags: 0, body: [UInt8](repeating: 1, count: length), tag: 0, into: &out)
+        try pair.sealMessage([7], now: now, into: &out)
+        #expect(
+            pair.deliver(out) == Delivery(events: [], error: ChannelError(.malformedBody(type: 2))))
+    }
+
     @Test func unknownFrameTypeWithMessageTagIsIgnored() throws {
         let pair = ChannelPairBox(try ChannelPair.make())
         var out: [UInt8] = []

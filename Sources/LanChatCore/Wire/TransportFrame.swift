@@ -83,7 +83,13 @@ public enum TransportFrame: Equatable, Sendable {
         }
         switch type {
         case .data: return .success(.data(body, end: flags & endFlag != 0))
-        case .ping: return .success(.ping(body))
+        case .ping:
+            // §4.2: 8 random bytes. A longer one would be echoed back whole (found by QA: a
+            // 1 000-byte PING came back as a 1 000-byte PONG).
+            guard body.count == 8 else {
+                return .failure(ChannelError(.malformedBody(type: rawType)))
+            }
+            return .success(.ping(body))
         case .pong: return .success(.pong(body))
         case .rekey:
             guard body.isEmpty else { return .failure(ChannelError(.malformedBody(type: rawType))) }
