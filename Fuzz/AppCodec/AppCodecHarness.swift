@@ -63,6 +63,7 @@ enum AppCodecHarness {
         case .group(let group):
             fuzzCheck(
                 group.name.utf8.count <= Limits.maxGroupNameBytes
+                    && !group.name.allSatisfy(\.isWhitespace)
                     && group.members.count <= Limits.maxGroupMembers
                     && Set(group.members).count == group.members.count,
                 "GROUP over its limits accepted: \(fuzzHex(bytes))")
@@ -70,7 +71,10 @@ enum AppCodecHarness {
             fuzzCheck(
                 bytes.first == kind && !(1...8).contains(kind),
                 "a known kind decoded as unknown: \(fuzzHex(bytes))")
-        case .ack, .read, .typing, .reject:
+        case .typing:
+            fuzzCheck(
+                bytes.count == 2 && bytes[1] <= 1, "TYPING state other than 0 or 1 accepted")
+        case .ack, .read, .reject:
             break
         }
     }

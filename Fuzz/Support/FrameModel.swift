@@ -39,7 +39,9 @@ package enum FrameModel {
         }
         switch type {
         case 1: return .success(.data(body, end: flags & 1 == 1))
-        case 2: return .success(.ping(body))
+        case 2:
+            return body.count == 8
+                ? .success(.ping(body)) : .failure(ChannelError(.malformedBody(type: type)))
         case 3: return .success(.pong(body))
         case 4:
             return body.isEmpty
