@@ -398,7 +398,11 @@ extension PeerLink {
     private func applyRead(stream: UInt64, read: UInt64, on source: any LinkSession) async
         -> Bool
     {
-        if await isEarlierStream(stream, on: source) {
+        if await isNotCurrentStream(stream, on: source) {
+            guard (try? await services.store.holdsOutgoing(to: key, stream: stream)) == true else {
+                logger.debug("READ of stream \(stream), which holds none of our messages, ignored")
+                return true
+            }
             return await recordRead(stream: stream, upTo: read)
         }
         guard
@@ -412,15 +416,18 @@ extension PeerLink {
         return await recordRead(stream: stream, upTo: upTo)
     }
 
-    /// A stream of ours that a restart replaced (the peer was ahead of it, or our store was
-    /// restored): the peer still holds its messages, and its user may read them before our
-    /// next message makes it adopt the new stream. Its READ marks them read, outside the flow,
-    /// which follows the current stream only; a stream we never used stays a violation.
-    private func isEarlierStream(_ stream: UInt64, on source: any LinkSession) async -> Bool {
-        guard case .some(let current) = await flowStep(on: source, { $0.stream }),
-            current != stream
-        else { return false }
-        return (try? await services.store.holdsOutgoing(to: key, stream: stream)) ?? false
+    /// A READ of another stream than the flow's: one a restart replaced (the peer was ahead
+    /// of it, or our store was restored). The peer still holds that stream's messages, and
+    /// its user may read them before our next message makes it adopt the new one. It marks
+    /// what we still hold of that stream, outside the flow, which follows the current stream
+    /// only; a stream whose messages all moved holds nothing to mark, and it is ignored, not a
+    /// violation: §9.5 makes only an ACK for an unknown stream one, and closing would cut an
+    /// honest peer off each time its user reads (found by QA).
+    private func isNotCurrentStream(_ stream: UInt64, on source: any LinkSession) async -> Bool {
+        guard case .some(let current) = await flowStep(on: source, { $0.stream }) else {
+            return false
+        }
+        return current != stream
     }
 
     private func recordRead(stream: UInt64, upTo: UInt64) async -> Bool {
