@@ -42,6 +42,21 @@ struct FailureLogThrottle: Sendable {
         return .log(heldBack: previous?.heldBack ?? 0, since: previous.map { now - $0.at } ?? .zero)
     }
 
+    /// The counts held back for addresses whose interval is over, reset as they are returned:
+    /// a burst from an address that never fails again would otherwise leave only its first
+    /// line (found by QA: 64 failed handshakes, 16 lines). Called every interval by the
+    /// daemon; an address is then said at most once per interval, as by `record`.
+    mutating func heldBackDue(at now: Instant) -> [(
+        address: String, heldBack: Int, since: Duration
+    )] {
+        var due: [(address: String, heldBack: Int, since: Duration)] = []
+        for (address, last) in lastLine where last.heldBack > 0 && now - last.at >= interval {
+            due.append((address, last.heldBack, now - last.at))
+            lastLine[address] = (now, 0)
+        }
+        return due.sorted { $0.address < $1.address }
+    }
+
     /// How many addresses are remembered (for tests of the bound).
     var trackedCount: Int { lastLine.count }
 

@@ -207,6 +207,19 @@ public final class Transport: Sendable {
 }
 
 extension Transport {
+    /// Logs what `logFailedHandshake` held back from addresses that have not failed again
+    /// since: "handshake failed 57 more times from 10.0.0.5 in the last 12 s". The daemon
+    /// calls it every few seconds.
+    public func logHeldBackHandshakeFailures(now: ContinuousClock.Instant = .now) {
+        let due = failureLog.withLock { $0.heldBackDue(at: now) }
+        for entry in due {
+            let times = entry.heldBack == 1 ? "once more" : "\(entry.heldBack) more times"
+            let seconds = Int((entry.since / .seconds(1)).rounded(.up))
+            logger.info(
+                "handshake failed \(times) from \(entry.address) in the last \(seconds) s")
+        }
+    }
+
     /// One line per failure, always starting "handshake failed" (some descriptions already
     /// do), but at most one per remote address every 10 s: the next one says how many were
     /// held back.

@@ -154,6 +154,22 @@ struct FailureLogThrottleTests {
         #expect(FailureLogThrottle.suffix(heldBack: 0, since: .seconds(10), address: "x") == "")
     }
 
+    /// A burst from an address that then stays silent is still counted in the log, once its
+    /// interval is over, and only once (found by QA: 64 failures, 16 lines).
+    @Test func whatWasHeldBackIsDueOnceTheIntervalIsOver() {
+        var throttle = FailureLogThrottle()
+        _ = throttle.record("10.0.0.5", at: start)
+        _ = throttle.record("10.0.0.6", at: start)
+        for step in 1...3 { _ = throttle.record("10.0.0.5", at: start + .seconds(step)) }
+        #expect(throttle.heldBackDue(at: start + .seconds(9)).isEmpty)
+        let due = throttle.heldBackDue(at: start + .seconds(12))
+        #expect(due.map(\.address) == ["10.0.0.5"] && due.map(\.heldBack) == [3])
+        #expect(due.first?.since == .seconds(12))
+        #expect(throttle.heldBackDue(at: start + .seconds(30)).isEmpty)
+        // Said just now: the next failure within the interval is held back again.
+        #expect(throttle.record("10.0.0.5", at: start + .seconds(13)) == .suppress)
+    }
+
     @Test func manyAddressesStayBounded() {
         var throttle = FailureLogThrottle(trackedAddresses: 50)
         for index in 0..<500 {

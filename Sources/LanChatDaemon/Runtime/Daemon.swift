@@ -230,6 +230,15 @@ public final class Daemon: Sendable {
                     }
                 })
         }
+        serviceList.append(
+            TaskService(description: "handshake failure counts") {
+                // A flood of failed handshakes logs one line per address every 10 s; what
+                // was held back is said here even when that address stays silent after.
+                while !Task.isCancelled {
+                    try await clock.sleepUntil(clock.monotonic() + .seconds(10))
+                    transport.logHeldBackHandshakeFailures()
+                }
+            })
         // Every link's work; stopped after the sessions below were closed.
         serviceList.append(registry)
         serviceList.append(TypingIndicator(events: events, feed: eventFeed, clock: clock))
