@@ -106,10 +106,14 @@ extension EndToEnd {
                 let (alicePort, bobPort) = (try alice.port, try bob.port)
                 let first = try await alice.lanchat(["send", "bob", "--wait", "before the backup"])
                 #expect(first.status == 0, "\(first)")
+                let hello = try await bob.lanchat(["send", "alice", "--wait", "bob's hello"])
+                #expect(hello.status == 0, "\(hello)")
                 let backup = sandbox.file("alice-backup.db")
                 _ = try await alice.json(BackupObject.self, ["backup", backup])
                 let second = try await alice.lanchat(["send", "bob", "--wait", "after the backup"])
                 #expect(second.status == 0, "\(second)")
+                let reply = try await bob.lanchat(["send", "alice", "--wait", "bob's reply"])
+                #expect(reply.status == 0, "\(reply)")
                 #expect(await alice.stop() == .exited(0), "\(alice.log)")
                 #expect(await bob.stop() == .exited(0), "\(bob.log)")
 
@@ -133,8 +137,22 @@ extension EndToEnd {
                 let history = try await back.json(HistoryResult.self, ["history", "alice"])
                 #expect(
                     history.messages.map(\.text)
-                        == ["before the backup", "after the backup", "after the restore"],
+                        == [
+                            "before the backup", "bob's hello", "after the backup", "bob's reply",
+                            "after the restore",
+                        ],
                     "\(restored.log)\n\(back.log)")
+                // The other way (PROTOCOL.md §9.3): alice's HELLO names bob's stream with the
+                // backup's cursor, so bob sends again what came after it: his reply is in
+                // alice's history once more, once.
+                let recovered = try #require(
+                    try await poll(timeout: .seconds(10)) {
+                        let page = try await restored.json(HistoryResult.self, ["history", "bob"])
+                        return page.messages.contains { $0.text == "bob's reply" } ? page : nil
+                    }, "\(restored.log)\n\(back.log)")
+                #expect(
+                    recovered.messages.filter { $0.text == "bob's reply" }.count == 1,
+                    "\(recovered.messages.map(\.text))\n\(restored.log)\n\(back.log)")
             }
         }
 
