@@ -4,11 +4,11 @@
 /// * the marker names a store id and the opened store holds no id (no tables: a `-wal`
 ///   deleted or damaged after a crash, before the first checkpoint; a deleted store file) or
 ///   another one (a different store put in its place) → refused as `corrupt`;
-/// * the store is the marker's but holds fewer messages than at the last clean stop (a
-///   restored backup, or rows lost with a damaged `-wal` after they were partly checkpointed)
-///   → a warning only, since a restore is legitimate and the two cannot be told apart; the
-///   store then starts every outgoing stream afresh (`wentBack`), as peers have seen seqs of
-///   ours that it no longer holds;
+/// * the store is the marker's but older than it (a lower `generation`: a restored backup,
+///   or a `-wal` lost after a crash), or, with a version-1 marker, holds fewer messages than
+///   at the last clean stop → a warning only, since a restore is legitimate and the two cannot
+///   be told apart; the store then starts every outgoing stream afresh (`wentBack`), as peers
+///   have seen seqs of ours that it no longer holds;
 /// * no marker (first start, or a data directory from before markers) → the marker is written.
 ///
 /// A crash with the `-wal` intact passes: SQLite replays it, so the id and the rows are there.
@@ -18,9 +18,14 @@ enum HistoryCheck {
         var storeID: String?
         var messages: Int
         var peers: Int
+        /// nil before schema v12.
+        var generation: Int64? = nil
 
         var marker: StoreMarker? {
-            storeID.map { StoreMarker(storeID: $0, messages: messages, peers: peers) }
+            storeID.map {
+                StoreMarker(
+                    storeID: $0, messages: messages, peers: peers, generation: generation)
+            }
         }
     }
 
@@ -49,10 +54,20 @@ enum HistoryCheck {
                 "\(store) is not the store \(markerPath) names (store id \(storeID), expected \(marker.storeID)): it was replaced. \(remedy)"
             )
         }
+        let afresh =
+            "Every outgoing stream starts afresh, so messages still queued go out again (peers drop those they already have)."
+        if let recorded = marker.generation, let generation = found.generation,
+            generation < recorded
+        {
+            return Verdict(
+                warnings: [
+                    "\(store) is older than the store last used here (generation \(generation), \(recorded) recorded; it holds \(found.messages) messages, \(marker.messages) at the last clean stop): fine after restoring a backup, otherwise a log was lost after a crash. \(afresh)"
+                ], wentBack: true)
+        }
         guard found.messages >= marker.messages else {
             return Verdict(
                 warnings: [
-                    "\(store) holds \(found.messages) messages, \(marker.messages) at the last clean stop: fine after restoring a backup, otherwise messages were lost. Every outgoing stream starts afresh, so messages still queued go out again (peers drop those they already have)."
+                    "\(store) holds \(found.messages) messages, \(marker.messages) at the last clean stop: fine after restoring a backup, otherwise messages were lost. \(afresh)"
                 ], wentBack: true)
         }
         return Verdict()

@@ -102,12 +102,14 @@ extension MessageStore {
     /// duplicate, or mark a queued one delivered from their cursor without ever receiving it.
     /// Every outgoing stream restarts, its queued messages first, in one transaction; a peer
     /// adopts the new stream and drops by id what it already has (PROTOCOL.md §9.4).
+    /// Returns how many streams restarted.
+    @discardableResult
     static func restartEveryStream(
         _ pool: DatabasePool, path: String,
         newStreamID: @escaping @Sendable () -> UInt64 = randomStreamID
-    ) throws(StoreError) {
+    ) throws(StoreError) -> Int {
         do {
-            try pool.write { db in
+            return try pool.write { db in
                 let peers = try Data.fetchAll(db, sql: "SELECT pk FROM out_streams")
                 for bytes in peers {
                     guard let peer = PeerKey(bytes: bytes) else {
@@ -115,6 +117,7 @@ extension MessageStore {
                     }
                     try restartStream(db, to: peer, stream: newStreamID())
                 }
+                return peers.count
             }
         } catch {
             throw StoreError.wrapping(error, while: "restarting the outgoing streams of \(path)")

@@ -80,7 +80,7 @@ public final class MessageStore: Sendable {
     ) throws(StoreError) -> MessageStore {
         let marker = try markerPath.flatMap { path throws(StoreError) in try StoreMarker.load(path)
         }
-        let verdict = try inspect(path: path, marker: marker, markerPath: markerPath)
+        var verdict = try inspect(path: path, marker: marker, markerPath: markerPath)
         try createPrivateFileIfAbsent(path)
         var configuration = Configuration()
         configuration.label = "lanchat.store"
@@ -117,14 +117,23 @@ public final class MessageStore: Sendable {
         } catch {
             throw StoreError.wrapping(error, while: "migrating \(path)")
         }
-        if let markerPath, marker == nil {
-            // First start (or a store from before markers): from now on the marker names it.
-            try contents(of: pool, path: path).marker?.write(to: markerPath)
-        }
-        if verdict.wentBack, let markerPath {
-            try restartEveryStream(pool, path: path)
-            // Done once: a crash before the next clean stop must not do it again.
-            try contents(of: pool, path: path).marker?.write(to: markerPath)
+        if let markerPath {
+            // Without a marker (a first start, a store restored into a new data directory, or
+            // the marker moved aside to keep this store), nothing says the store is the one
+            // the peers last heard from: its streams restart as after a restore. A new store
+            // has none, so that costs nothing.
+            if verdict.wentBack || marker == nil {
+                let restarted = try restartEveryStream(pool, path: path)
+                if marker == nil, restarted > 0 {
+                    verdict.warnings.append(
+                        "\(markerPath) is missing: \(restarted) outgoing streams start afresh, as after a restore (messages still queued go out again; peers drop those they already have)"
+                    )
+                }
+            }
+            // This start is a new generation, and the marker names it: a crash before the
+            // next clean stop must not restart the streams again.
+            try advanceGeneration(
+                pool, path: path, markerPath: markerPath, recorded: marker?.generation)
         }
         let batchBookkeeping: Bool
         do {
@@ -233,10 +242,34 @@ public final class MessageStore: Sendable {
                 ? Int.fetchOne(db, sql: "SELECT count(*) FROM peers") ?? 0 : 0
             return HistoryCheck.Contents(storeID: nil, messages: messages, peers: peers)
         }
+        let hasGeneration = try db.columns(in: "store_identity").contains {
+            $0.name == "generation"
+        }
         return HistoryCheck.Contents(
             storeID: try String.fetchOne(db, sql: "SELECT id FROM store_identity"),
             messages: try Int.fetchOne(db, sql: "SELECT count(*) FROM messages") ?? 0,
-            peers: try Int.fetchOne(db, sql: "SELECT count(*) FROM peers") ?? 0)
+            peers: try Int.fetchOne(db, sql: "SELECT count(*) FROM peers") ?? 0,
+            generation: hasGeneration
+                ? try Int64.fetchOne(db, sql: "SELECT generation FROM store_identity") : nil)
+    }
+
+    /// A new generation of the store, recorded in its marker: at every start, and after a
+    /// backup (so that the copy is older than the store it came from and than the marker).
+    /// Past the marker's too: a restored copy goes on after every generation used here, so
+    /// that a later restore of another copy taken meanwhile is still seen as older.
+    static func advanceGeneration(
+        _ pool: DatabasePool, path: String, markerPath: String, recorded: Int64? = nil
+    ) throws(StoreError) {
+        do {
+            try pool.write { db in
+                try db.execute(
+                    sql: "UPDATE store_identity SET generation = max(generation, ?) + 1",
+                    arguments: [recorded ?? 0])
+            }
+        } catch {
+            throw StoreError.wrapping(error, while: "recording a new generation of \(path)")
+        }
+        try contents(of: pool, path: path).marker?.write(to: markerPath)
     }
 
     /// SQLite would create the file with the umask's mode; the store holds private messages,

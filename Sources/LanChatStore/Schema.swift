@@ -113,6 +113,13 @@ enum Schema {
         migrator.registerMigration("v11: replaced keys") { db in
             try db.execute(sql: v11)
         }
+        migrator.registerMigration("v12: store generation") { db in
+            // Counts the daemon's starts and the backups taken, and the store marker records
+            // it: a store older than the marker (a restored backup, whatever its message
+            // count) is told apart from the one last used (`HistoryCheck`).
+            try db.execute(
+                sql: "ALTER TABLE store_identity ADD COLUMN generation INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 

@@ -2,8 +2,9 @@ import Foundation
 import Glibc
 
 /// What the data directory remembers about its store, outside the store: which store it is
-/// (the id in `store_identity`) and how much it held at the last clean stop. Written when the
-/// store is first opened and on every clean stop (`MessageStore.close()`), read at start.
+/// (the id in `store_identity`), how much it held at the last clean stop, and its
+/// generation. Written at every start (after the checks) and on every clean stop
+/// (`MessageStore.close()`), and after a backup; read at start.
 ///
 /// Why: SQLite treats a missing or damaged `-wal` as empty, and until the first checkpoint
 /// the main file holds no tables, so after a crash such a store opens as a new, empty one.
@@ -13,33 +14,47 @@ import Glibc
 /// the directory; the temporary is named `.store.marker.tmp-*`, which the daemon's start-up
 /// clean-up of stale temporaries removes after a crash):
 ///
-///     lanchat store marker 1
+///     lanchat store marker 2
 ///     store 3f2a…(32 hex digits)
 ///     messages 120
 ///     peers 3
+///     generation 17
+///
+/// `generation` is the store's own (schema v12), raised at every start and after every
+/// backup, so a restored backup is older than the marker whatever it holds. Version 1 had
+/// no such line; it is still read, and replaced by version 2 at the next start.
 public struct StoreMarker: Sendable, Equatable {
     /// The file name inside the data directory.
     public static let fileName = "store.marker"
-    static let header = "lanchat store marker 1"
+    static let header = "lanchat store marker 2"
+    static let headerV1 = "lanchat store marker 1"
 
     public var storeID: String
     public var messages: Int
     public var peers: Int
+    /// nil in a version-1 marker.
+    public var generation: Int64?
 
-    public init(storeID: String, messages: Int, peers: Int) {
+    public init(storeID: String, messages: Int, peers: Int, generation: Int64? = nil) {
         self.storeID = storeID
         self.messages = messages
         self.peers = peers
+        self.generation = generation
     }
 
     var text: String {
-        "\(Self.header)\nstore \(storeID)\nmessages \(messages)\npeers \(peers)\n"
+        let common = "store \(storeID)\nmessages \(messages)\npeers \(peers)\n"
+        guard let generation else { return Self.headerV1 + "\n" + common }
+        return Self.header + "\n" + common + "generation \(generation)\n"
     }
 
-    /// Parses the file's text; nil if it is not a marker of this version.
+    /// Parses the file's text; nil if it is not a marker of version 1 or 2.
     init?(text: String) {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        guard lines.count == 5, lines[0] == Self.header, lines[4].isEmpty else { return nil }
+        let version2 = lines.first == Substring(Self.header)
+        guard version2 || lines.first == Substring(Self.headerV1),
+            lines.count == (version2 ? 6 : 5), lines.last?.isEmpty == true
+        else { return nil }
         func value(_ line: Substring, _ key: String) -> Substring? {
             line.hasPrefix(key + " ") ? line.dropFirst(key.count + 1) : nil
         }
@@ -48,7 +63,13 @@ public struct StoreMarker: Sendable, Equatable {
             let messages = value(lines[2], "messages").flatMap({ Int($0) }), messages >= 0,
             let peers = value(lines[3], "peers").flatMap({ Int($0) }), peers >= 0
         else { return nil }
-        self.init(storeID: String(id), messages: messages, peers: peers)
+        var generation: Int64?
+        if version2 {
+            guard let value = value(lines[4], "generation").flatMap({ Int64($0) }), value >= 0
+            else { return nil }
+            generation = value
+        }
+        self.init(storeID: String(id), messages: messages, peers: peers, generation: generation)
     }
 
     /// The marker at `path`, or nil if there is none (first start, or a data directory from

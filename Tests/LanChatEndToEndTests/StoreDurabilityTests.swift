@@ -156,6 +156,53 @@ extension EndToEnd {
             }
         }
 
+        /// The same with nothing to count: a purge after the backup left fewer messages than
+        /// the copy holds, so only the store's generation tells the copy is older (QA pass
+        /// 10: "four" and "five" took seqs bob had seen, and were shown delivered unsent).
+        @Test func aRestoreIsSeenWhateverTheStoreHeldAtTheLastStop() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
+                let (alicePort, bobPort) = (try alice.port, try bob.port)
+                #expect(try await alice.lanchat(["send", "bob", "--wait", "one"]).status == 0)
+                let backup = sandbox.file("alice-backup.db")
+                _ = try await alice.json(BackupObject.self, ["backup", backup])
+                for text in ["two", "three"] {
+                    #expect(try await alice.lanchat(["send", "bob", "--wait", text]).status == 0)
+                }
+                let purged = try await alice.lanchat(["remove", "bob", "--purge"])
+                #expect(purged.status == 0, "\(purged)")
+                #expect(await bob.stop() == .exited(0), "\(bob.log)")
+                #expect(await alice.stop() == .exited(0), "\(alice.log)")
+
+                let store = alice.dataDirectory + "/lanchat.sqlite3"
+                for file in [store, store + "-wal", store + "-shm"] {
+                    try? FileManager.default.removeItem(atPath: file)
+                }
+                try FileManager.default.copyItem(atPath: backup, toPath: store)
+                let restored = try await DaemonProcess.start(
+                    "alice", in: sandbox, port: alicePort, peers: ["127.0.0.1:\(bobPort)"])
+                #expect(restored.log.contains("older than the store last used here"))
+                var ids: [String] = []
+                for text in ["four", "five"] {
+                    let sent = try await restored.lanchat(["send", bob.id, text])
+                    #expect(sent.status == 0, "\(sent)")
+                    ids.append(sent.output.trimmingCharacters(in: .whitespacesAndNewlines))
+                }
+                let back = try await DaemonProcess.start(
+                    "bob", in: sandbox, port: bobPort, peers: ["127.0.0.1:\(alicePort)"])
+                for id in ids {
+                    let delivered = try await restored.awaitMessage(
+                        id, to: bob.id, status: "delivered", timeout: .seconds(10))
+                    #expect(delivered != nil, "\(restored.log)")
+                }
+                let history = try await back.json(HistoryResult.self, ["history", "alice"])
+                #expect(
+                    history.messages.map(\.text) == ["one", "two", "three", "four", "five"],
+                    "\(restored.log)\n\(back.log)")
+            }
+        }
+
         @Test func backupWhileRunningHoldsTheMessagesAndNeverOverwrites() async throws {
             try await inSandbox { sandbox in
                 let lines = (1...4).map { "backed up \($0)" }

@@ -112,15 +112,19 @@ struct DurabilityTests {
         let store = try await filledStore(directory, count: 4)
         let first = try #require(try StoreMarker.load(directory.markerPath))
         #expect(first.messages == 0 && first.peers == 0 && first.storeID.count == 32)
+        #expect(first.generation == 1)
         var info = stat()
         #expect(stat(directory.markerPath, &info) == 0 && info.st_mode & 0o777 == 0o600)
         try store.close()
         let second = try #require(try StoreMarker.load(directory.markerPath))
-        #expect(second == StoreMarker(storeID: first.storeID, messages: 4, peers: 1))
+        #expect(
+            second == StoreMarker(storeID: first.storeID, messages: 4, peers: 1, generation: 1))
         let reopened = try MessageStore.open(
             path: directory.storePath, marker: directory.markerPath)
         #expect(reopened.warnings.isEmpty)
         #expect(try await reopened.counts().queued == 4)
+        // Each start is a new generation, recorded in the marker.
+        #expect(try StoreMarker.load(directory.markerPath)?.generation == 2)
     }
 
     @Test func aDeletedStoreFileIsRefusedAndAReplacedOneToo() async throws {
@@ -210,6 +214,66 @@ struct DurabilityTests {
         defer { try? again.close() }
         #expect(again.warnings.isEmpty)
         #expect(try await again.outgoingState(for: bob) == after)
+    }
+
+    /// The generation decides, not the count (QA pass 10): after the backup a purge left
+    /// the store with no more messages than the copy, so the count said nothing; the copy is
+    /// older all the same, and its streams restart.
+    @Test func aRestoredBackupIsOlderWhateverItHolds() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await filledStore(directory, count: 2)
+        let before = try #require(try await store.outgoingState(for: bob))
+        _ = try await store.markDelivered(peer: bob, stream: before.stream, upTo: 1, at: 2_500)
+        let backup = directory.path + "/backup.sqlite3"
+        _ = try await store.backup(to: backup)
+        #expect(try StoreMarker.load(directory.markerPath)?.generation == 2)
+        _ = try await store.enqueue(to: bob, texts: ["after the backup"], at: 3_000)
+        #expect(try await store.forget(bob, purge: true) == 2)
+        try store.close()
+        #expect(try StoreMarker.load(directory.markerPath)?.messages == 2)
+        try FileManager.default.removeItem(atPath: directory.storePath)
+        try FileManager.default.copyItem(atPath: backup, toPath: directory.storePath)
+
+        let restored = try MessageStore.open(
+            path: directory.storePath, marker: directory.markerPath)
+        defer { try? restored.close() }
+        #expect(restored.warnings.count == 1)
+        #expect(
+            restored.warnings.first?.contains("older than the store last used here") == true,
+            "\(restored.warnings)")
+        let after = try #require(try await restored.outgoingState(for: bob))
+        #expect(after.stream != before.stream && after.nextSeq == 2)
+        // Past every generation used here (2 before the restore), not only past the copy's 1:
+        // a copy taken at 2 and restored later is older too.
+        #expect(try StoreMarker.load(directory.markerPath)?.generation == 3)
+    }
+
+    /// No marker beside an existing store (moved aside to keep it, as lanchatd(8) allows, or a
+    /// store brought from elsewhere): nothing says the peers last heard from this one, so
+    /// its streams restart, with a warning. A version-1 marker is still read.
+    @Test func aStoreWithoutItsMarkerRestartsItsStreams() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await filledStore(directory, count: 1)
+        let before = try #require(try await store.outgoingState(for: bob))
+        try store.close()
+        let marker = try #require(try StoreMarker.load(directory.markerPath))
+        try FileManager.default.removeItem(atPath: directory.markerPath)
+        let alone = try MessageStore.open(path: directory.storePath, marker: directory.markerPath)
+        #expect(alone.warnings.count == 1)
+        #expect(alone.warnings.first?.contains("is missing: 1 outgoing streams") == true)
+        #expect(try await alone.outgoingState(for: bob)?.stream != before.stream)
+        try alone.close()
+
+        // A marker from before generations: read, and the count rule applies.
+        let old = StoreMarker(storeID: marker.storeID, messages: 1, peers: 1)
+        try old.write(to: directory.markerPath)
+        #expect(try StoreMarker.load(directory.markerPath) == old)
+        let again = try MessageStore.open(path: directory.storePath, marker: directory.markerPath)
+        defer { try? again.close() }
+        #expect(again.warnings.isEmpty)
+        #expect(try StoreMarker.load(directory.markerPath)?.generation != nil)
     }
 
     @Test func backupWhileOpenIsAPrivateSingleFileWithEveryMessage() async throws {

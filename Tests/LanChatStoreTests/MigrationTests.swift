@@ -20,7 +20,7 @@ struct MigrationTests {
                 "v5: search after the write, unread counts", "v6: groups",
                 "v7: group conversations, group events, group requests",
                 "v8: set-based bookkeeping for batches", "v9: received batches staged",
-                "v10: settled key changes", "v11: replaced keys",
+                "v10: settled key changes", "v11: replaced keys", "v12: store generation",
             ])
         _ = try MessageStore.open(path: directory.storePath)
         #expect(try appliedMigrations(directory.storePath) == first)
@@ -147,7 +147,7 @@ struct MigrationTests {
         #expect(try appliedMigrations(directory.storePath).count == 2)
 
         let store = try MessageStore.open(path: directory.storePath)
-        #expect(try appliedMigrations(directory.storePath).count == 11)
+        #expect(try appliedMigrations(directory.storePath).count == 12)
         for peer in [bob, carol, dave] {
             #expect(try await store.history(with: peer, limit: 100).messages == before[peer])
         }
@@ -207,7 +207,7 @@ struct MigrationTests {
         #expect(try appliedMigrations(directory.storePath).count == 3)
 
         let store = try MessageStore.open(path: directory.storePath)
-        #expect(try appliedMigrations(directory.storePath).count == 11)
+        #expect(try appliedMigrations(directory.storePath).count == 12)
         for peer in [bob, carol, dave] {
             #expect(try await store.history(with: peer, limit: 100).messages == before[peer])
         }
