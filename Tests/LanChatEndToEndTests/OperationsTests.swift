@@ -199,6 +199,14 @@ extension EndToEnd {
                 let raised = DaemonProcess.readLog(logPath)
                 #expect(raised.contains("reload: name: 'dora' → 'dora2'"), "\(raised)")
                 #expect(raised.contains("reload: log-level: info → warning"), "\(raised)")
+                // Lowered again, the change is said too: it is taken before the report (QA
+                // pass 10: "critical → info" never appeared).
+                try Self.write("name = \"dora2\"\nlog-level = \"info\"\n", to: config)
+                child.send(SIGHUP)
+                let lowered = await pollUntil(timeout: .seconds(5)) {
+                    DaemonProcess.readLog(logPath).contains("reload: log-level: warning → info")
+                }
+                #expect(lowered, "\(DaemonProcess.readLog(logPath))")
 
                 try FileManager.default.removeItem(atPath: config)
                 child.send(SIGHUP)

@@ -111,8 +111,10 @@ public final class ConfigurationReload: Sendable {
             changes.append("accept: \(old.accept.rawValue) → \(new.accept.rawValue)")
         }
         if new.logLevel != old.logLevel {
-            // Taken after the lines below are logged: a level raised past `notice` would
-            // otherwise hide the reload's own report of itself.
+            // A level raised past `notice` is taken after the lines below are logged, or it
+            // would hide the reload's own report of itself; one lowered is taken before them,
+            // for the same reason (found by QA: "critical → info" was never said).
+            if new.logLevel < old.logLevel { inputs.logLevel.level = new.logLevel }
             changes.append("log-level: \(old.logLevel) → \(new.logLevel)")
         }
         if new.notifyCommand != old.notifyCommand {
