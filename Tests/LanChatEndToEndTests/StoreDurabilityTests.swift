@@ -38,6 +38,22 @@ extension EndToEnd {
                 "alone", in: sandbox, dataDirectory: directory, extraArguments: ["--no-mdns"])
         }
 
+        /// `backup` put in place of `node`'s store as lanchatd(8) says (the daemon stopped, the
+        /// copy in place of `lanchat.sqlite3`, no `-wal` or `-shm` left), and the node started
+        /// again on its port, dialling `peers`.
+        static func restore(
+            _ backup: String, as node: DaemonProcess, port: UInt16, peers: [UInt16],
+            in sandbox: Sandbox
+        ) async throws -> DaemonProcess {
+            let store = node.dataDirectory + "/lanchat.sqlite3"
+            for file in [store, store + "-wal", store + "-shm"] {
+                try? FileManager.default.removeItem(atPath: file)
+            }
+            try FileManager.default.copyItem(atPath: backup, toPath: store)
+            return try await DaemonProcess.start(
+                node.name, in: sandbox, port: port, peers: peers.map { "127.0.0.1:\($0)" })
+        }
+
         @Test func aCleanStopLeavesEveryMessageInTheMainFile() async throws {
             try await inSandbox { sandbox in
                 let lines = (1...5).map { "kept \($0)" }
@@ -117,13 +133,8 @@ extension EndToEnd {
                 #expect(await alice.stop() == .exited(0), "\(alice.log)")
                 #expect(await bob.stop() == .exited(0), "\(bob.log)")
 
-                let store = alice.dataDirectory + "/lanchat.sqlite3"
-                for file in [store, store + "-wal", store + "-shm"] {
-                    try? FileManager.default.removeItem(atPath: file)
-                }
-                try FileManager.default.copyItem(atPath: backup, toPath: store)
-                let restored = try await DaemonProcess.start(
-                    "alice", in: sandbox, port: alicePort, peers: ["127.0.0.1:\(bobPort)"])
+                let restored = try await Self.restore(
+                    backup, as: alice, port: alicePort, peers: [bobPort], in: sandbox)
                 #expect(restored.log.contains("starts afresh"), "\(restored.log)")
                 let queued = try await restored.lanchat(["send", "bob", "after the restore"])
                 #expect(queued.status == 0, "\(queued)")
@@ -175,13 +186,8 @@ extension EndToEnd {
                 #expect(await bob.stop() == .exited(0), "\(bob.log)")
                 #expect(await alice.stop() == .exited(0), "\(alice.log)")
 
-                let store = alice.dataDirectory + "/lanchat.sqlite3"
-                for file in [store, store + "-wal", store + "-shm"] {
-                    try? FileManager.default.removeItem(atPath: file)
-                }
-                try FileManager.default.copyItem(atPath: backup, toPath: store)
-                let restored = try await DaemonProcess.start(
-                    "alice", in: sandbox, port: alicePort, peers: ["127.0.0.1:\(bobPort)"])
+                let restored = try await Self.restore(
+                    backup, as: alice, port: alicePort, peers: [bobPort], in: sandbox)
                 #expect(restored.log.contains("older than the store last used here"))
                 var ids: [String] = []
                 for text in ["four", "five"] {
