@@ -131,9 +131,17 @@ public final class MessageStore: Sendable {
                 }
             }
             // This start is a new generation, and the marker names it: a crash before the
-            // next clean stop must not restart the streams again.
-            try advanceGeneration(
-                pool, path: path, markerPath: markerPath, recorded: marker?.generation)
+            // next clean stop must not restart the streams again. On a full disk that cannot
+            // be written; the daemon still starts, to show what it holds, as it did before
+            // generations (found checking this change: it exited 73).
+            do {
+                try advanceGeneration(
+                    pool, path: path, markerPath: markerPath, recorded: marker?.generation)
+            } catch {
+                verdict.warnings.append(
+                    "\(error.description); a backup restored before this store's next start would not be noticed"
+                )
+            }
         }
         let batchBookkeeping: Bool
         do {

@@ -10,6 +10,7 @@
 #   once, without a restart;
 # * sender (h3, data directory on a small ext4 image) with a full disk: `lanchat send` fails
 #   with exit 74 and a message saying the disk is full, and nothing of a failed send is stored;
+#   restarted on that full disk, lanchatd starts and shows the same history;
 # * the same disk turning read-only under the running daemon (ext4 errors=remount-ro, what a
 #   failing disk does; `mount -o remount,ro` itself is refused while the store is open for
 #   writing): `send` fails clearly, and after a file system check the store holds exactly what
@@ -178,6 +179,13 @@ netsim_log "backup onto the full disk: exit $status: $(cat "$dir/backup.err")"
 grep -qi "disk is full" "$dir/backup.err" ||
   fail "lanchat backup onto a full disk does not say the disk is full: $(cat "$dir/backup.err")"
 host_run h3 test ! -e "$h3_data/copy.sqlite3" || fail "a failed backup left its file"
+# Restarted on the full disk, lanchatd still starts and shows what it holds: the new store
+# generation it cannot record is a warning, not a refusal (it exited 73 when first written).
+host_daemon_stop h3 >/dev/null
+host_daemon_start h3 --name h3 >/dev/null || fail "lanchatd does not start on a full disk"
+history_snapshot h3 h1 "$dir/h3-restarted"
+cmp -s "$dir/h3-before" "$dir/h3-restarted" ||
+  fail "h3's history changed across a restart on a full disk"
 free_disk h3 "$h3_data"
 history_snapshot h3 h1 "$dir/h3-after"
 cmp -s "$dir/h3-before" "$dir/h3-after" ||
