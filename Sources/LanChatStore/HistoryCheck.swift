@@ -34,6 +34,9 @@ enum HistoryCheck {
     struct Verdict: Sendable, Equatable {
         var warnings: [String] = []
         var wentBack = false
+        /// What the check read of the store (nil when it read nothing): the start records it
+        /// in the new marker instead of counting the rows again.
+        var found: Contents?
     }
 
     /// Throws when the store lost its history.

@@ -70,22 +70,21 @@ extension MessageStore {
         }
         var info = stat()
         let bytes = stat(path, &info) == 0 ? Int(info.st_size) : 0
-        do {
-            try await advanceGenerationPastBackup()
-        } catch {
-            throw BackupError(
-                "the backup \(path) was made, but this store could not be marked newer than it "
-                    + "(\(error)); restoring it later needs the store marker moved aside")
+        // The copy keeps the generation it was taken at; the store and its marker move past
+        // it, so that a restore of the copy is seen as older than what was last used here
+        // (`HistoryCheck`) and its streams restart. A copy that could not be made older is
+        // removed: a failed backup keeps nothing, as any other. One short write, rare: done
+        // on the caller's thread.
+        if let markerPath {
+            do {
+                try Self.advanceGeneration(pool, path: path, markerPath: markerPath)
+            } catch {
+                unlink(path)
+                throw BackupError(
+                    "backup to \(path) failed, nothing was kept: this store could not be "
+                        + "marked newer than the copy: \(error)")
+            }
         }
         return BackupSummary(path: path, bytes: bytes, messages: messages)
-    }
-
-    /// The copy keeps the generation it was taken at; the store and its marker move past
-    /// it, so that a restore of the copy is seen as older than what was last used here
-    /// (`HistoryCheck`) and its streams restart.
-    /// One short write, rare: done on the caller's thread.
-    private func advanceGenerationPastBackup() async throws(StoreError) {
-        guard let markerPath else { return }
-        try Self.advanceGeneration(pool, path: path, markerPath: markerPath)
     }
 }

@@ -136,7 +136,8 @@ public final class MessageStore: Sendable {
             // generations (found checking this change: it exited 73).
             do {
                 try advanceGeneration(
-                    pool, path: path, markerPath: markerPath, recorded: marker?.generation)
+                    pool, path: path, markerPath: markerPath, recorded: marker?.generation,
+                    counted: verdict.found)
             } catch {
                 verdict.warnings.append(
                     "\(error.description); a backup restored before this store's next start would not be noticed"
@@ -206,9 +207,11 @@ public final class MessageStore: Sendable {
                 throw StoreError(.tooNew, "\(path) was written by a newer lanchat; upgrade lanchat")
             }
             guard let marker, let markerPath else { return HistoryCheck.Verdict() }
-            return try HistoryCheck.verify(
-                try queue.read { db in try contents(db) }, against: marker, store: path,
-                markerPath: markerPath)
+            let found = try queue.read { db in try contents(db) }
+            var verdict = try HistoryCheck.verify(
+                found, against: marker, store: path, markerPath: markerPath)
+            verdict.found = found
+            return verdict
         } catch let error as StoreError {
             throw error
         } catch {
@@ -265,19 +268,31 @@ public final class MessageStore: Sendable {
     /// backup (so that the copy is older than the store it came from and than the marker).
     /// Past the marker's too: a restored copy goes on after every generation used here, so
     /// that a later restore of another copy taken meanwhile is still seen as older.
+    /// `counted`: the rows as the start's check read them, so they are not counted again (a
+    /// full count of a large store); nil counts them now.
     static func advanceGeneration(
-        _ pool: DatabasePool, path: String, markerPath: String, recorded: Int64? = nil
+        _ pool: DatabasePool, path: String, markerPath: String, recorded: Int64? = nil,
+        counted: HistoryCheck.Contents? = nil
     ) throws(StoreError) {
+        let generation: Int64?
         do {
-            try pool.write { db in
+            generation = try pool.write { db in
                 try db.execute(
                     sql: "UPDATE store_identity SET generation = max(generation, ?) + 1",
                     arguments: [recorded ?? 0])
+                return try Int64.fetchOne(db, sql: "SELECT generation FROM store_identity")
             }
         } catch {
             throw StoreError.wrapping(error, while: "recording a new generation of \(path)")
         }
-        try contents(of: pool, path: path).marker?.write(to: markerPath)
+        var current: HistoryCheck.Contents
+        if let counted, counted.storeID != nil {
+            current = counted
+        } else {
+            current = try contents(of: pool, path: path)
+        }
+        current.generation = generation
+        try current.marker?.write(to: markerPath)
     }
 
     /// SQLite would create the file with the umask's mode; the store holds private messages,
