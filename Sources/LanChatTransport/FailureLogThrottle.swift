@@ -64,8 +64,18 @@ struct FailureLogThrottle: Sendable {
     /// the last 12 s)".
     static func suffix(heldBack: Int, since: Duration, address: String) -> String {
         guard heldBack > 0 else { return "" }
-        let seconds = Int((since / .seconds(1)).rounded(.up))
         let noun = heldBack == 1 ? "failed handshake" : "failed handshakes"
-        return " (and \(heldBack) more \(noun) from \(address) in the last \(seconds) s)"
+        return " (and \(heldBack) more \(noun) from \(address) \(inTheLast(since)))"
+    }
+
+    /// The line for what `heldBackDue` returns: "handshake failed 57 more times from
+    /// 10.0.0.5 in the last 12 s".
+    static func summary(heldBack: Int, since: Duration, address: String) -> String {
+        let times = heldBack == 1 ? "once more" : "\(heldBack) more times"
+        return "handshake failed \(times) from \(address) \(inTheLast(since))"
+    }
+
+    private static func inTheLast(_ since: Duration) -> String {
+        "in the last \(Int((since / .seconds(1)).rounded(.up))) s"
     }
 }

@@ -213,10 +213,9 @@ extension Transport {
     public func logHeldBackHandshakeFailures(now: ContinuousClock.Instant = .now) {
         let due = failureLog.withLock { $0.heldBackDue(at: now) }
         for entry in due {
-            let times = entry.heldBack == 1 ? "once more" : "\(entry.heldBack) more times"
-            let seconds = Int((entry.since / .seconds(1)).rounded(.up))
             logger.info(
-                "handshake failed \(times) from \(entry.address) in the last \(seconds) s")
+                "\(FailureLogThrottle.summary(heldBack: entry.heldBack, since: entry.since, address: entry.address))"
+            )
         }
     }
 

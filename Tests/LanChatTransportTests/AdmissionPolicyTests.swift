@@ -165,6 +165,9 @@ struct FailureLogThrottleTests {
         let due = throttle.heldBackDue(at: start + .seconds(12))
         #expect(due.map(\.address) == ["10.0.0.5"] && due.map(\.heldBack) == [3])
         #expect(due.first?.since == .seconds(12))
+        #expect(
+            FailureLogThrottle.summary(heldBack: 3, since: .seconds(12), address: "10.0.0.5")
+                == "handshake failed 3 more times from 10.0.0.5 in the last 12 s")
         #expect(throttle.heldBackDue(at: start + .seconds(30)).isEmpty)
         // Said just now: the next failure within the interval is held back again.
         #expect(throttle.record("10.0.0.5", at: start + .seconds(13)) == .suppress)
