@@ -1,5 +1,6 @@
 internal import CSodium
 import Glibc
+import LanChatCore
 
 /// The POSIX steps behind the key file (PROTOCOL.md §5): directory checks, the atomic
 /// create (temp + fsync + rename + fsync dir), stale temporary removal and moving a broken key
@@ -176,14 +177,6 @@ package enum KeyFileSystem {
 
     /// `YYYYMMDDTHHMMSSZ` in UTC.
     static func utcTimestamp() -> String {
-        var now = time(nil)
-        var parts = tm()
-        gmtime_r(&now, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return pad(parts.tm_year + 1900, 4) + pad(parts.tm_mon + 1, 2) + pad(parts.tm_mday, 2) + "T"
-            + pad(parts.tm_hour, 2) + pad(parts.tm_min, 2) + pad(parts.tm_sec, 2) + "Z"
+        CompactUTCTime.format(secondsSince1970: Int64(time(nil)))
     }
 }

@@ -227,9 +227,10 @@ public final class MessageStore: Sendable {
         let reason = error.description
         return StoreError(
             .corrupt,
-            "\(reason)\(reason.hasSuffix(".") ? "" : ".") lanchatd does not start on it: restore it "
-                + "from a backup (lanchat backup), or move it\(marker) aside to start with no "
-                + "history.")
+            "\(reason)\(reason.hasSuffix(".") ? "" : ".") lanchatd does not start on it: run "
+                + "lanchatd --repair-store once to copy what it still holds into a new store (the "
+                + "damaged file is kept beside it), restore it from a backup (lanchat backup), or "
+                + "move it\(marker) aside to start with no history.")
     }
 
     /// The store's id and row counts; before migration the tables may not exist.
@@ -299,7 +300,7 @@ public final class MessageStore: Sendable {
     /// so it is created 0600 first and SQLite gives its -wal and -shm files the same mode.
     /// A store that exists (restored by a copy that kept the umask's mode, say) and is ours
     /// is made 0600 too, with its -wal and -shm.
-    private static func createPrivateFileIfAbsent(_ path: String) throws(StoreError) {
+    static func createPrivateFileIfAbsent(_ path: String) throws(StoreError) {
         let descriptor = Foundation.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if descriptor >= 0 {
             Glibc.close(descriptor)

@@ -94,6 +94,14 @@ struct LanchatdCommand: AsyncParsableCommand {
                 + "that loads is kept and the start refused."))
     var resetIdentity = false
 
+    @Flag(
+        name: .customLong("repair-store"),
+        help: ArgumentHelp(
+            "Before starting, check the whole store and, if it is damaged, copy what it still "
+                + "holds into a new one; the damaged file is kept as "
+                + "lanchat.sqlite3.damaged-<time>. A sound store is left as it is."))
+    var repairStore = false
+
     /// ArgumentParser's entry, with two things first: SIGHUP ignored before anything else
     /// (its default would end the daemon until the reload service traps it; a reload asked
     /// for before then finds the file just read anyway; found by QA in the first 10 ms, while
@@ -143,6 +151,7 @@ struct LanchatdCommand: AsyncParsableCommand {
                 environment: environment)
             var configuration = try source.resolve()
             configuration.resetIdentity = resetIdentity
+            configuration.repairStore = repairStore
             levelSetting.level = configuration.logLevel
             let daemon = try await Daemon.start(
                 configuration, logger: logger, environment: environment,

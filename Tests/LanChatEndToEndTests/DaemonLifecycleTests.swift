@@ -109,6 +109,75 @@ extension EndToEnd {
             }
         }
 
+        /// A store that fails its integrity check is refused with the way out; with
+        /// --repair-store the daemon copies it into a new store, keeps the damaged file, and
+        /// starts with every message (only an index page was damaged).
+        @Test func aDamagedStoreExits78UntilRepairedOnPurpose() async throws {
+            try await inSandbox { sandbox in
+                let daemon = try await DaemonProcess.start("alice", in: sandbox)
+                #expect(
+                    try await daemon.lanchat(["add", "carol", EndToEnd.Contacts.unseenID]).status
+                        == 0)
+                for text in ["one", "two", "three"] {
+                    #expect(try await daemon.lanchat(["send", "carol", text]).status == 0)
+                }
+                #expect(await daemon.stop() == .exited(0))
+                try Self.damageAnIndexPage(daemon.dataDirectory + "/lanchat.sqlite3")
+
+                let (ended, message) = try await Self.startAgain(daemon, in: sandbox)
+                #expect(ended == .exited(78), "\(message)")
+                #expect(message.contains("integrity check"), "\(message)")
+                #expect(
+                    message.contains("--repair-store"), "the message names the fix: \(message)")
+
+                let repaired = try await DaemonProcess.start(
+                    "alice", in: sandbox, dataDirectory: daemon.dataDirectory,
+                    socket: daemon.socket, extraArguments: ["--repair-store"])
+                #expect(repaired.id == daemon.id)
+                #expect(
+                    repaired.logLines(containing: "repaired").count == 1, "\(repaired.log)")
+                let history = try await repaired.json(HistoryResult.self, ["history", "carol"])
+                #expect(history.messages.map(\.text) == ["one", "two", "three"])
+                let files = try FileManager.default.contentsOfDirectory(
+                    atPath: daemon.dataDirectory)
+                #expect(
+                    files.contains { $0.hasPrefix("lanchat.sqlite3.damaged-") }, "\(files)")
+            }
+        }
+
+        /// Overwrites the cells of the store's fullest index b-tree leaf in use (page type 0x0A:
+        /// an index, or a table without rowid; not one on the free list, whose old contents
+        /// nothing reads), leaving every page of rows as it was.
+        static func damageAnIndexPage(_ path: String) throws {
+            var file = try Data(contentsOf: URL(fileURLWithPath: path))
+            func word(_ at: Int) -> Int {
+                (0..<4).reduce(0) { $0 << 8 | Int(file[at + $1]) }
+            }
+            let declared = Int(file[16]) << 8 | Int(file[17])
+            let pageSize = declared == 1 ? 65_536 : declared
+            let pages = file.count / pageSize
+            // Free pages: trunk pages from the header's offset 32, each listing its leaves.
+            var free: Set<Int> = []
+            var trunk = word(32)
+            while trunk > 0, trunk <= pages, free.insert(trunk).inserted {
+                let start = (trunk - 1) * pageSize
+                for index in 0..<word(start + 4) { free.insert(word(start + 8 + 4 * index)) }
+                trunk = word(start)
+            }
+            // The one holding the most entries: an empty index's page has no cell to damage.
+            let cells = { (index: Int) in
+                Int(file[index * pageSize + 3]) << 8 | Int(file[index * pageSize + 4])
+            }
+            let last = try #require(
+                (1..<pages).filter { file[$0 * pageSize] == 0x0A && !free.contains($0 + 1) }
+                    .max { cells($0) < cells($1) },
+                "no index leaf page")
+            for offset in 8..<(pageSize - 96) {
+                file[last * pageSize + offset] = UInt8(truncatingIfNeeded: offset &* 151 &+ 7)
+            }
+            try file.write(to: URL(fileURLWithPath: path))
+        }
+
         @Test func fileInPlaceOfTheDataDirectoryExits73() async throws {
             try await inSandbox { sandbox in
                 let blocker = sandbox.file("not-a-directory")

@@ -85,8 +85,8 @@ public enum ConfigurationFile {
         -> Void
 
     /// Every key the file may hold: the long options of `lanchatd --help`, same names.
-    /// `--config` and `--reset-identity` are not keys (one names the file, the other is a
-    /// one-off action).
+    /// `--config`, `--reset-identity` and `--repair-store` are not keys (one names the file,
+    /// the others are one-off actions).
     static let keys: [String: Apply] = [
         "name": { settings, value, _ throws(KeyError) in
             let name = try string(value)

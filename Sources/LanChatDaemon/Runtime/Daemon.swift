@@ -40,6 +40,7 @@ public final class Daemon: Sendable {
         try PrivateDirectory.ensure(configuration.dataDirectory, purpose: "data directory")
         let lock = try DataDirectoryLock.acquire(in: configuration.dataDirectory)
         let identity = try Self.loadIdentity(configuration, logger: logger)
+        if configuration.repairStore { try Self.repairStore(configuration, logger: logger) }
         let store = try Self.openStore(configuration)
         for warning in store.warnings { logger.warning("\(warning)") }
         let clock = DaemonClock.system
@@ -373,6 +374,30 @@ public final class Daemon: Sendable {
                 + "backup (lanchat backup does not copy it), or run lanchatd --reset-identity to "
                 + "go on under a new key (each contact then sees a key change and can link it "
                 + "with 'lanchat verify --link')")
+    }
+
+    /// `--repair-store`: a store that fails its integrity check is copied into a new one
+    /// (`StoreRepair`) before the usual start; a sound one is left as it is.
+    private static func repairStore(_ configuration: DaemonConfiguration, logger: Logger)
+        throws(DaemonError)
+    {
+        let path = configuration.dataDirectory + "/" + MessageStore.fileName
+        logger.notice("--repair-store: checking \(path) (this reads the whole file)")
+        do {
+            if let report = try StoreRepair.repairIfDamaged(
+                path: path, now: DaemonClock.system.wallMilliseconds(),
+                keyTag: Fingerprint.keyTag)
+            {
+                logger.warning("repaired \(path): \(report.summary)")
+            } else {
+                logger.notice("\(path) passes its integrity check: nothing to repair")
+            }
+        } catch {
+            switch error.kind {
+            case .corrupt, .tooNew: throw .store(error.description)
+            case .unavailable, .notFound, .invalidText: throw .dataDirectory("\(error)")
+            }
+        }
     }
 
     private static func openStore(_ configuration: DaemonConfiguration) throws(DaemonError)

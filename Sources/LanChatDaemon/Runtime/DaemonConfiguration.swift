@@ -27,6 +27,8 @@ public struct DaemonConfiguration: Sendable {
     public var logLevel: Logger.Level = .info
     /// `--reset-identity`: move a broken key aside and make a new one.
     public var resetIdentity = false
+    /// `--repair-store`: copy a damaged store into a new one before starting (`StoreRepair`).
+    public var repairStore = false
     public var transport = TransportConfiguration()
 
     public init(name: String, dataDirectory: String, socketPath: String) {

@@ -1,0 +1,139 @@
+import GRDB
+
+/// One table of a damaged store copied into the new one (`StoreRepair`), row by row, as far
+/// as it reads.
+///
+/// A damaged page can fail to read, or read as rows that were never written (random rowids
+/// and values). So a table is read in key order from its first row up to the first error or
+/// the first row out of order, and then in reverse from its last row down to the same kind of
+/// stop or to the rows already copied: what lies on either side of a damaged part is kept, and
+/// a page that reads as garbage is mostly told by its keys. (Seeking past a damaged part was
+/// tried: a seek into the damaged page answered a garbage rowid beyond the table's end, and
+/// everything after the damage was left out.) What still gets through is checked afterwards
+/// by the foreign keys (`StoreRepair`): a message must name a known peer.
+struct TableCopy {
+    let table: String
+    let columns: [String]
+    /// The columns of the key that orders the table: `rowid` for a rowid table, the primary
+    /// key's for a `WITHOUT ROWID` one.
+    let key: [String]
+    let hasRowID: Bool
+    /// The rowid is copied as such (no column is its alias): events and conversations name
+    /// messages by it.
+    let copiesRowID: Bool
+
+    struct Outcome {
+        var copied = 0
+        /// Where the table could not be read, said for the report; nil when it was read whole.
+        var unreadable: String?
+    }
+
+    init(table: String, in db: Database) throws {
+        self.table = table
+        let info = try Row.fetchAll(db, sql: "PRAGMA table_info(\(StoreRepair.quoted(table)))")
+        columns = info.compactMap { $0["name"] }
+        let sql =
+            try String.fetchOne(
+                db, sql: "SELECT sql FROM sqlite_schema WHERE name = ?", arguments: [table]) ?? ""
+        hasRowID = !sql.uppercased().contains("WITHOUT ROWID")
+        let keys = info.filter { ($0["pk"] as Int? ?? 0) > 0 }
+            .sorted { ($0["pk"] as Int? ?? 0) < ($1["pk"] as Int? ?? 0) }
+        let aliased = keys.count == 1 && (keys[0]["type"] as String?)?.uppercased() == "INTEGER"
+        copiesRowID = hasRowID && !aliased
+        key = hasRowID ? ["rowid"] : keys.compactMap { $0["name"] }
+    }
+
+    /// Copies what `source` can read of the table into `db` (inside its transaction). Rows the
+    /// new store refuses (a damaged value breaking a constraint) are left out and counted.
+    func run(from source: DatabaseQueue, into db: Database) throws -> Outcome {
+        let selected = (hasRowID ? ["rowid"] : []) + columns.map(StoreRepair.quoted)
+        let inserted = (copiesRowID ? ["rowid"] : []) + columns.map(StoreRepair.quoted)
+        let insert = try db.makeStatement(
+            sql: "INSERT OR IGNORE INTO \(StoreRepair.quoted(table)) "
+                + "(\(inserted.joined(separator: ", "))) "
+                + "VALUES (\(Array(repeating: "?", count: inserted.count).joined(separator: ", ")))"
+        )
+        var copied = 0
+        var refused = 0
+        /// Stores one row as read; false when the new store already has its key (the reverse
+        /// pass met the forward one).
+        func store(_ row: Row) -> Bool {
+            var values = Array(row.databaseValues)
+            if hasRowID && !copiesRowID { values.removeFirst() }
+            do {
+                try insert.execute(arguments: StatementArguments(values))
+                guard db.changesCount > 0 else { return false }
+                copied += 1
+            } catch {
+                refused += 1
+            }
+            return true
+        }
+        let order = key.map { $0 == "rowid" ? $0 : StoreRepair.quoted($0) }
+        let from = "SELECT \(selected.joined(separator: ", ")) FROM \(StoreRepair.quoted(table))"
+        // Forward, from the first row. The last rowid comes from the rightmost pages alone, so
+        // a damaged page in the middle that reads as rowids beyond it is told by them.
+        let highest: Int64? =
+            hasRowID
+            ? (try? source.read { source in
+                try Int64.fetchOne(
+                    source, sql: "SELECT max(rowid) FROM \(StoreRepair.quoted(table))")
+            }) ?? nil
+            : nil
+        let forward = pass(
+            source, sql: from + " ORDER BY " + order.joined(separator: ", "), ascending: true,
+            highest: highest, store: store)
+        var notes: [String] = []
+        if forward.stopped {
+            // Backward, from the last row, down to what the forward pass reached.
+            let bound = hasRowID && forward.lastRowID != nil ? " WHERE rowid > ?" : ""
+            _ = pass(
+                source,
+                sql: from + bound + " ORDER BY "
+                    + order.map { $0 + " DESC" }.joined(separator: ", "),
+                arguments: bound.isEmpty ? [] : [forward.lastRowID], ascending: false,
+                highest: nil, store: store)
+            notes.append("the rows on a damaged part left out")
+        }
+        if refused > 0 { notes.append("\(refused) rows refused as invalid") }
+        return Outcome(
+            copied: copied, unreadable: notes.isEmpty ? nil : notes.joined(separator: ", "))
+    }
+
+    private struct Pass {
+        /// Stopped before the end: an error, or a row out of key order.
+        var stopped = false
+        var lastRowID: Int64?
+    }
+
+    /// Reads rows in one direction and stores them until the end, an error, a rowid out of
+    /// order or past `highest` (a rowid table only: a damaged page read as rows), or a row
+    /// already stored.
+    private func pass(
+        _ source: DatabaseQueue, sql: String, arguments: StatementArguments = [],
+        ascending: Bool, highest: Int64?, store: (Row) -> Bool
+    ) -> Pass {
+        var result = Pass()
+        do {
+            try source.read { source in
+                let rows = try Row.fetchCursor(source, sql: sql, arguments: arguments)
+                while let row = try rows.next() {
+                    if hasRowID {
+                        let rowID: Int64 = row[0]
+                        let outOfOrder =
+                            result.lastRowID.map { ascending ? rowID <= $0 : rowID >= $0 } ?? false
+                        if outOfOrder || highest.map({ rowID > $0 }) == true {
+                            result.stopped = true
+                            return
+                        }
+                        result.lastRowID = rowID
+                    }
+                    guard store(row) else { return }
+                }
+            }
+        } catch {
+            result.stopped = true
+        }
+        return result
+    }
+}

@@ -1,0 +1,360 @@
+import Foundation
+import GRDB
+import Glibc
+import LanChatCore
+
+/// `lanchatd --repair-store`: copies what a damaged store still holds into a new one, and
+/// keeps the damaged file beside it.
+///
+/// Why: a store that fails its integrity check is refused at start, and the two ways out the
+/// refusal gave (restore a backup, or move the store aside) both give up history, even when
+/// only an index was damaged and every message could still be read (QA). Indexes, the
+/// triggers' tables and the search index are all derived, and SQLite can read a table whose
+/// index is broken: a new store built from the readable rows loses nothing in that case, and
+/// in the worse one keeps everything but the rows on unreadable pages.
+///
+/// How: the damaged file is opened read-only (no log folded into it, nothing written: it is
+/// kept as it was found, for a closer look). A new file of the same schema version is built
+/// beside it; every table is copied row by row with its rowids (events and conversations name
+/// messages by rowid), with the triggers off, so nothing is counted twice; a table is read
+/// from both ends up to its damaged part (`TableCopy`). A peer whose row was lost comes back
+/// from its messages, rows that still name nothing are left out, conversations are counted
+/// again from the messages kept, and when anything was lost every outgoing stream restarts.
+/// The search index is rebuilt from the messages by the daemon's indexer. Then the damaged file (with its `-wal` and `-shm`) is renamed to
+/// `<store>.damaged-<time>` and the new one takes its place. The daemon's start goes on as
+/// usual: the store keeps its id and generation, so the history check compares what was kept
+/// with the marker, and fewer messages than the marker recorded restart the outgoing streams,
+/// as after a restore.
+public enum StoreRepair {
+    /// What a repair did.
+    public struct Report: Sendable, Equatable {
+        /// Where the damaged file now is.
+        public var damagedCopy: String
+        /// Messages in the new store.
+        public var messages: Int
+        /// Rows of every table copied, and places where a table could not be read further.
+        public var rowsCopied: Int
+        public var unreadable: [String]
+
+        /// One line for the log.
+        public var summary: String {
+            let lost =
+                unreadable.isEmpty
+                ? "every row was read"
+                : "some rows could not be read (\(unreadable.joined(separator: "; ")))"
+            return "copied \(rowsCopied) rows, \(messages) of them messages, into a new store: "
+                + "\(lost). The damaged file is kept as \(damagedCopy)"
+        }
+    }
+
+    /// Repairs the store at `path` if it fails `integrity_check`; returns nil when there is no
+    /// store or it is sound (nothing is changed then). `now` (milliseconds since 1970) names
+    /// the damaged copy.
+    ///
+    /// `keyTag` names a peer whose row could not be read but whose messages could: it comes
+    /// back as a nameless, unverified peer (`lanchat who --all` lists it), with its history.
+    public static func repairIfDamaged(
+        path: String, now: Int64, keyTag: @escaping (PeerKey) -> String
+    ) throws(StoreError) -> Report? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_size > 0 else { return nil }
+        let source: DatabaseQueue
+        do {
+            var configuration = Configuration()
+            configuration.readonly = true
+            configuration.label = "lanchat.store.repair.source"
+            source = try DatabaseQueue(path: path, configuration: configuration)
+        } catch {
+            throw StoreError.wrapping(error, while: "opening \(path) to repair it")
+        }
+        defer { try? source.close() }
+        let check = try? source.read { db in
+            try String.fetchOne(db, sql: "PRAGMA integrity_check(1)")
+        }
+        if check == "ok" { return nil }
+        let lastMigration = try schemaVersion(of: source, path: path)
+        let fresh = path + ".repairing"
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(fresh + suffix) }
+        var report: Report
+        do {
+            report = try build(
+                fresh, upTo: lastMigration, from: source,
+                recreate: PeerStub(keyTag: keyTag, firstSeen: now))
+        } catch {
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(fresh + suffix) }
+            throw StoreError.wrapping(error, while: "repairing \(path)")
+        }
+        try? source.close()  // before its file is renamed
+        let damaged = asideName(for: path, now: now)
+        report.damagedCopy = damaged
+        try swap(path, damagedTo: damaged, fresh: fresh)
+        return report
+    }
+
+    /// The last migration the damaged store recorded; a store whose migrations cannot be read,
+    /// or that a newer lanchat wrote, is not repaired.
+    private static func schemaVersion(of source: DatabaseQueue, path: String)
+        throws(StoreError) -> String
+    {
+        let known = Schema.migrator().migrations
+        let applied: [String]
+        do {
+            applied = try source.read { db in
+                try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+            }
+        } catch {
+            throw StoreError(
+                .corrupt,
+                "\(path) cannot be repaired: which lanchat version wrote it cannot be read (\(error))"
+            )
+        }
+        guard applied.allSatisfy(known.contains) else {
+            throw StoreError(.tooNew, "\(path) was written by a newer lanchat; upgrade lanchat")
+        }
+        guard let last = known.last(where: applied.contains) else {
+            throw StoreError(.corrupt, "\(path) cannot be repaired: it records no lanchat schema")
+        }
+        return last
+    }
+
+    /// Builds the new store at `fresh` from what `source` can read.
+    private static func build(
+        _ fresh: String, upTo lastMigration: String, from source: DatabaseQueue,
+        recreate stub: PeerStub
+    ) throws -> Report {
+        try MessageStore.createPrivateFileIfAbsent(fresh)
+        let target = try DatabaseQueue(path: fresh)
+        defer { try? target.close() }
+        try Schema.migrator().migrate(target, upTo: lastMigration)
+        var report = Report(damagedCopy: "", messages: 0, rowsCopied: 0, unreadable: [])
+        try target.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            try db.inTransaction {
+                let triggers = try Row.fetchAll(
+                    db, sql: "SELECT name, sql FROM sqlite_schema WHERE type = 'trigger'")
+                for trigger in triggers {
+                    try db.execute(sql: "DROP TRIGGER \(quoted(trigger["name"]))")
+                }
+                var incomplete: Set<String> = []
+                for table in try copiedTables(db) {
+                    let copy = try TableCopy(table: table, in: db)
+                    try db.execute(sql: "DELETE FROM \(quoted(table))")
+                    let outcome = try copy.run(from: source, into: db)
+                    report.rowsCopied += outcome.copied
+                    if let unreadable = outcome.unreadable {
+                        report.unreadable.append("\(table): \(unreadable)")
+                        incomplete.insert(table)
+                    }
+                }
+                let recreated = try recreatePeers(db, stub)
+                if recreated > 0 {
+                    report.unreadable.append(
+                        "\(recreated) peer\(recreated == 1 ? "" : "s") recreated from the messages, "
+                            + "nameless and unverified (a block, verification or contact of theirs "
+                            + "was lost: 'lanchat who --all' lists them)")
+                }
+                let orphans = try leaveOutOrphans(db)
+                if orphans > 0 {
+                    report.rowsCopied -= orphans
+                    report.unreadable.append(
+                        "\(orphans) rows naming a group that could not be read, or none, left out")
+                    incomplete.insert("messages")
+                }
+                // (A store older than schema v7 gets its counts from the migrations after.)
+                if !incomplete.isDisjoint(with: conversationSources),
+                    try db.tableExists("group_conversations")
+                {
+                    try db.execute(sql: conversationsRebuilt)
+                }
+                // A lost stream row, or lost messages, leave the peers' cursors naming seqs of
+                // ours that this store no longer has: as after a restore, every stream starts
+                // afresh (queued messages first), and peers drop by id what they have.
+                if !incomplete.isEmpty {
+                    let peers = try Data.fetchAll(
+                        db,
+                        sql: """
+                            SELECT pk FROM out_streams
+                            UNION SELECT pk FROM messages WHERE direction = 1 AND status = 0
+                            """)
+                    for peer in peers.compactMap({ PeerKey(bytes: $0) }) {
+                        try MessageStore.restartStream(
+                            db, to: peer, stream: randomStreamID())
+                    }
+                }
+                // The search index is rebuilt from the messages: by the daemon's indexer from
+                // schema v5 on, here before (its trigger was off during the copy).
+                if try db.tableExists("search_progress") {
+                    try db.execute(sql: "UPDATE search_progress SET indexed_through = 0")
+                } else if try db.tableExists("messages_fts") {
+                    try db.execute(
+                        sql: "INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')")
+                }
+                for trigger in triggers {
+                    if let sql: String = trigger["sql"] { try db.execute(sql: sql) }
+                }
+                return .commit
+            }
+            try db.execute(sql: "PRAGMA foreign_keys = ON")
+            report.messages = try Int.fetchOne(db, sql: "SELECT count(*) FROM messages") ?? 0
+            let check = try String.fetchOne(db, sql: "PRAGMA integrity_check(1)")
+            guard check == "ok" else {
+                throw StoreError(.corrupt, "the new store fails its own check: \(check ?? "?")")
+            }
+        }
+        return report
+    }
+
+    /// How a peer that only its messages name comes back.
+    struct PeerStub {
+        let keyTag: (PeerKey) -> String
+        let firstSeen: Int64
+    }
+
+    /// Gives every valid peer key that a copied row names, but whose peer row was lost, a row
+    /// of its own again; returns how many.
+    private static func recreatePeers(_ db: Database, _ stub: PeerStub) throws -> Int {
+        var missing: Set<Data> = []
+        for table in try copiedTables(db) {
+            for key in try Row.fetchAll(db, sql: "PRAGMA foreign_key_list(\(quoted(table)))")
+            where (key["table"] as String?) == "peers" {
+                let column = quoted(key["from"])
+                let keys = try Data.fetchAll(
+                    db,
+                    sql:
+                        "SELECT DISTINCT \(column) FROM \(quoted(table)) WHERE \(column) IS NOT NULL "
+                        + "AND \(column) NOT IN (SELECT pk FROM peers)")
+                missing.formUnion(keys)
+            }
+        }
+        var recreated = 0
+        for bytes in missing {
+            guard let key = PeerKey(bytes: bytes) else { continue }
+            try db.execute(
+                sql: "INSERT INTO peers (pk, id, key_tag, first_seen) VALUES (?, ?, ?, ?)",
+                arguments: [key.blob, key.id, stub.keyTag(key), stub.firstSeen])
+            recreated += 1
+        }
+        return recreated
+    }
+
+    /// Deletes the rows whose foreign key names no row (its peer or group was on a page that
+    /// could not be read, or the row itself is a damaged page read as a row), until none is
+    /// left; returns how many. The foreign keys were off for the copy.
+    private static func leaveOutOrphans(_ db: Database) throws -> Int {
+        var total = 0
+        while true {
+            var deleted = 0
+            for table in try copiedTables(db) {
+                for key in try Row.fetchAll(
+                    db, sql: "PRAGMA foreign_key_list(\(quoted(table)))")
+                {
+                    let parent: String? = key["table"]
+                    let column: String? = key["from"]
+                    let target: String? = key["to"]
+                    try db.execute(
+                        sql: "DELETE FROM \(quoted(table)) WHERE \(quoted(column)) IS NOT NULL "
+                            + "AND \(quoted(column)) NOT IN "
+                            + "(SELECT \(quoted(target)) FROM \(quoted(parent)))")
+                    deleted += db.changesCount
+                }
+            }
+            guard deleted > 0 else { return total }
+            total += deleted
+        }
+    }
+
+    /// The tables worth copying: not SQLite's or GRDB's own, not the search index (rebuilt).
+    private static func copiedTables(_ db: Database) throws -> [String] {
+        try String.fetchAll(
+            db,
+            sql: """
+                SELECT name FROM sqlite_schema WHERE type = 'table'
+                AND name NOT LIKE 'sqlite_%' AND name <> 'grdb_migrations'
+                AND name NOT LIKE 'messages_fts%' AND name <> 'search_progress'
+                ORDER BY rootpage
+                """)
+    }
+
+    /// The tables the conversations are counted from: when one could not be read whole,
+    /// `conversationsRebuilt` runs.
+    private static let conversationSources: Set<String> = [
+        "messages", "conversations", "group_conversations",
+    ]
+
+    /// Conversations derive from the messages (the insert and read triggers keep them): one
+    /// that could not be read comes back (unarchived), and every one gets its last message and
+    /// unread count from the messages that were kept, not from a count that included lost ones.
+    private static let conversationsRebuilt = """
+        INSERT INTO conversations (pk, last_message, updated_at, archived, unread)
+        SELECT m.pk, m.rowid,
+            CASE m.direction WHEN 0 THEN coalesce(m.received_at, m.created_at)
+                ELSE m.created_at END,
+            0, 0
+        FROM messages m
+        WHERE m.rowid IN (SELECT max(rowid) FROM messages WHERE group_id IS NULL GROUP BY pk)
+        ON CONFLICT (pk) DO NOTHING;
+        UPDATE conversations SET
+            last_message = (SELECT max(rowid) FROM messages m
+                WHERE m.pk = conversations.pk AND m.group_id IS NULL),
+            unread = (SELECT count(*) FROM messages m WHERE m.pk = conversations.pk
+                AND m.group_id IS NULL AND m.direction = 0 AND m.read_at IS NULL);
+        INSERT INTO group_conversations (gid, last_message, updated_at, archived, unread)
+        SELECT m.group_id, m.rowid,
+            CASE m.direction WHEN 0 THEN coalesce(m.received_at, m.created_at)
+                ELSE m.created_at END,
+            0, 0
+        FROM messages m
+        WHERE m.rowid IN (
+            SELECT max(rowid) FROM messages WHERE group_id IS NOT NULL GROUP BY group_id)
+        ON CONFLICT (gid) DO NOTHING;
+        UPDATE group_conversations SET
+            last_message = (SELECT max(rowid) FROM messages m
+                WHERE m.group_id = group_conversations.gid),
+            unread = (SELECT count(*) FROM messages m WHERE m.group_id = group_conversations.gid
+                AND m.direction = 0 AND m.read_at IS NULL);
+        """
+
+    /// `<store>.damaged-<UTC time>`, never the name of an earlier one (nor of its log).
+    static func asideName(for path: String, now: Int64) -> String {
+        let base = path + ".damaged-" + CompactUTCTime.format(secondsSince1970: now / 1_000)
+        var name = base
+        var attempt = 1
+        while ["", "-wal", "-shm"].contains(where: { access(name + $0, F_OK) == 0 }) {
+            attempt += 1
+            name = base + "-\(attempt)"
+        }
+        return name
+    }
+
+    /// Puts `fresh` in the place of `path`, the damaged file (and its log) moved aside first.
+    private static func swap(_ path: String, damagedTo damaged: String, fresh: String)
+        throws(StoreError)
+    {
+        for suffix in ["", "-wal", "-shm"] where access(path + suffix, F_OK) == 0 {
+            guard rename(path + suffix, damaged + suffix) == 0 else {
+                let reason = String(cString: strerror(errno))
+                throw StoreError(
+                    .unavailable,
+                    "cannot move \(path)\(suffix) aside to \(damaged)\(suffix): \(reason)")
+            }
+        }
+        guard rename(fresh, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            throw StoreError(
+                .unavailable,
+                "cannot put the repaired store \(fresh) in place of \(path): \(reason); the damaged file is \(damaged)"
+            )
+        }
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY)
+        if descriptor >= 0 {
+            _ = fsync(descriptor)
+            close(descriptor)
+        }
+    }
+
+    /// A name from our own schema, quoted for SQL (none holds a quote).
+    static func quoted(_ name: String?) -> String {
+        "\"\(name ?? "")\""
+    }
+}

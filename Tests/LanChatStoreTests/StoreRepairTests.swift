@@ -1,0 +1,173 @@
+import Foundation
+import GRDB
+import LanChatCore
+import Testing
+
+@testable import LanChatStore
+
+/// `lanchatd --repair-store` (`StoreRepair`): a damaged store is copied into a new one, the
+/// damaged file kept beside it, and the new store opens with what could be read.
+@Suite("Store repair")
+struct StoreRepairTests {
+    static let peer = testKey(2)
+    static let received = 1_500
+
+    /// A closed store with a marker: `received` messages from `peer` (the first 500 read),
+    /// three sent to it, and its conversation archived.
+    func filledStore(_ directory: TemporaryDirectory) async throws {
+        let marker = directory.path + "/store.marker"
+        let store = try MessageStore.open(path: directory.storePath, marker: marker)
+        try await store.recordPeerSeen(
+            Self.peer, keyTag: "TEST-TAG2", name: "bob", status: nil, statusText: nil,
+            endpoint: nil, at: 1_000)
+        for first in stride(from: 0, to: Self.received, by: 500) {
+            try await receive(
+                store, from: Self.peer, after: UInt64(first),
+                texts: (first + 1...first + 500).map {
+                    "received \($0) " + String(repeating: "x", count: 60)
+                })
+            if first == 0 { _ = try await store.markRead(peer: Self.peer, at: 6_000) }
+        }
+        _ = try await store.enqueue(to: Self.peer, texts: ["one", "two", "three"], at: 5_000)
+        _ = try await store.setArchived(peer: Self.peer, true)
+        try store.close()
+    }
+
+    /// Overwrites the middle of one page of `name` (an index or a table) with bytes that are
+    /// not a b-tree page: `leaf` picks the leaf page, counted from the first.
+    func damage(_ path: String, _ name: String, leaf: Int) throws {
+        let queue = try DatabaseQueue(path: path)
+        let page = try queue.read { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf'
+                    ORDER BY pageno LIMIT 1 OFFSET ?
+                    """,
+                arguments: [name, leaf])
+        }
+        try queue.close()
+        let pageNumber = try #require(page, "no leaf page \(leaf) of \(name)")
+        let file = try #require(FileHandle(forUpdatingAtPath: path))
+        defer { try? file.close() }
+        try file.seek(toOffset: UInt64((pageNumber - 1) * 4_096 + 8))
+        try file.write(
+            contentsOf: Data((0..<4_000).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ 7) }))
+    }
+
+    func count(_ path: String, _ sql: String) throws -> Int {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in try Int.fetchOne(db, sql: sql) ?? -1 }
+    }
+
+    func open(_ directory: TemporaryDirectory) throws -> MessageStore {
+        try MessageStore.open(path: directory.storePath, marker: directory.path + "/store.marker")
+    }
+
+    func repair(_ directory: TemporaryDirectory) throws -> StoreRepair.Report? {
+        try StoreRepair.repairIfDamaged(
+            path: directory.storePath, now: 1_795_834_197_000, keyTag: { _ in "TAG-BACK" })
+    }
+
+    @Test func aSoundStoreIsLeftAsItIs() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await filledStore(directory)
+        let before = try Data(contentsOf: URL(fileURLWithPath: directory.storePath))
+        #expect(try repair(directory) == nil)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.storePath)) == before)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path)
+                .allSatisfy { !$0.contains("damaged") })
+    }
+
+    /// Only an index is damaged: every row is read back, the archive and read state with it,
+    /// and search works again once the daemon's indexer has run.
+    @Test func aDamagedIndexLosesNothing() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await filledStore(directory)
+        try damage(directory.storePath, "messages_by_conversation", leaf: 1)
+        #expect(throws: StoreError.self) { try open(directory) }
+
+        let report = try #require(try repair(directory))
+        #expect(report.unreadable.isEmpty, "\(report.unreadable)")
+        #expect(report.messages == Self.received + 3)
+        #expect(report.damagedCopy == directory.storePath + ".damaged-20261128T024957Z")
+        #expect(FileManager.default.fileExists(atPath: report.damagedCopy))
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: directory.storePath)[
+                .posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
+
+        let store = try open(directory)
+        #expect(store.warnings.isEmpty, "\(store.warnings)")
+        let conversation = try #require(try await store.conversations(archived: true).first)
+        #expect(conversation.unread == Self.received - 500)
+        #expect(try await store.history(with: Self.peer, limit: 5).messages.last?.text == "three")
+        #expect(try await store.completeSearchIndex() == Self.received + 3)
+        let found = try await store.search(SearchQuery(parsing: "received"), limit: 5_000)
+        #expect(found.count == Self.received)
+        try store.close()
+    }
+
+    /// A page of messages is damaged: the rows on it are lost, every other one is kept, and
+    /// the counts follow what was kept; the history check then restarts the streams.
+    @Test func aDamagedPageOfMessagesLosesOnlyItsRows() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await filledStore(directory)
+        let streamBefore = try count(directory.storePath, "SELECT stream FROM out_streams")
+        try damage(directory.storePath, "messages", leaf: 5)
+
+        let report = try #require(try repair(directory))
+        #expect(report.unreadable.count == 1 && report.unreadable[0].hasPrefix("messages:"))
+        let kept = try count(directory.storePath, "SELECT count(*) FROM messages")
+        #expect(report.messages == kept)
+        #expect(kept < Self.received + 3 && kept > Self.received - 100, "kept \(kept)")
+        // The newest and the oldest are on either side of the damage.
+        #expect(
+            try count(directory.storePath, "SELECT count(*) FROM messages WHERE text = 'three'")
+                == 1)
+        #expect(try count(directory.storePath, "SELECT min(rowid) FROM messages") == 1)
+        #expect(try count(directory.storePath, "SELECT stream FROM out_streams") != streamBefore)
+        #expect(try count(directory.storePath, "PRAGMA foreign_key_check") == -1)
+
+        let store = try open(directory)
+        #expect(store.warnings.contains { $0.contains("Every outgoing stream starts afresh") })
+        let conversation = try #require(try await store.conversations(archived: true).first)
+        let unread = try count(
+            directory.storePath,
+            "SELECT count(*) FROM messages WHERE direction = 0 AND read_at IS NULL")
+        #expect(conversation.unread == unread)
+        let state = try #require(try await store.outgoingState(for: Self.peer))
+        let queued = try await store.outgoing(
+            to: Self.peer, stream: state.stream, from: 1, limit: 10)
+        #expect(queued.map(\.text) == ["one", "two", "three"])
+        try store.close()
+    }
+
+    /// The peers' page is damaged: the peer comes back from its messages, nameless and
+    /// unverified, with all of its history.
+    @Test func aLostPeerComesBackFromItsMessages() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await filledStore(directory)
+        try damage(directory.storePath, "peers", leaf: 0)
+
+        let report = try #require(try repair(directory))
+        #expect(
+            report.unreadable.contains { $0.contains("1 peer recreated") }, "\(report.unreadable)")
+        #expect(report.messages == Self.received + 3)
+        #expect(
+            try count(
+                directory.storePath,
+                "SELECT count(*) FROM peers WHERE key_tag = 'TAG-BACK' AND name = '' AND trust = 'unverified'"
+            )
+                == 1)
+        let store = try open(directory)
+        #expect(try await store.history(with: Self.peer, limit: 5).messages.count == 5)
+        try store.close()
+    }
+}
