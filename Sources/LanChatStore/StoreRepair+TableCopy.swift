@@ -7,10 +7,12 @@ import GRDB
 /// and values). So a table is read in key order from its first row up to the first error or
 /// the first row out of order, and then in reverse from its last row down to the same kind of
 /// stop or to the rows already copied: what lies on either side of a damaged part is kept, and
-/// a page that reads as garbage is mostly told by its keys. (Seeking past a damaged part was
-/// tried: a seek into the damaged page answered a garbage rowid beyond the table's end, and
-/// everything after the damage was left out.) What still gets through is checked afterwards
-/// by the foreign keys (`StoreRepair`): a message must name a known peer.
+/// a page that reads as garbage is mostly told by its keys. Between two damaged parts, a rowid
+/// table is sought at small steps, and a seek is only trusted when it lands inside the range
+/// still missing (a first version trusted any: a seek into the damaged page answered a rowid
+/// beyond the table's end, and everything after the damage was left out). What still gets
+/// through is checked afterwards by the foreign keys (`StoreRepair`): a message must name a
+/// known peer.
 struct TableCopy {
     let table: String
     let columns: [String]
@@ -87,17 +89,58 @@ struct TableCopy {
         if forward.stopped {
             // Backward, from the last row, down to what the forward pass reached.
             let bound = hasRowID && forward.lastRowID != nil ? " WHERE rowid > ?" : ""
-            _ = pass(
+            let backward = pass(
                 source,
                 sql: from + bound + " ORDER BY "
                     + order.map { $0 + " DESC" }.joined(separator: ", "),
                 arguments: bound.isEmpty ? [] : [forward.lastRowID], ascending: false,
                 highest: nil, store: store)
+            // Between two damaged parts: what reads in the rowids the two passes left.
+            if hasRowID, backward.stopped,
+                let below = backward.lastRowID ?? highest.map({ $0 + 1 })
+            {
+                fillGap(
+                    after: max(forward.lastRowID ?? 0, 0), before: below, from: source,
+                    select: from, store: store)
+            }
             notes.append("the rows on a damaged part left out")
         }
         if refused > 0 { notes.append("\(refused) rows refused as invalid") }
         return Outcome(
             copied: copied, unreadable: notes.isEmpty ? nil : notes.joined(separator: ", "))
+    }
+
+    /// Finds readable rows with rowids strictly between `low` and `high`, whose pages the
+    /// passes from either end could not reach. Seeks at small steps through the range; a seek
+    /// that fails, or answers a rowid outside it (a damaged page read as rows), moves on by a
+    /// step; one that lands is read forward from there until it stops again.
+    private func fillGap(
+        after low: Int64, before high: Int64, from source: DatabaseQueue, select: String,
+        store: (Row) -> Bool
+    ) {
+        guard low < high - 1 else { return }
+        let step = max(1, (high - low) / 256)
+        var next = low + 1
+        var probes = 0
+        while next < high, probes < 4_096 {
+            probes += 1
+            let landed = try? source.read { source in
+                try Int64.fetchOne(
+                    source,
+                    sql: "SELECT rowid FROM \(StoreRepair.quoted(table)) WHERE rowid >= ? "
+                        + "ORDER BY rowid LIMIT 1",
+                    arguments: [next])
+            }
+            guard let start = landed, start >= next, start < high else {
+                next += step
+                continue
+            }
+            let scan = pass(
+                source, sql: select + " WHERE rowid >= ? AND rowid < ? ORDER BY rowid",
+                arguments: [start, high], ascending: true, highest: high - 1, store: store)
+            guard scan.stopped else { return }
+            next = (scan.lastRowID ?? start) + step
+        }
     }
 
     private struct Pass {

@@ -146,7 +146,9 @@ public enum StoreRepair {
                         incomplete.insert(table)
                     }
                 }
-                let recreated = try recreatePeers(db, stub)
+                // Only a peers table that lost rows explains a row naming an unknown peer;
+                // otherwise that row is damaged itself, and left out below.
+                let recreated = incomplete.contains("peers") ? try recreatePeers(db, stub) : 0
                 if recreated > 0 {
                     report.unreadable.append(
                         "\(recreated) peer\(recreated == 1 ? "" : "s") recreated from the messages, "
@@ -157,7 +159,8 @@ public enum StoreRepair {
                 if orphans > 0 {
                     report.rowsCopied -= orphans
                     report.unreadable.append(
-                        "\(orphans) rows naming a group that could not be read, or none, left out")
+                        "\(orphans) row\(orphans == 1 ? "" : "s") naming no peer or group left "
+                            + "out (damaged, or of a group that was lost)")
                     incomplete.insert("messages")
                 }
                 // (A store older than schema v7 gets its counts from the migrations after.)

@@ -148,6 +148,30 @@ struct StoreRepairTests {
         try store.close()
     }
 
+    /// Two pages of messages apart are damaged: what lies between them is read too, not only
+    /// what the passes from either end reach.
+    @Test func rowsBetweenTwoDamagedPagesAreKept() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await filledStore(directory)
+        let leaves = try count(
+            directory.storePath,
+            "SELECT count(*) FROM dbstat WHERE name = 'messages' AND pagetype = 'leaf'")
+        try damage(directory.storePath, "messages", leaf: 3)
+        try damage(directory.storePath, "messages", leaf: leaves - 4)
+
+        let report = try #require(try repair(directory))
+        let kept = try count(directory.storePath, "SELECT count(*) FROM messages")
+        // Two leaves of about 40 rows each are lost, no more.
+        #expect(kept > Self.received + 3 - 120 && kept < Self.received + 3, "kept \(kept)")
+        #expect(report.messages == kept)
+        // Rows from the middle, between the two damaged pages.
+        #expect(
+            try count(
+                directory.storePath,
+                "SELECT count(*) FROM messages WHERE text LIKE 'received 750 %'") == 1)
+    }
+
     /// The peers' page is damaged: the peer comes back from its messages, nameless and
     /// unverified, with all of its history.
     @Test func aLostPeerComesBackFromItsMessages() async throws {

@@ -393,8 +393,14 @@ public final class Daemon: Sendable {
                 logger.notice("\(path) passes its integrity check: nothing to repair")
             }
         } catch {
+            // Nothing was changed: the new file is removed and the damaged one left as it was.
+            let marker = configuration.dataDirectory + "/" + StoreMarker.fileName
+            let wayOut =
+                " lanchatd cannot repair \(path), and left it as it was: restore it from a "
+                + "backup (lanchat backup), or move it and \(marker) aside to start with no history."
             switch error.kind {
-            case .corrupt, .tooNew: throw .store(error.description)
+            case .corrupt: throw .store(error.description + wayOut)
+            case .tooNew: throw .store(error.description)
             case .unavailable, .notFound, .invalidText: throw .dataDirectory("\(error)")
             }
         }
