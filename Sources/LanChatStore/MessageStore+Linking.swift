@@ -109,19 +109,32 @@ extension MessageStore {
         newStreamID: @escaping @Sendable () -> UInt64 = randomStreamID
     ) throws(StoreError) -> Int {
         do {
-            return try pool.write { db in
-                let peers = try Data.fetchAll(db, sql: "SELECT pk FROM out_streams")
-                for bytes in peers {
-                    guard let peer = PeerKey(bytes: bytes) else {
-                        throw StoreError(.corrupt, "an outgoing stream has an invalid peer key")
-                    }
-                    try restartStream(db, to: peer, stream: newStreamID())
-                }
-                return peers.count
-            }
+            return try pool.write { db in try restartEveryStream(db, newStreamID: newStreamID) }
         } catch {
             throw StoreError.wrapping(error, while: "restarting the outgoing streams of \(path)")
         }
+    }
+
+    /// `restartEveryStream` inside a transaction of the caller's (`StoreRepair` after a loss):
+    /// every peer with a stream, or with messages queued (a repair can lose a stream's row
+    /// and keep its messages).
+    @discardableResult
+    static func restartEveryStream(
+        _ db: Database, newStreamID: () -> UInt64 = randomStreamID
+    ) throws -> Int {
+        let peers = try Data.fetchAll(
+            db,
+            sql: """
+                SELECT pk FROM out_streams
+                UNION SELECT pk FROM messages WHERE direction = 1 AND status = 0
+                """)
+        for bytes in peers {
+            guard let peer = PeerKey(bytes: bytes) else {
+                throw StoreError(.corrupt, "an outgoing stream has an invalid peer key")
+            }
+            try restartStream(db, to: peer, stream: newStreamID())
+        }
+        return peers.count
     }
 
     /// The rows of `peer`'s queued messages, in their order.

@@ -223,14 +223,21 @@ public final class MessageStore: Sendable {
     /// A damaged file's refusal, with the way out (the history check's and a newer schema's
     /// say their own).
     private static func damaged(_ error: StoreError, markerPath: String?) -> StoreError {
-        let marker = markerPath.map { " and \($0)" } ?? ""
         let reason = error.description
         return StoreError(
             .corrupt,
             "\(reason)\(reason.hasSuffix(".") ? "" : ".") lanchatd does not start on it: run "
                 + "lanchatd --repair-store once to copy what it still holds into a new store (the "
-                + "damaged file is kept beside it), restore it from a backup (lanchat backup), or "
-                + "move it\(marker) aside to start with no history.")
+                + "damaged file is kept beside it), or "
+                + waysOutWithoutRepair(markerPath: markerPath))
+    }
+
+    /// What is left when a damaged store is not repaired: said by the refusal at start and by
+    /// a repair that failed (`StoreRepair`).
+    static func waysOutWithoutRepair(markerPath: String?) -> String {
+        let marker = markerPath.map { " and \($0)" } ?? ""
+        return "restore it from a backup (lanchat backup), or move it\(marker) aside to start "
+            + "with no history."
     }
 
     /// The store's id and row counts; before migration the tables may not exist.

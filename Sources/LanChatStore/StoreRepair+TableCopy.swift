@@ -1,4 +1,5 @@
 import GRDB
+internal import GRDBSQLite
 
 /// One table of a damaged store copied into the new one (`StoreRepair`), row by row, as far
 /// as it reads.
@@ -51,22 +52,31 @@ struct TableCopy {
         let selected = (hasRowID ? ["rowid"] : []) + columns.map(StoreRepair.quoted)
         let inserted = (copiesRowID ? ["rowid"] : []) + columns.map(StoreRepair.quoted)
         let insert = try db.makeStatement(
-            sql: "INSERT OR IGNORE INTO \(StoreRepair.quoted(table)) "
+            sql: "INSERT INTO \(StoreRepair.quoted(table)) "
                 + "(\(inserted.joined(separator: ", "))) "
                 + "VALUES (\(Array(repeating: "?", count: inserted.count).joined(separator: ", ")))"
         )
         var copied = 0
         var refused = 0
         /// Stores one row as read; false when the new store already has its key (the reverse
-        /// pass met the forward one).
+        /// pass met the forward one). A row breaking another constraint (a value a damaged
+        /// page made NULL, say) is left out and the pass goes on.
         func store(_ row: Row) -> Bool {
             var values = Array(row.databaseValues)
             if hasRowID && !copiesRowID { values.removeFirst() }
             do {
                 try insert.execute(arguments: StatementArguments(values))
-                guard db.changesCount > 0 else { return false }
                 copied += 1
+            } catch let error as DatabaseError
+                where error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY
+                || error.extendedResultCode == .SQLITE_CONSTRAINT_ROWID
+            {
+                sqlite3_reset(insert.sqliteStatement)
+                return false
             } catch {
+                // SQLite's reset answers the failed step's error once: taken here, not by the
+                // next row's insert.
+                sqlite3_reset(insert.sqliteStatement)
                 refused += 1
             }
             return true

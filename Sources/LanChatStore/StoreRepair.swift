@@ -53,7 +53,24 @@ public enum StoreRepair {
     ///
     /// `keyTag` names a peer whose row could not be read but whose messages could: it comes
     /// back as a nameless, unverified peer (`lanchat who --all` lists it), with its history.
+    ///
+    /// A store it cannot repair is left as it was; the error then says the other ways out,
+    /// naming `markerPath` as the refusal at start does.
     public static func repairIfDamaged(
+        path: String, marker markerPath: String?, now: Int64,
+        keyTag: @escaping (PeerKey) -> String
+    ) throws(StoreError) -> Report? {
+        do {
+            return try repair(path: path, now: now, keyTag: keyTag)
+        } catch  where error.kind == .corrupt {
+            throw StoreError(
+                .corrupt,
+                "\(error.description). lanchatd cannot repair it, and left it as it was: "
+                    + MessageStore.waysOutWithoutRepair(markerPath: markerPath))
+        }
+    }
+
+    private static func repair(
         path: String, now: Int64, keyTag: @escaping (PeerKey) -> String
     ) throws(StoreError) -> Report? {
         var info = stat()
@@ -172,18 +189,7 @@ public enum StoreRepair {
                 // A lost stream row, or lost messages, leave the peers' cursors naming seqs of
                 // ours that this store no longer has: as after a restore, every stream starts
                 // afresh (queued messages first), and peers drop by id what they have.
-                if !incomplete.isEmpty {
-                    let peers = try Data.fetchAll(
-                        db,
-                        sql: """
-                            SELECT pk FROM out_streams
-                            UNION SELECT pk FROM messages WHERE direction = 1 AND status = 0
-                            """)
-                    for peer in peers.compactMap({ PeerKey(bytes: $0) }) {
-                        try MessageStore.restartStream(
-                            db, to: peer, stream: randomStreamID())
-                    }
-                }
+                if !incomplete.isEmpty { try MessageStore.restartEveryStream(db) }
                 // The search index is rebuilt from the messages: by the daemon's indexer from
                 // schema v5 on, here before (its trigger was off during the copy).
                 if try db.tableExists("search_progress") {
@@ -330,23 +336,26 @@ public enum StoreRepair {
     }
 
     /// Puts `fresh` in the place of `path`, the damaged file (and its log) moved aside first.
+    /// A rename that fails puts back what was moved and removes `fresh`: the store is then
+    /// as it was found.
     private static func swap(_ path: String, damagedTo damaged: String, fresh: String)
         throws(StoreError)
     {
+        var moved: [String] = []
+        func undo(_ failure: String) -> StoreError {
+            let reason = String(cString: strerror(errno))
+            for suffix in moved.reversed() { rename(damaged + suffix, path + suffix) }
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(fresh + suffix) }
+            return StoreError(.unavailable, "\(failure): \(reason); \(path) was left as it was")
+        }
         for suffix in ["", "-wal", "-shm"] where access(path + suffix, F_OK) == 0 {
             guard rename(path + suffix, damaged + suffix) == 0 else {
-                let reason = String(cString: strerror(errno))
-                throw StoreError(
-                    .unavailable,
-                    "cannot move \(path)\(suffix) aside to \(damaged)\(suffix): \(reason)")
+                throw undo("cannot move \(path)\(suffix) aside to \(damaged)\(suffix)")
             }
+            moved.append(suffix)
         }
         guard rename(fresh, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            throw StoreError(
-                .unavailable,
-                "cannot put the repaired store \(fresh) in place of \(path): \(reason); the damaged file is \(damaged)"
-            )
+            throw undo("cannot put the repaired store \(fresh) in place of \(path)")
         }
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY)

@@ -67,7 +67,8 @@ struct StoreRepairTests {
 
     func repair(_ directory: TemporaryDirectory) throws -> StoreRepair.Report? {
         try StoreRepair.repairIfDamaged(
-            path: directory.storePath, now: 1_795_834_197_000, keyTag: { _ in "TAG-BACK" })
+            path: directory.storePath, marker: directory.path + "/store.marker",
+            now: 1_795_834_197_000, keyTag: { _ in "TAG-BACK" })
     }
 
     @Test func aSoundStoreIsLeftAsItIs() async throws {
@@ -170,6 +171,36 @@ struct StoreRepairTests {
             try count(
                 directory.storePath,
                 "SELECT count(*) FROM messages WHERE text LIKE 'received 750 %'") == 1)
+    }
+
+    /// Rows that break a constraint of the new store (as a damaged page's values can) are left
+    /// out one by one; the rows after them are still read in the same pass.
+    @Test func anInvalidRowIsLeftOutAndTheRowsAfterItKept() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await filledStore(directory)
+        let queue = try DatabaseQueue(path: directory.storePath)
+        try await queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA ignore_check_constraints = ON")
+            for fill: UInt8 in 10...14 {
+                let key = testKey(fill)
+                try db.execute(
+                    sql: """
+                        INSERT INTO peers (pk, id, key_tag, first_seen, trust)
+                        VALUES (?, ?, 'TAG', 1, ?)
+                        """,
+                    arguments: [key.blob, key.id, fill.isMultiple(of: 2) ? "unverified" : "bogus"])
+            }
+        }
+        try queue.close()
+        try damage(directory.storePath, "messages_by_conversation", leaf: 1)
+
+        let report = try #require(try repair(directory))
+        #expect(report.unreadable == ["peers: 2 rows refused as invalid"], "\(report.unreadable)")
+        let kept = try count(
+            directory.storePath, "SELECT count(*) FROM peers WHERE key_tag = 'TAG'")
+        #expect(kept == 3)
+        #expect(report.messages == Self.received + 3)
     }
 
     /// The peers' page is damaged: the peer comes back from its messages, nameless and

@@ -385,24 +385,25 @@ public final class Daemon: Sendable {
         logger.notice("--repair-store: checking \(path) (this reads the whole file)")
         do {
             if let report = try StoreRepair.repairIfDamaged(
-                path: path, now: DaemonClock.system.wallMilliseconds(),
-                keyTag: Fingerprint.keyTag)
+                path: path,
+                marker: configuration.dataDirectory + "/" + StoreMarker.fileName,
+                now: DaemonClock.system.wallMilliseconds(), keyTag: Fingerprint.keyTag)
             {
                 logger.warning("repaired \(path): \(report.summary)")
             } else {
                 logger.notice("\(path) passes its integrity check: nothing to repair")
             }
         } catch {
-            // Nothing was changed: the new file is removed and the damaged one left as it was.
-            let marker = configuration.dataDirectory + "/" + StoreMarker.fileName
-            let wayOut =
-                " lanchatd cannot repair \(path), and left it as it was: restore it from a "
-                + "backup (lanchat backup), or move it and \(marker) aside to start with no history."
-            switch error.kind {
-            case .corrupt: throw .store(error.description + wayOut)
-            case .tooNew: throw .store(error.description)
-            case .unavailable, .notFound, .invalidText: throw .dataDirectory("\(error)")
-            }
+            throw refusal(error)
+        }
+    }
+
+    /// A store that cannot be used, as the start's refusal: damaged or too new (each says its
+    /// way out) is the store's, anything else the data directory's.
+    private static func refusal(_ error: StoreError) -> DaemonError {
+        switch error.kind {
+        case .corrupt, .tooNew: .store(error.description)
+        case .unavailable, .notFound, .invalidText: .dataDirectory("\(error)")
         }
     }
 
@@ -416,13 +417,8 @@ public final class Daemon: Sendable {
                 path: configuration.dataDirectory + "/" + MessageStore.fileName,
                 marker: configuration.dataDirectory + "/" + StoreMarker.fileName)
         } catch {
-            switch error.kind {
-            case .corrupt, .tooNew:
-                // Each refusal says its way out (MessageStore.inspect, HistoryCheck).
-                throw .store(error.description)
-            case .unavailable, .notFound, .invalidText:
-                throw .dataDirectory("\(error)")
-            }
+            // Each refusal says its way out (MessageStore.inspect, HistoryCheck).
+            throw refusal(error)
         }
     }
 }
