@@ -236,6 +236,11 @@ final class SecureSessionHandler: ChannelDuplexHandler {
             // Frames that arrived together with the handshake's last message.
             open(UnsafeRawBufferPointer(start: nil, count: 0), context: context)
             deliverBatch(context: context)
+            // The identity decision comes back as a write, outside any read, and the async
+            // side takes what was fired only at a read's end: without this, a session opened
+            // only when the peer next sent something (a listener waited for the dialler's
+            // HELLO, or for a keepalive PING when the dialler sent none).
+            context.fireChannelReadComplete()
         case .failed(let failure, let send):
             write(send, context: context)
             fail(TransportError.handshake(failure), sendClose: nil, context: context)

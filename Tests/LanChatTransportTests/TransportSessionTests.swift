@@ -37,6 +37,43 @@ struct TransportSessionTests {
             "\(error)")
     }
 
+    /// Both sides see the session open as soon as the handshake is done, without either
+    /// sending anything more: the identity decision is answered by a write, and what the
+    /// handler fired then reached the async side only with the next bytes read (the listener
+    /// waited for a keepalive PING, seconds later). With no keepalive in the test's hour, a
+    /// session not open after 20 s never will be: the wait is bounded so that the test fails
+    /// rather than hangs.
+    @Test func aSessionOpensOnBothSidesWithoutWaitingForMoreBytes() async throws {
+        var configuration = fastConfiguration()
+        configuration.keepaliveInterval = .seconds(3600)
+        configuration.deadTimeout = .seconds(7200)
+        let server = try await RunningListener.start(configuration: configuration)
+        let clientDelegate = RecordingDelegate()
+        let client = Transport(
+            identity: try IdentityKeyPair.generate(), configuration: configuration,
+            logger: testLogger)
+        let dial = Task {
+            await client.dial(
+                server.endpoint, expectation: .pinned(server.transport.identity.publicKey),
+                delegate: clientDelegate)
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(20)
+        while server.delegate.openedSessions == 0 || clientDelegate.openedSessions == 0,
+            clock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        try #require(server.delegate.openedSessions == 1, "the listener's session never opened")
+        try #require(clientDelegate.openedSessions == 1, "the dialler's session never opened")
+        let serverSession = try #require(await server.delegate.openedSession())
+        let clientSession = try #require(await clientDelegate.openedSession())
+        #expect(serverSession.info.sessionID == clientSession.info.sessionID)
+        await clientSession.close(.shutdown)
+        _ = await dial.value
+        await server.stop()
+    }
+
     @Test func twoNodesAuthenticateAndExchangeMessagesBothWays() async throws {
         // PINGs often, but no dead timer a stall of the loaded test process could fire before
         // the sockets are read (seen once in a full run: the server then saw the connection
