@@ -150,6 +150,41 @@ extension EndToEnd {
             }
         }
 
+        /// A rename reaches the peers at once, not with their next session: alice dials bob
+        /// again, the new session's HELLO carries the new name and replaces the old session
+        /// (newest wins, PROTOCOL.md §3.9), and bob never sees alice go offline. Without the
+        /// renewal bob listed "alice" until the session ended.
+        @Test func aRenameReachesThePeersWithoutAnOfflineBlip() async throws {
+            try await inSandbox { sandbox in
+                let bob = try await DaemonProcess.start("bob", in: sandbox)
+                let config = sandbox.file("alice.conf")
+                let peers = "peer = [\"127.0.0.1:\(try bob.port)\"]\n"
+                try Self.write("name = \"alice\"\n" + peers, to: config)
+                let alice = try await DaemonProcess.start(
+                    "alice", in: sandbox, extraArguments: ["--config", config], nameOption: false)
+                let pair = DaemonPair(alice: alice, bob: bob)
+                try await pair.awaitConnected()
+                #expect(try await bob.peer(alice.id)?.name == "alice")
+
+                try Self.write("name = \"alice2\"\n" + peers, to: config)
+                alice.child.send(SIGHUP)
+                let renamed = await alice.awaitLogLine(
+                    "reload: name: 'alice' → 'alice2' (1 session renewed to tell the peers)")
+                #expect(renamed != nil, "\(alice.log)")
+                let learned = try await pollUntil(timeout: .seconds(5)) {
+                    try await bob.peer(alice.id)?.name == "alice2"
+                }
+                #expect(learned, "\(alice.log)\n\(bob.log)")
+                #expect(await bob.awaitLogLine("session ended:", "replaced") != nil, "\(bob.log)")
+                // The new session carries messages, and bob's event log holds no offline.
+                try await alice.sendDelivered("after the rename", to: "bob")
+                let presences = try await SimultaneousDial.loggedPresences(of: bob)
+                #expect(
+                    presences.first == "online" && !presences.contains("offline"),
+                    "\(presences)\n\(bob.log)")
+            }
+        }
+
         @Test func hangupRenamesAndChangesTheLogLevel() async throws {
             try await inSandbox { sandbox in
                 let config = sandbox.file("carol.conf")

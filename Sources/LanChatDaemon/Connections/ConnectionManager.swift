@@ -24,6 +24,8 @@ actor ConnectionManager {
     private var stopping = false
     /// When each host was last considered for a dial-back after a refused connection.
     private var dialedBack: [String: ContinuousClock.Instant] = [:]
+    /// Renewal targets made so far, to name each apart.
+    private var renewals = 0
 
     init(
         transport: Transport, registry: LinkRegistry, directory: PeerDirectory,
@@ -140,6 +142,40 @@ actor ConnectionManager {
         wakeup.signal()
     }
 
+    /// Our display name changed: each peer in `schedule` (a key with a session, and how long
+    /// to wait before dialling it: see `LinkRegistry.renewalSchedule`) is dialled once more,
+    /// at the addresses it is announced at or was last reached at, so that a new session
+    /// carries the new name in its HELLO and replaces the current one (newest wins, §3.9).
+    /// A peer we know no address of keeps its session and learns the name with its next one.
+    /// Returns the keys dialled.
+    func renewSessions(_ schedule: [(key: PeerKey, after: Duration)]) -> [PeerKey] {
+        let now = clock.monotonic()
+        var renewing: [PeerKey] = []
+        for (key, delay) in schedule where !directory.isBlocked(key) {
+            var endpoints: [Endpoint] = []
+            for target in targets.values where target.key == key && target.kind == .announced {
+                endpoints += target.endpoints.filter { !endpoints.contains($0) }
+            }
+            let stored = directory.entry(key)?.record.addresses ?? []
+            endpoints += stored.filter { !endpoints.contains($0) }
+            guard !endpoints.isEmpty else { continue }
+            // One target per rename: an earlier renewal's session, still up, has the older
+            // name; one not dialled yet will carry the new one, so it is replaced.
+            for (instance, target) in targets
+            where target.kind == .renewal && target.key == key && !target.dialling {
+                targets[instance] = nil
+            }
+            renewals += 1
+            let instance = ServiceInstance(name: "renewal:\(renewals):\(key.id)", interface: nil)
+            targets[instance] = DialTarget(
+                instance: instance, kind: .renewal, endpoints: endpoints, hostName: "",
+                announcedKey: key, nextAttempt: now + delay)
+            renewing.append(key)
+        }
+        wakeup.signal()
+        return renewing
+    }
+
     /// A session with `key` came up (inbound or outbound): an outbox target for it has done
     /// its job. Backoff is not reset here: only a session that lived 60 s resets it (§4.6),
     /// or short sessions that keep failing (a peer whose disk is full) would redial in a loop.
@@ -231,7 +267,13 @@ actor ConnectionManager {
         let now = clock.monotonic()
         var nextDue: ContinuousClock.Instant?
         for (instance, target) in targets where !target.dialling && target.wanted {
-            if let key = target.key, directory.entry(key)?.sessions ?? 0 > 0 { continue }
+            let online = target.key.map { directory.entry($0)?.sessions ?? 0 > 0 } ?? false
+            if online && target.kind != .renewal { continue }
+            if !online && target.kind == .renewal {
+                // The session ended meanwhile: the next one carries the new name anyway.
+                targets[instance] = nil
+                continue
+            }
             if let key = target.key, directory.isBlocked(key) { continue }
             let (endpoints, release) = badAddresses.usable(
                 target.endpoints, expecting: target.key, at: now)
@@ -303,17 +345,25 @@ actor ConnectionManager {
             // journal one line, not one per attempt.
             // A peer dialled for its waiting messages by its name, not the target's inner
             // "outbox:<id>" (found by QA).
+            let label = target.key.flatMap { directory.entry($0)?.labelled } ?? instance.name
             let what =
-                target.kind == .outbox
-                ? (target.key.flatMap { directory.entry($0)?.labelled } ?? instance.name)
-                    + " (messages wait for it)"
-                : instance.name
+                switch target.kind {
+                case .outbox: label + " (messages wait for it)"
+                case .renewal: label + " to renew the session"
+                case .announced: instance.name
+                }
+            let next =
+                target.kind == .renewal
+                ? "it sees the new name with its next session"
+                : "trying again in \(delay.wholeMilliseconds) ms"
             logger.log(
                 level: firstInARow ? .info : .debug,
-                "cannot reach \(what): \(dialFailure); trying again in \(delay.wholeMilliseconds) ms",
+                "cannot reach \(what): \(dialFailure); \(next)",
                 metadata: ["attempt": "\(target.backoff.failures)"])
         }
         target.nextAttempt = now + delay
+        // A renewal is one attempt, whatever came of it.
+        if target.kind == .renewal { target.wanted = false }
         targets[instance] = target.wanted ? target : nil
         wakeup.signal()
     }

@@ -10,6 +10,11 @@ struct DialTarget: Sendable {
         /// A known peer's stored addresses, dialled because messages wait for it; dropped
         /// once a session with it came up.
         case outbox
+        /// A peer we have a session with, dialled once more so that a new session (and its
+        /// HELLO) replaces the current one: our display name changed, and HELLO is the only
+        /// authenticated carrier of a name (PROTOCOL.md §3.9, a planned re-handshake). One
+        /// attempt: dropped once it ends, however it ends.
+        case renewal
     }
 
     let instance: ServiceInstance

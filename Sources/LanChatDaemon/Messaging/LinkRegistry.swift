@@ -333,6 +333,30 @@ final class LinkRegistry: SessionDelegate, Service {
         }
     }
 
+    /// The peers to dial again so that a new session tells them our new name, each with how
+    /// long to wait first. A new session we dial replaces one of ours at any age, but one the
+    /// peer dialled only once it is past the simultaneous-dial window (§3.9), with a second
+    /// of margin for the two sides' clocks; before that it would be refused as a duplicate.
+    func renewalSchedule() -> [(key: PeerKey, after: Duration)] {
+        let ownKey = services.directory.ownKey
+        let now = ContinuousClock.now
+        let sessions = state.withLock { Array($0.counted) }
+        var wait: [PeerKey: Duration] = [:]
+        for session in sessions {
+            let needed = Self.renewalDelay(
+                age: session.establishedAt.duration(to: now),
+                dialledByUs: session.initiatorKey(ownKey: ownKey) == ownKey)
+            wait[session.remoteKey] = max(wait[session.remoteKey] ?? .zero, needed)
+        }
+        return wait.map { (key: $0.key, after: $0.value) }
+    }
+
+    /// How long to wait before dialling a session's peer again: see `renewalSchedule`.
+    static func renewalDelay(age: Duration, dialledByUs: Bool) -> Duration {
+        guard !dialledByUs else { return .zero }
+        return max(.zero, SessionArbitration.simultaneousDialWindow + .seconds(1) - age)
+    }
+
     /// `key` was blocked: its current session and any other it has open are closed now (a
     /// new one is refused at the handshake).
     func closeSessions(with key: PeerKey) async {

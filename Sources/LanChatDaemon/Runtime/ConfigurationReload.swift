@@ -38,6 +38,8 @@ public final class ConfigurationReload: Sendable {
         let presenceFile: PresenceFile
         /// Where a new presence goes as PRESENCE, on every session.
         let links: LinkRegistry
+        /// Dials the peers again after a rename (`renewSessions`).
+        let connections: ConnectionManager
         let announcer: Announcer
         let notifyCommand: NotifyCommandSetting
         let readReceipts: ReadReceiptsSetting
@@ -103,7 +105,15 @@ public final class ConfigurationReload: Sendable {
         if new.name != old.name {
             let snapshot = targets.profile.rename(new.name)
             targets.announcer.announce(snapshot)
-            changes.append("name: '\(old.name)' → '\(new.name)'")
+            // HELLO is the only authenticated carrier of a name: peers with a session learn
+            // it from a new one, which replaces theirs without going offline.
+            let renewing = await targets.connections.renewSessions(
+                targets.links.renewalSchedule())
+            let told =
+                renewing.isEmpty
+                ? ""
+                : " (\(renewing.count) session\(renewing.count == 1 ? "" : "s") renewed to tell the peers)"
+            changes.append("name: '\(old.name)' → '\(new.name)'" + told)
         }
         if let change = await reloadPresence() { changes.append(change) }
         if new.accept != old.accept {

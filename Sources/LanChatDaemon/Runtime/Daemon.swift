@@ -198,7 +198,8 @@ public final class Daemon: Sendable {
                     inputs: reload, running: configuration,
                     targets: .init(
                         staticPeers: staticPeers, directory: directory, profile: profile,
-                        presenceFile: presenceFile, links: registry, announcer: announcer,
+                        presenceFile: presenceFile, links: registry, connections: connections,
+                        announcer: announcer,
                         notifyCommand: notifyCommand,
                         readReceipts: readReceipts, clock: clock, mdns: mdns),
                     logger: logger

@@ -50,15 +50,19 @@ final class DaemonProcess: Sendable {
     /// Starts `lanchatd --name NAME` on `port` (0: the daemon picks one) with the given
     /// `--peer` values and waits until it answers. `dataDirectory` defaults to NAME-data in
     /// the sandbox, so starting the same name again reuses the node's identity and store.
+    /// `nameOption` false leaves `--name` out (a `--config` file names the node, and a reload
+    /// can rename it: the flag would win over the file).
     static func start(
         _ name: String, in sandbox: Sandbox, port: UInt16 = 0, peers: [String] = [],
-        dataDirectory: String? = nil, socket: String? = nil, extraArguments: [String] = []
+        dataDirectory: String? = nil, socket: String? = nil, extraArguments: [String] = [],
+        nameOption: Bool = true
     ) async throws -> DaemonProcess {
         let dataDirectory = dataDirectory ?? sandbox.file("\(name)-data")
         let socket = socket ?? sandbox.file("\(name).sock")
         let logPath = sandbox.file("\(name)-\(UUID().uuidString.prefix(6)).log")
-        var arguments = [
-            "--name", name, "--data-dir", dataDirectory, "--socket", socket, "--port", "\(port)",
+        var arguments = nameOption ? ["--name", name] : []
+        arguments += [
+            "--data-dir", dataDirectory, "--socket", socket, "--port", "\(port)",
         ]
         for peer in peers { arguments += ["--peer", peer] }
         arguments += extraArguments
