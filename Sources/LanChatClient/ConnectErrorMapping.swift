@@ -10,27 +10,28 @@ import LanChatControl
 /// the socket code so that every branch can be tested without provoking the errno (a test
 /// running as root cannot be refused by file permissions).
 package enum ConnectErrorMapping {
-    /// The hint printed whenever the daemon is not reachable.
-    package static let startHint = "start it with: systemctl --user start lanchatd"
-
-    package static func controlError(for failure: ConnectFailure, path: String) -> ControlError {
+    package static func controlError(
+        for failure: ConnectFailure, path: String, hints: DaemonHints = .userService
+    ) -> ControlError {
         switch failure {
         case .pathTooLong(let byteCount):
             return .invalidParams(
                 "socket path is \(byteCount) bytes, at most \(UnixSocket.maxPathBytes) fit in a "
                     + "Unix socket address: \(path)")
         case .system(let code):
-            return controlError(errno: code, path: path)
+            return controlError(errno: code, path: path, hints: hints)
         }
     }
 
     /// ENOENT, ECONNREFUSED (a stale socket file) and ENOTDIR mean nothing listens there:
     /// exit 69 with the start hint. EACCES/EPERM: exit 77. Anything else is unexpected.
-    package static func controlError(errno code: Int32, path: String) -> ControlError {
+    package static func controlError(
+        errno code: Int32, path: String, hints: DaemonHints = .userService
+    ) -> ControlError {
         switch code {
         case ENOENT, ECONNREFUSED, ENOTDIR:
             return .daemonNotRunning(
-                "lanchatd is not running (nothing listens on \(path)); \(startHint)")
+                "lanchatd is not running (nothing listens on \(path)); \(hints.start)")
         case EACCES, EPERM:
             return .permissionDenied(
                 "permission denied on the control socket \(path) (it belongs to the user running "

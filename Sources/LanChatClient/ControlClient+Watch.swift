@@ -31,7 +31,8 @@ extension ControlClient {
             continuation.finish(throwing: error)
             return stream
         }
-        let watch = WatchStream(path: socketPath, request: request, continuation: continuation)
+        let watch = WatchStream(
+            path: socketPath, hints: hints, request: request, continuation: continuation)
         continuation.onTermination = { _ in watch.stop() }
         watch.start(answerTimeout: Self.answerTimeout)
         return stream

@@ -17,6 +17,8 @@ import Synchronization
 /// a response that is malformed or over 16 MiB → `internalError` (70).
 public final class ControlClient: Sendable {
     public let socketPath: String
+    /// What the errors of a daemon that does not answer tell the user to do.
+    public let hints: DaemonHints
 
     private struct State {
         var connection: ControlConnection?
@@ -26,8 +28,9 @@ public final class ControlClient: Sendable {
     private let state = Mutex(State())
 
     /// Does not connect: the first call does.
-    public init(socketPath: String) {
+    public init(socketPath: String, hints: DaemonHints = .userService) {
         self.socketPath = socketPath
+        self.hints = hints
     }
 
     deinit {
@@ -52,13 +55,14 @@ public final class ControlClient: Sendable {
             if let existing = state.connection, existing.isUsable {
                 return (existing, state.lastID)
             }
-            let fresh = ControlConnection(path: socketPath)
+            let fresh = ControlConnection(path: socketPath, hints: hints)
             state.connection = fresh
             return (fresh, state.lastID)
         }
         connection.start()
         let line = try Self.encodeRequest(id: id, method: M.name, params: params)
         let path = self.socketPath
+        let log = hints.log
         // A timer, not a wait for an event: cancelled as soon as the answer is in. A dispatch
         // work item costs far less than a task per call (this is on every `send`).
         let timer = timeout.map { timeout in
@@ -67,7 +71,7 @@ public final class ControlClient: Sendable {
                     id,
                     with: .notAnswering(
                         "lanchatd did not answer within \(timeout.components.seconds) s on "
-                            + "\(path) (overloaded or hung?); see journalctl --user -u lanchatd"
+                            + "\(path) (overloaded or hung?); \(log)"
                             + Self.mayStillBeDone(M.name)))
             }
             let (seconds, attoseconds) = timeout.components

@@ -34,12 +34,14 @@ final class ControlConnection: Sendable {
     }
 
     let path: String
+    let hints: DaemonHints
     private let state = Mutex(State())
     private let writeQueue = DispatchQueue(label: "lanchat.control.write")
     private let readQueue = DispatchQueue(label: "lanchat.control.read")
 
-    init(path: String) {
+    init(path: String, hints: DaemonHints) {
         self.path = path
+        self.hints = hints
     }
 
     /// Whether calls may still be sent; a dead connection is replaced by the client.
@@ -111,7 +113,7 @@ final class ControlConnection: Sendable {
     private func connect() {
         switch UnixSocket.connect(path: path) {
         case .failure(let failure):
-            fail(with: ConnectErrorMapping.controlError(for: failure, path: path))
+            fail(with: ConnectErrorMapping.controlError(for: failure, path: path, hints: hints))
         case .success(let fd):
             let alreadyClosed = state.withLock { state in
                 state.fd = fd

@@ -28,12 +28,14 @@ final class WatchStream: Sendable {
     }
 
     private let path: String
+    private let hints: DaemonHints
     private let request: [UInt8]
     private let continuation: Continuation
     private let state = Mutex(State())
 
-    init(path: String, request: [UInt8], continuation: Continuation) {
+    init(path: String, hints: DaemonHints, request: [UInt8], continuation: Continuation) {
         self.path = path
+        self.hints = hints
         self.request = request
         self.continuation = continuation
     }
@@ -62,7 +64,7 @@ final class WatchStream: Sendable {
         continuation.finish(
             throwing: ControlError.notAnswering(
                 "lanchatd did not answer within \(timeout.components.seconds) s on \(path) "
-                    + "(overloaded or hung?); see journalctl --user -u lanchatd"))
+                    + "(overloaded or hung?); \(hints.log)"))
         stop()
     }
 
@@ -73,7 +75,8 @@ final class WatchStream: Sendable {
         switch UnixSocket.connect(path: path) {
         case .failure(let failure):
             continuation.finish(
-                throwing: ConnectErrorMapping.controlError(for: failure, path: path))
+                throwing: ConnectErrorMapping.controlError(
+                    for: failure, path: path, hints: hints))
             return
         case .success(let connected):
             fd = connected

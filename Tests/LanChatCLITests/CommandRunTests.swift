@@ -323,13 +323,32 @@ import Testing
         }
     }
 
+    /// The user service's socket (no --socket, no LANCHAT_SOCKET): the hint is systemctl.
     @Test func noDaemonExits69WithTheHint() async {
-        let outcome = await run(["who"], server: nil)
-        #expect(outcome.code == 69)
+        let captured = CapturedOutput()
+        let code = await TestEnvironment.run(
+            ["who"], socket: "", output: captured,
+            variables: ["XDG_RUNTIME_DIR": "/nonexistent/run"])
+        #expect(code == 69)
         #expect(
-            outcome.error
-                == "lanchat: lanchatd is not running (nothing listens on /nonexistent/lanchat-test.sock); "
+            captured.error
+                == "lanchat: lanchatd is not running (nothing listens on "
+                + "/nonexistent/run/lanchat/lanchatd.sock); "
                 + "start it with: systemctl --user start lanchatd\n")
+    }
+
+    /// Another socket is served by a lanchatd started some other way: systemctl would start
+    /// the user service's daemon, not the one asked for.
+    @Test func noDaemonOnAnotherSocketExits69NamingThatSocket() async {
+        for arguments in [["who"], ["who", "--socket", "/nonexistent/lanchat-test.sock"]] {
+            let outcome = await run(arguments, server: nil)
+            #expect(outcome.code == 69)
+            #expect(
+                outcome.error
+                    == "lanchat: lanchatd is not running (nothing listens on /nonexistent/lanchat-test.sock); "
+                    + "start the lanchatd that serves it (lanchatd --socket "
+                    + "/nonexistent/lanchat-test.sock)\n")
+        }
     }
 
     @Test func explicitSocketBeatsTheEnvironment() async throws {

@@ -1,3 +1,4 @@
+import LanChatClient
 import LanChatControl
 import Testing
 

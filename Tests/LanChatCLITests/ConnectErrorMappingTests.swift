@@ -19,6 +19,19 @@ import Testing
         #expect(error.message.hasSuffix("start it with: systemctl --user start lanchatd"))
     }
 
+    @Test func anotherSocketsHintNamesItsDaemonNotTheUserService() {
+        let other = "/srv/chat/lanchatd.sock"
+        let hints = DaemonHints.forSocket(other, userServiceSocket: path)
+        #expect(hints == .startedElsewhere(socket: other))
+        #expect(DaemonHints.forSocket(path, userServiceSocket: path) == .userService)
+        let error = ConnectErrorMapping.controlError(errno: ENOENT, path: other, hints: hints)
+        #expect(error.exitCode == 69)
+        #expect(
+            error.message.hasSuffix(
+                "start the lanchatd that serves it (lanchatd --socket /srv/chat/lanchatd.sock)"))
+        #expect(!error.message.contains("systemctl"))
+    }
+
     @Test(arguments: [EACCES, EPERM])
     func refusedAccessIsPermissionDenied(code: Int32) {
         let error = ConnectErrorMapping.controlError(errno: code, path: path)

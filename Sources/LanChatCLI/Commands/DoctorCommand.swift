@@ -35,9 +35,7 @@ struct DoctorCommand: AsyncParsableCommand {
     func run() async throws {
         let context = global.makeContext()
         let environment = context.environment
-        let userService =
-            ControlSocketPath.directory(environment: environment.variables, uid: environment.uid)
-            + "/" + ControlSocketPath.fileName
+        let userService = ControlSocketPath.userService(environment: environment)
         let facts = await DoctorGathering.gather(
             client: context.client, uid: environment.uid, defaultSocketPath: userService)
         let report = DoctorReport.evaluate(facts)

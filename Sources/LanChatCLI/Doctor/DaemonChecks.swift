@@ -1,3 +1,4 @@
+import LanChatClient
 import LanChatControl
 
 /// The control socket exists, is a socket, is ours and 0600 (PRODUCT.md §2), in a directory
@@ -168,16 +169,4 @@ struct VersionCheck: DoctorCheck {
 func parentDirectory(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
     return slash == path.startIndex ? "/" : String(path[..<slash])
-}
-
-/// `text` as one shell word, single-quoted when it has anything a shell would interpret.
-func shellQuoted(_ text: String) -> String {
-    let plain = text.allSatisfy { character in
-        character.isASCII
-            && (character.isLetter || character.isNumber || "/._-+:@%,=".contains(character))
-    }
-    if plain && !text.isEmpty { return text }
-    return "'"
-        + text.split(separator: "'", omittingEmptySubsequences: false)
-        .joined(separator: "'\\''") + "'"
 }

@@ -1,3 +1,5 @@
+import LanChatClient
+
 /// One check of `lanchat doctor`: a pure function from the facts gathered once
 /// (`DoctorFacts`) to a verdict. Gathering is the only part that touches the system
 /// (`DoctorGathering`), so every check is unit-tested by feeding it facts.

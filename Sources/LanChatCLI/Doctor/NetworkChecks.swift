@@ -1,3 +1,5 @@
+import LanChatClient
+
 /// An interface that is up, not loopback, has a carrier and multicast on, and has an
 /// address: what mDNS needs (`ip -j addr`).
 struct MulticastCheck: DoctorCheck {

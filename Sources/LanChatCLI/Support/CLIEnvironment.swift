@@ -97,3 +97,11 @@ package struct CLIEnvironment: Sendable {
             millisecondsSince1970: Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000)
     }
 }
+
+extension ControlSocketPath {
+    /// The socket of the systemd user service's lanchatd: the default without `--socket` or
+    /// `LANCHAT_SOCKET`, the one `systemctl --user` acts on.
+    static func userService(environment: CLIEnvironment) -> String {
+        directory(environment: environment.variables, uid: environment.uid) + "/" + fileName
+    }
+}

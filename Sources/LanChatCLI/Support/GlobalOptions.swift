@@ -43,8 +43,10 @@ struct GlobalOptions: ParsableArguments {
         let environment = CLIEnvironment.current
         let path = ControlSocketPath.resolve(
             explicit: socket, environment: environment.variables, uid: environment.uid)
+        let hints = DaemonHints.forSocket(
+            path, userServiceSocket: ControlSocketPath.userService(environment: environment))
         return CommandContext(
-            client: ControlClient(socketPath: path),
+            client: ControlClient(socketPath: path, hints: hints),
             json: json,
             style: color.resolve(
                 outputIsTerminal: environment.outputIsTerminal, variables: environment.variables),
