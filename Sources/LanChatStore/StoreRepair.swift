@@ -92,10 +92,12 @@ public enum StoreRepair {
         let lastMigration = try schemaVersion(of: source, path: path)
         let fresh = path + ".repairing"
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(fresh + suffix) }
+        var log = stat()
+        let bytes = Int64(info.st_size) + (stat(path + "-wal", &log) == 0 ? Int64(log.st_size) : 0)
         var report: Report
         do {
             report = try build(
-                fresh, upTo: lastMigration, from: source,
+                fresh, upTo: lastMigration, from: source, sourceBytes: bytes,
                 recreate: PeerStub(keyTag: keyTag, firstSeen: now))
         } catch {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(fresh + suffix) }
@@ -136,7 +138,7 @@ public enum StoreRepair {
 
     /// Builds the new store at `fresh` from what `source` can read.
     private static func build(
-        _ fresh: String, upTo lastMigration: String, from source: DatabaseQueue,
+        _ fresh: String, upTo lastMigration: String, from source: DatabaseQueue, sourceBytes: Int64,
         recreate stub: PeerStub
     ) throws -> Report {
         try MessageStore.createPrivateFileIfAbsent(fresh)
@@ -190,6 +192,9 @@ public enum StoreRepair {
                 // ours that this store no longer has: as after a restore, every stream starts
                 // afresh (queued messages first), and peers drop by id what they have.
                 if !incomplete.isEmpty { try MessageStore.restartEveryStream(db) }
+                if incomplete.contains("events") {
+                    try moveCursorsPastLostEvents(db, sourceBytes: sourceBytes)
+                }
                 // The search index is rebuilt from the messages: by the daemon's indexer from
                 // schema v5 on, here before (its trigger was off during the copy).
                 if try db.tableExists("search_progress") {
@@ -217,6 +222,22 @@ public enum StoreRepair {
     struct PeerStub {
         let keyTag: (PeerKey) -> String
         let firstSeen: Int64
+    }
+
+    /// The event log lost rows, perhaps its newest: the next cursor would then be one the
+    /// damaged store already gave, and a `watch --since` resuming from it would take the new
+    /// events for ones it had. Every cursor to come must be past any the damaged file held, so
+    /// the newest event kept moves past the most rows its bytes could hold (a row takes more
+    /// than 8 bytes of a page). A watch resuming from before that event is then told of the
+    /// gap (PRODUCT.md §4: it ends, naming its last cursor) rather than shown new events as
+    /// old. An event log with no row left keeps its numbering: nothing tells where it was.
+    static func moveCursorsPastLostEvents(_ db: Database, sourceBytes: Int64) throws {
+        guard let newest = try Int64.fetchOne(db, sql: "SELECT max(cursor) FROM events") else {
+            return
+        }
+        try db.execute(
+            sql: "UPDATE events SET cursor = ? WHERE cursor = ?",
+            arguments: [newest + max(sourceBytes, 0) / 8 + 1, newest])
     }
 
     /// Gives every valid peer key that a copied row names, but whose peer row was lost, a row

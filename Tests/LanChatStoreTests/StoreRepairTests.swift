@@ -225,4 +225,28 @@ struct StoreRepairTests {
         #expect(try await store.history(with: Self.peer, limit: 5).messages.count == 5)
         try store.close()
     }
+
+    /// The newest page of the event log is lost: the cursors it held must not be given again,
+    /// or a `watch --since` resuming from one would take new events for ones it had.
+    @Test func cursorsOfALostNewestEventPageAreNotGivenAgain() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await filledStore(directory)
+        let newestGiven = try count(directory.storePath, "SELECT max(cursor) FROM events")
+        let leaves = try count(
+            directory.storePath,
+            "SELECT count(*) FROM dbstat WHERE name = 'events' AND pagetype = 'leaf'")
+        try damage(directory.storePath, "events", leaf: leaves - 1)
+
+        let report = try #require(try repair(directory))
+        #expect(report.unreadable.contains { $0.hasPrefix("events:") }, "\(report.unreadable)")
+        #expect(try count(directory.storePath, "SELECT max(cursor) FROM events") > newestGiven)
+        let store = try open(directory)
+        try await store.logPresence(Self.peer, .offline, at: 9_000)
+        let bounds = try await store.eventBounds()
+        #expect(bounds.newest > Int64(newestGiven) + 1)
+        let logged = try await store.events(after: Int64(newestGiven), limit: 10)
+        #expect(logged.last?.type == .peerPresence)
+        try store.close()
+    }
 }
