@@ -72,6 +72,16 @@ public struct StoreMarker: Sendable, Equatable {
         self.init(storeID: String(id), messages: messages, peers: peers, generation: generation)
     }
 
+    /// The version of a marker a later lanchat wrote (a header of this format with a higher
+    /// number), else nil.
+    static func newerVersion(in text: String) -> Int? {
+        let prefix = "lanchat store marker "
+        guard let first = text.split(separator: "\n", maxSplits: 1).first,
+            first.hasPrefix(prefix), let version = Int(first.dropFirst(prefix.count)), version > 2
+        else { return nil }
+        return version
+    }
+
     /// The marker at `path`, or nil if there is none (first start, or a data directory from
     /// before markers). A file that cannot be read or parsed is an error: the guard it stands
     /// for must not be dropped silently.
@@ -95,9 +105,15 @@ public struct StoreMarker: Sendable, Equatable {
                 .unavailable,
                 "cannot read the store marker \(path): \(String(cString: strerror(errno)))")
         }
-        guard data.count < 4096,
-            let marker = StoreMarker(text: String(decoding: data, as: UTF8.self))
-        else {
+        let text = String(decoding: data, as: UTF8.self)
+        if let version = newerVersion(in: text) {
+            // A downgrade: not damage, and moving the marker aside would drop its guard.
+            throw StoreError(
+                .tooNew,
+                "the store marker \(path) was written by a newer lanchat (marker version "
+                    + "\(version)); upgrade lanchat")
+        }
+        guard data.count < 4096, let marker = StoreMarker(text: text) else {
             throw StoreError(
                 .corrupt,
                 "the store marker \(path) is damaged; if the store is the right one, move the marker aside and start again (a new one is written)"

@@ -169,7 +169,7 @@ extension EndToEnd {
                 try Self.write("name = \"alice2\"\n" + peers, to: config)
                 alice.child.send(SIGHUP)
                 let renamed = await alice.awaitLogLine(
-                    "reload: name: 'alice' → 'alice2' (1 session renewed to tell the peers)")
+                    "reload: name: 'alice' → 'alice2' (dialling 1 peer again to tell them)")
                 #expect(renamed != nil, "\(alice.log)")
                 let learned = try await pollUntil(timeout: .seconds(5)) {
                     try await bob.peer(alice.id)?.name == "alice2"

@@ -276,6 +276,29 @@ struct DurabilityTests {
         #expect(try StoreMarker.load(directory.markerPath)?.generation != nil)
     }
 
+    /// A marker a later lanchat wrote (a downgrade) is said to be that, not damaged: the
+    /// advice for a damaged one, to move it aside, would drop the guard it stands for.
+    @Test func aMarkerOfANewerLanchatIsRefusedAsSuchNotAsDamaged() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await filledStore(directory, count: 1).close()
+        let newer = "lanchat store marker 3\nstore \(String(repeating: "a", count: 32))\nnew 1\n"
+        try Data(newer.utf8).write(to: URL(fileURLWithPath: directory.markerPath))
+        let error = #expect(throws: StoreError.self) {
+            try MessageStore.open(path: directory.storePath, marker: directory.markerPath)
+        }
+        #expect(error?.kind == .tooNew)
+        #expect(error?.description.contains("newer lanchat (marker version 3)") == true)
+        #expect(error?.description.contains("damaged") == false)
+        // Anything else that is no marker is still damage.
+        try Data("lanchat store marker x\n".utf8).write(
+            to: URL(fileURLWithPath: directory.markerPath))
+        let damaged = #expect(throws: StoreError.self) {
+            try MessageStore.open(path: directory.storePath, marker: directory.markerPath)
+        }
+        #expect(damaged?.kind == .corrupt)
+    }
+
     @Test func backupWhileOpenIsAPrivateSingleFileWithEveryMessage() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -109,10 +109,8 @@ public final class ConfigurationReload: Sendable {
             // it from a new one, which replaces theirs without going offline.
             let renewing = await targets.connections.renewSessions(
                 targets.links.renewalSchedule())
-            let told =
-                renewing.isEmpty
-                ? ""
-                : " (\(renewing.count) session\(renewing.count == 1 ? "" : "s") renewed to tell the peers)"
+            let peers = "\(renewing.count) peer\(renewing.count == 1 ? "" : "s")"
+            let told = renewing.isEmpty ? "" : " (dialling \(peers) again to tell them)"
             changes.append("name: '\(old.name)' → '\(new.name)'" + told)
         }
         if let change = await reloadPresence() { changes.append(change) }
