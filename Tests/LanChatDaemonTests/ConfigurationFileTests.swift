@@ -109,6 +109,19 @@ import Testing
         #expect(error.description.hasPrefix("\(Self.path):3: unknown key 'colour'"), "\(error)")
     }
 
+    /// A file with Windows line ends (an editor's, a copy from another system) names its
+    /// lines as one with "\n" does (found by QA: the line was left out).
+    @Test(arguments: [
+        ("name = \"a\"\r\n\r\ncolour = \"blue\"\r\n", ":3: unknown key 'colour'"),
+        ("# settings\r\n  port = 70000\r\n", ":2: port: must be 0 to 65535"),
+        ("name = \"alice\"\r\nport = 99999999999999999999\r\n", ":2:"),
+    ])
+    func windowsLineEndsKeepTheLine(_ text: String, _ place: String) throws {
+        let error = try #require(failure(text))
+        #expect(error.exitCode == 78)
+        #expect(error.description.hasPrefix(Self.path + place), "\(error)")
+    }
+
     @Test func aTableIsAnUnknownKeyAtItsHeader() throws {
         let error = try #require(failure("port = 1\n[peers]\nx = 1\n"))
         #expect(error.description.hasPrefix("\(Self.path):2: unknown key 'peers'"), "\(error)")

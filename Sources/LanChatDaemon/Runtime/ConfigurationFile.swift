@@ -204,9 +204,15 @@ public enum ConfigurationFile {
         return path
     }
 
+    /// The file's lines. A Swift `Character` holds "\r\n" whole, so a file with Windows line
+    /// ends split at "\n" alone was one line, and its errors lost their line (QA).
+    static func lines(of text: String) -> [Substring] {
+        text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+    }
+
     /// The bare key a `key = value` line `number` (from 1) starts with, if it does.
     static func key(onLine number: Int, in text: String) -> String? {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = lines(of: text)
         guard number >= 1, number <= lines.count else { return nil }
         let line = lines[number - 1].drop { $0 == " " || $0 == "\t" }
         let key = line.prefix {
@@ -222,7 +228,7 @@ public enum ConfigurationFile {
     /// followed by `=`, `.` (a dotted key) or `]` (a table header).
     static func line(of key: String, in text: String) -> Int? {
         var number = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in lines(of: text) {
             number += 1
             var rest = line.drop { $0 == " " || $0 == "\t" }
             if rest.hasPrefix("[") { rest = rest.dropFirst().drop { $0 == "[" || $0 == " " } }
