@@ -118,12 +118,21 @@ extension MessageStore {
                     group.requestFrom?.blob,
                 ])
             for recipient in recipients {
+                // A recipient this change removed keeps the last frame that listed it, so
+                // that one which never had the group (offline since before it was invited)
+                // can take it before the removal, and the messages sent while it was in.
                 try db.execute(
                     sql: """
                         INSERT INTO group_outbox (pk, gid, frame) VALUES (?, ?, ?)
-                        ON CONFLICT (pk, gid) DO UPDATE SET frame = excluded.frame
+                        ON CONFLICT (pk, gid) DO UPDATE SET
+                            membership = CASE WHEN ? THEN NULL
+                                ELSE coalesce(group_outbox.membership, group_outbox.frame) END,
+                            frame = excluded.frame
                         """,
-                    arguments: [recipient.blob, group.state.id.blob, frame])
+                    arguments: [
+                        recipient.blob, group.state.id.blob, frame,
+                        group.state.hasMember(recipient),
+                    ])
             }
             try db.execute(
                 sql: "INSERT INTO events (type, at, pk, gid) VALUES (?, ?, ?, ?)",
@@ -135,13 +144,16 @@ extension MessageStore {
         }
     }
 
-    /// The GROUP frames `peer` must have, one per group: sent first on every session.
+    /// The GROUP frames `peer` must have, the latest per group, after the last one that
+    /// listed it where a later one removed it: sent first on every session.
     public func groupFrames(for peer: PeerKey) async throws(StoreError) -> [GroupUpdate] {
         try await read("reading group frames", settling: false) { db in
-            try Data.fetchAll(
-                db, sql: "SELECT frame FROM group_outbox WHERE pk = ? ORDER BY gid",
+            try Row.fetchAll(
+                db, sql: "SELECT membership, frame FROM group_outbox WHERE pk = ? ORDER BY gid",
                 arguments: [peer.blob]
-            ).compactMap { frame in
+            ).flatMap { row in
+                [row["membership"] as Data?, row["frame"] as Data?].compactMap { $0 }
+            }.compactMap { frame in
                 guard case .group(let update) = try? AppMessage.decode([UInt8](frame)) else {
                     return nil
                 }

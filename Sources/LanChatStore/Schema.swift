@@ -120,6 +120,14 @@ enum Schema {
             try db.execute(
                 sql: "ALTER TABLE store_identity ADD COLUMN generation INTEGER NOT NULL DEFAULT 0")
         }
+        migrator.registerMigration("v13: a removed member's last membership") { db in
+            // A member invited and removed while it was offline got only the frame that
+            // removed it, which does not list it: it refused the group as one it was never
+            // invited to, and with it the messages sent while it was a member (QA). The
+            // frame that last listed it is kept beside the one that removed it, and sent
+            // first (`groupFrames(for:)`).
+            try db.execute(sql: "ALTER TABLE group_outbox ADD COLUMN membership BLOB")
+        }
         return migrator
     }
 
@@ -292,7 +300,8 @@ enum Schema {
     /// peer and group, the latest GROUP frame that peer must have: it is sent first on every
     /// session with that peer (GROUP has no ACK, and versions make a repeat harmless), which
     /// is how a member that was offline learns a change before the messages that follow it;
-    /// a removed member keeps the frame that removed it. A group message is one row per
+    /// a removed member keeps the frame that removed it (and, from v13, the one that last
+    /// listed it, in `membership`). A group message is one row per
     /// member on that member's stream, with `group_id`; the copies share their `uuid`. Group
     /// rows stay out of the peer's 1:1 conversation (the trigger below).
     static let v6 = """

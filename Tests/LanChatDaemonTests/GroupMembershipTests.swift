@@ -164,6 +164,63 @@ struct GroupMembershipTests {
         }
     }
 
+    /// A member invited and then removed while it was offline (found by QA): it is sent the
+    /// frame that last listed it before the one that removed it. The removal alone lists
+    /// neither it nor an invitation, so it refused the group, and then, as "not from a
+    /// member", the messages sent to it while it was one.
+    @Test func aMemberRemovedBeforeItCameBackGetsItsMembershipFirst() async throws {
+        let harness = try await PeerLinkTests.Harness.start()
+        let (own, carol) = (try #require(LinkPhaseTests.own), try #require(Self.carol))
+        let invited = try await Self.hold(
+            harness, version: 1, members: [own, harness.peer, carol], name: "ops")
+        let removed = GroupConvergence.next(after: invited, members: [own, carol])
+        #expect(
+            try await harness.store.saveGroup(
+                StoredGroup(state: removed, basis: invited.members, updatedAt: 2),
+                recipients: [harness.peer, carol], expectedVersion: 1, changedBy: own))
+        #expect(try await harness.store.groupFrames(for: harness.peer) == [invited, removed])
+        #expect(try await harness.store.groupFrames(for: carol) == [removed])
+
+        let session = harness.session("s1")
+        var writes = session.writes.makeAsyncIterator()
+        #expect(await harness.link.attach(session))
+        _ = await writes.next()  // our HELLO
+        await harness.link.received([.hello(PeerLinkTests.Harness.hello())], on: session)
+        await session.close(.normal)
+        var sent: [GroupUpdate] = []
+        while let write = await writes.next() {
+            guard case .control(let messages) = write else { continue }
+            for case .group(let update) in messages { sent.append(update) }
+        }
+        #expect(sent == [invited, removed])
+
+        // Re-added later: the frame lists it again, and the old membership is not sent.
+        let back = GroupConvergence.next(after: removed, members: [own, harness.peer, carol])
+        #expect(
+            try await harness.store.saveGroup(
+                StoredGroup(state: back, basis: removed.members, updatedAt: 3),
+                recipients: [harness.peer, carol], expectedVersion: 2, changedBy: own))
+        #expect(try await harness.store.groupFrames(for: harness.peer) == [back])
+        await harness.stop()
+    }
+
+    /// The other side: both frames taken in order, a group it holds without itself, and a
+    /// message its sender sent while it was a member is stored, not refused.
+    @Test func aMembershipThenItsRemovalAreBothTakenAndTheMessagesBetweenKept() async throws {
+        let harness = try await PeerLinkTests.Harness.start()
+        let (own, carol) = (try #require(LinkPhaseTests.own), try #require(Self.carol))
+        try await harness.store.addPeer(carol, keyTag: "TAG", name: "m", at: 1)
+        let (session, _) = try await harness.established("s1")
+        let id = try #require(Self.groupID)
+        let invited = GroupUpdate(
+            id: id, version: 1, name: "ops", members: [own, harness.peer, carol])
+        let removed = GroupConvergence.next(after: invited, members: [harness.peer, carol])
+        await harness.link.received([.group(invited), .group(removed)], on: session)
+        #expect(try await harness.store.group(id)?.state == removed)
+        #expect(session.closeReason == nil)
+        await harness.stop()
+    }
+
     /// Stores a group with the link's peer and asks the link to send it, as
     /// `GroupPublisher` does.
     static func queueGroup(on harness: PeerLinkTests.Harness) async throws -> GroupUpdate {

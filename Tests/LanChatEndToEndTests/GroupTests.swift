@@ -121,6 +121,41 @@ extension EndToEnd {
             }
         }
 
+        /// Found by QA: bob, offline, was added to a group, sent a message there and removed
+        /// before he came back. He was sent only the frame that removed him, which does not
+        /// list him, so he refused the group and then the message ("not from a member"),
+        /// which alice saw fail. Now the message he was sent as a member reaches him, and he
+        /// lists the group without himself.
+        @Test func aMemberAddedAndRemovedWhileOfflineGetsWhatWasSentWhileItWasIn() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
+                let bobPort = try bob.port
+                #expect(await bob.stop() == .exited(0), "\(bob.log)")
+                let created = try await alice.lanchat(["group", "create", "ops", bob.id])
+                #expect(created.status == 0, "\(created)")
+                let groupID = created.output.trimmingCharacters(in: .newlines)
+                let id = try await alice.send("sent while bob is in", to: "#ops")
+                let removed = try await alice.lanchat(["group", "remove", "ops", bob.id])
+                #expect(removed.status == 0, "\(removed)")
+
+                let back = try await DaemonProcess.start(
+                    "bob", in: sandbox, port: bobPort, peers: ["127.0.0.1:\(try alice.port)"])
+                let delivered = try await pollUntil(timeout: .seconds(10)) {
+                    let history = try await alice.json(History.self, ["history", groupID])
+                    return history.messages.first { $0.id == id }?.recipients?.first?.status
+                        == "delivered"
+                }
+                let last = try await alice.lanchat(["history", groupID]).output
+                #expect(delivered, "\(last)\n\(alice.log)\n\(back.log)")
+                let theirs = try await back.json(History.self, ["history", groupID])
+                #expect(theirs.messages.map(\.text) == ["sent while bob is in"])
+                let groups = try await back.json(GroupList.self, ["groups"])
+                #expect(groups.groups.map(\.id) == [groupID], "\(back.log)")
+                #expect(groups.groups.first?.version == 2)
+            }
+        }
+
         /// `read GROUP` prints the group's unread messages, marks them read, and the sender's
         /// `send --wait-read` returns with the member's copy read.
         @Test func readGroupMarksReadAndTheSenderSeesIt() async throws {

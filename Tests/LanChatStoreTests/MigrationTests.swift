@@ -21,6 +21,7 @@ struct MigrationTests {
                 "v7: group conversations, group events, group requests",
                 "v8: set-based bookkeeping for batches", "v9: received batches staged",
                 "v10: settled key changes", "v11: replaced keys", "v12: store generation",
+                "v13: a removed member's last membership",
             ])
         _ = try MessageStore.open(path: directory.storePath)
         #expect(try appliedMigrations(directory.storePath) == first)
@@ -147,7 +148,7 @@ struct MigrationTests {
         #expect(try appliedMigrations(directory.storePath).count == 2)
 
         let store = try MessageStore.open(path: directory.storePath)
-        #expect(try appliedMigrations(directory.storePath).count == 12)
+        #expect(try appliedMigrations(directory.storePath).count == 13)
         for peer in [bob, carol, dave] {
             #expect(try await store.history(with: peer, limit: 100).messages == before[peer])
         }
@@ -207,7 +208,7 @@ struct MigrationTests {
         #expect(try appliedMigrations(directory.storePath).count == 3)
 
         let store = try MessageStore.open(path: directory.storePath)
-        #expect(try appliedMigrations(directory.storePath).count == 12)
+        #expect(try appliedMigrations(directory.storePath).count == 13)
         for peer in [bob, carol, dave] {
             #expect(try await store.history(with: peer, limit: 100).messages == before[peer])
         }
