@@ -221,6 +221,31 @@ struct GroupMembershipTests {
         await harness.stop()
     }
 
+    /// `--accept contacts`: a group that reached us first from a non-contact member (carol,
+    /// passing it on) is a request; the same group sent by a contact who is a member is not
+    /// one any more, whichever copy came first (found by QA: it depended on the order).
+    @Test func aGroupRequestAContactMemberAlsoSendsIsAccepted() async throws {
+        let harness = try await PeerLinkTests.Harness.start()
+        let (own, carol) = (try #require(LinkPhaseTests.own), try #require(Self.carol))
+        try await harness.store.addPeer(carol, keyTag: "TAG", name: "carol", at: 1)
+        let id = try #require(Self.groupID)
+        let state = GroupUpdate(
+            id: id, version: 1, name: "ops", members: [own, harness.peer, carol])
+        #expect(
+            try await harness.store.saveGroup(
+                StoredGroup(state: state, basis: [], updatedAt: 1, requestFrom: carol),
+                recipients: [harness.peer, carol], expectedVersion: nil, changedBy: carol))
+        let (session, _) = try await harness.established("s1")
+
+        // Not yet a contact: its copy changes nothing.
+        await harness.link.received([.group(state)], on: session)
+        #expect(try await harness.store.group(id)?.requestFrom == carol)
+        _ = try await harness.link.services.directory.makeContact(harness.peer)
+        await harness.link.received([.group(state)], on: session)
+        #expect(try await harness.store.group(id)?.requestFrom == nil)
+        await harness.stop()
+    }
+
     /// Stores a group with the link's peer and asks the link to send it, as
     /// `GroupPublisher` does.
     static func queueGroup(on harness: PeerLinkTests.Harness) async throws -> GroupUpdate {

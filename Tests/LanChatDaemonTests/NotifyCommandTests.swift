@@ -116,6 +116,39 @@ struct NotifyCommandTests {
         _ = try? await running.value
     }
 
+    /// A pending group request's messages stay out of notifications, as out of the inbox
+    /// (found by QA: a contact's message in a group that was a request ran the command).
+    @Test func aHeldGroupRequestsMessageRunsNoCommand() async throws {
+        let clock = ManualClock()
+        let bus = EventBus()
+        let root = try TestRoot()
+        defer { root.remove() }
+        let marker = root.path + "/started"
+        let held = try #require(GroupID(bytes: [UInt8](repeating: 0x0C, count: 16)))
+        let notifier = MessageNotifier(
+            events: bus, setting: NotifyCommandSetting("touch \(marker).$$; exec sleep 600"),
+            wants: { _ in true }, heldGroup: { $0 == held }, displayName: { _ in "alice" },
+            clock: clock.daemonClock, logger: quietLogger)
+        let running = Task { try await notifier.run() }
+        while bus.subscriberCount == 0 { await Task.yield() }
+        let key = try TypingTests.key(3)
+        var inGroup = WireMessage(stream: 1, seq: 1, id: .random(), sentAt: 0, text: "held")
+        inGroup.group = held.bytes
+        let direct = WireMessage(stream: 1, seq: 2, id: .random(), sentAt: 0, text: "direct")
+        bus.publish(
+            .messagesReceived(
+                peer: key,
+                [
+                    IncomingRecord(message: inGroup, text: "held"),
+                    IncomingRecord(message: direct, text: "direct"),
+                ]))
+        try await eventually("the direct message's run") { Self.started(root.path).count >= 1 }
+        let counts = notifier.pendingCounts
+        #expect(counts.running + counts.waiting == 1)
+        running.cancel()
+        _ = try? await running.value
+    }
+
     /// A burst is not an hour of late notifications (found by QA): at most 32 wait beyond the
     /// 4 running, the oldest dropped; turning the command off drops what waits; a stop starts
     /// nothing more.

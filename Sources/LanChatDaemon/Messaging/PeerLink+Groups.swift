@@ -76,6 +76,7 @@ extension PeerLink {
                 ownKey: services.directory.ownKey)
             guard decision == .apply else {
                 logger.debug("GROUP \(update.id) v\(update.version) ignored: \(decision)")
+                await acceptRequestAContactVouchesFor(local)
                 return
             }
             // `--accept contacts`: a group a non-contact adds us to is a request.
@@ -87,6 +88,7 @@ extension PeerLink {
                     update, replacing: local, by: key, asRequest: asRequest)
                 {
                 case .saved:
+                    await acceptRequestAContactVouchesFor(local)
                     return
                 case .conflict:
                     continue
@@ -95,6 +97,26 @@ extension PeerLink {
                 logger.error("cannot store a group: \(error)")
                 return
             }
+        }
+    }
+
+    /// A group request (`--accept contacts`) that this peer, a contact of ours and one of
+    /// its members, sends us too is no request: a contact added us. Without this, whether a
+    /// contact's new group was a request depended on which member's copy came first (found
+    /// by QA: a non-contact member passing it on before the contact's own copy arrived).
+    private func acceptRequestAContactVouchesFor(_ local: StoredGroup?) async {
+        guard let local, local.requestFrom != nil, local.state.hasMember(key),
+            local.state.hasMember(services.directory.ownKey),
+            services.directory.entry(key)?.record.contact == true
+        else { return }
+        do {
+            if try await services.store.acceptGroupRequest(local.state.id) {
+                logger.info(
+                    "group request \(local.state.name) accepted: a contact of ours, a member, sent it too"
+                )
+            }
+        } catch {
+            logger.error("cannot accept a group request: \(error)")
         }
     }
 

@@ -24,10 +24,14 @@ final class MessageNotifier: Service, Sendable {
     /// Whether a message from this peer may notify. The daemon passes "not blocked"; the
     /// message-request work (`--accept contacts`) adds "not a pending request" here.
     typealias Filter = @Sendable (PeerKey) -> Bool
+    /// Whether a group's messages are held (a pending group request): they do not notify,
+    /// as they stay out of the inbox and the unread count (PRODUCT.md §6; found by QA).
+    typealias GroupFilter = @Sendable (GroupID) async -> Bool
 
     private let events: EventBus
     private let setting: NotifyCommandSetting
     private let wants: Filter
+    private let heldGroup: GroupFilter
     private let displayName: @Sendable (PeerKey) -> String
     private let clock: DaemonClock
     private let timeLimit: Duration
@@ -38,12 +42,14 @@ final class MessageNotifier: Service, Sendable {
 
     init(
         events: EventBus, setting: NotifyCommandSetting, wants: @escaping Filter,
+        heldGroup: @escaping GroupFilter = { _ in false },
         displayName: @escaping @Sendable (PeerKey) -> String, clock: DaemonClock,
         timeLimit: Duration = MessageNotifier.timeLimit, logger: Logger
     ) {
         self.events = events
         self.setting = setting
         self.wants = wants
+        self.heldGroup = heldGroup
         self.displayName = displayName
         self.clock = clock
         self.timeLimit = timeLimit
@@ -72,8 +78,18 @@ final class MessageNotifier: Service, Sendable {
                 setting.command != nil, wants(peer)
             else { continue }
             let from = displayName(peer)
+            var held: [GroupID: Bool] = [:]
+            var shown: [IncomingRecord] = []
+            for message in messages {
+                if let group = message.message.group.flatMap({ GroupID(bytes: $0) }) {
+                    if held[group] == nil { held[group] = await heldGroup(group) }
+                    if held[group] == true { continue }
+                }
+                shown.append(message)
+            }
+            guard !shown.isEmpty else { continue }
             queue.append(
-                messages.map { message in
+                shown.map { message in
                     NotifyQueue.Item(variables: [
                         "LANCHAT_FROM": from, "LANCHAT_FROM_ID": peer.id,
                         "LANCHAT_TEXT": message.text,

@@ -190,6 +190,7 @@ public final class Daemon: Sendable {
                     !directory.isBlocked(key)
                         && directory.entry(key)?.record.hasPendingRequest != true
                 },
+                heldGroup: { group in (try? await store.group(group))?.requestFrom != nil },
                 displayName: { directory.entry($0)?.displayName ?? Fingerprint.keyTag($0) },
                 clock: clock, logger: logger))
         if let reload {
