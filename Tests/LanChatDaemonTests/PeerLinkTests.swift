@@ -207,6 +207,41 @@ import Testing
         await harness.stop()
     }
 
+    /// An ACK whose mark the store refuses (a full disk) is written once there is room
+    /// again, with no later ACK to cover it: the session stays up, and the messages stayed
+    /// queued for good (found by QA).
+    @Test(.timeLimit(.minutes(1)))
+    func aDeliveryMarkRefusedByAFullStoreIsWrittenOnceThereIsRoom() async throws {
+        let harness = try await Harness.start()
+        let stored = try await harness.store.enqueue(
+            to: harness.peer, texts: (1...300).map { "message \($0)" }, at: 2_000)
+        await harness.link.committed(stored)
+        let stream = try #require(stored.first?.stream)
+        let statuses = harness.events.subscribe()
+        var (session, writes) = try await harness.established("a")
+        var sent = 0
+        while sent < 300, case .messages(let batch) = await writes.next() { sent += batch.count }
+        // Full (SQLite raises a limit below the file's size to its size): the marks'
+        // events cannot be written.
+        try await harness.store.executeForTesting("PRAGMA max_page_count = 1")
+        await harness.link.received([.ack(stream: stream, delivered: 300)], on: session)
+        try await eventually("the mark refused") { await harness.link.deliveryMarksRefused }
+        let refused = try await harness.store.messages(ids: stored.map(\.id))
+        #expect(refused.allSatisfy { $0.status == .queued })
+        try await harness.store.executeForTesting("PRAGMA max_page_count = 1000000")
+        for await event in statuses {
+            if case .statusChanged(_, let changed, sent: false) = event,
+                changed.contains(where: { $0.seq == 300 && $0.status == .delivered })
+            {
+                break
+            }
+        }
+        let rows = try await harness.store.messages(ids: stored.map(\.id))
+        #expect(rows.allSatisfy { $0.status == .delivered })
+        _ = session
+        await harness.stop()
+    }
+
     /// PROTOCOL.md §9.3 with a cursor beyond anything we assigned (our store went back in
     /// time, or the peer lies): none of our messages is marked delivered or read by it; the
     /// undelivered ones go out again, in order, on a fresh stream (found by QA: queued

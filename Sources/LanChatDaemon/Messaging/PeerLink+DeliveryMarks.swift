@@ -10,8 +10,9 @@ import LanChatCore
 /// cumulative, so per stream one mark is written per round, in one transaction, with a step
 /// per millisecond in which ACKs came (each message gets its own ACK's time). A mark
 /// stays in `deliveryMarks` until it is in the store, and the control API lays it over store
-/// rows meanwhile (`liveOutgoingState`). When the link stops, the loop writes what it holds
-/// before it returns.
+/// rows meanwhile (`liveOutgoingState`). A mark the store refuses (a full disk) is kept and
+/// written again a second later. When the link stops, the loop writes what it holds before
+/// it returns.
 ///
 /// After a mark arrives the loop waits `markCoalescing` before writing, so the ACKs of a busy
 /// stream share one write. Written at once, each mark took the store's single writer just
@@ -19,6 +20,8 @@ import LanChatCore
 /// trace in docs/benchmarks.md). Only the event log's `message.delivered` waits with it.
 extension PeerLink {
     static let markCoalescing: Duration = .milliseconds(20)
+    /// How long a mark the store refused (a full disk) waits before it is written again.
+    static let markRetry: Duration = .seconds(1)
 
     func recordDelivery(stream: UInt64, upTo: UInt64, at now: Int64) {
         if var mark = deliveryMarks[stream] {
@@ -36,8 +39,15 @@ extension PeerLink {
 
     func runDeliveryMarks() async {
         while true {
-            await writeDeliveryMarks()
+            let refused = await writeDeliveryMarks()
             if shouldStop { return }
+            if refused {
+                // Kept and tried again: on a session that stays up, no later ACK may come
+                // to cover these messages, which stayed queued for good (found by QA).
+                await stopWakeup.wait(
+                    until: services.clock.monotonic() + Self.markRetry, clock: services.clock)
+                continue
+            }
             await marksWakeup.wait(until: nil)
             if !shouldStop {
                 await stopWakeup.wait(
@@ -47,7 +57,10 @@ extension PeerLink {
         }
     }
 
-    private func writeDeliveryMarks() async {
+    /// Writes every mark not yet taken; returns whether the store refused one (kept, to be
+    /// written again).
+    private func writeDeliveryMarks() async -> Bool {
+        var refused: [UInt64] = []
         while let (stream, mark) = deliveryMarks.first(where: { !$0.value.taken }) {
             deliveryMarks[stream]?.taken = true
             do {
@@ -62,12 +75,24 @@ extension PeerLink {
                         peer: key, stream: stream, steps: mark.steps)
                 }
             } catch {
-                // The peer has the messages; failing to record it only means they are resent
-                // and dropped as duplicates later.
-                logger.error("cannot record delivery: \(error)")
+                // The peer has the messages: the mark stays (views still lay it over the
+                // rows) and is written again; if the link stops first, the peer's next HELLO
+                // says what it holds.
+                if !deliveryMarksRefused {
+                    logger.error("cannot record delivery, trying again every second: \(error)")
+                }
+                deliveryMarksRefused = true
+                refused.append(stream)
+                continue
             }
-            // Written (or given up): forget it, unless a newer ACK replaced it meanwhile.
+            if deliveryMarksRefused {
+                deliveryMarksRefused = false
+                logger.notice("delivery recorded again")
+            }
+            // Written: forget it, unless a newer ACK replaced it meanwhile.
             if deliveryMarks[stream]?.taken == true { deliveryMarks[stream] = nil }
         }
+        for stream in refused { deliveryMarks[stream]?.taken = false }
+        return !refused.isEmpty
     }
 }

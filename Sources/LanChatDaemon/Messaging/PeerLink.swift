@@ -35,6 +35,8 @@ actor PeerLink {
     var outboxCache = OutboxCache(capacity: maxCachedMessages)
     /// ACKs not yet known to be written as `delivered`, per stream (`PeerLink+DeliveryMarks`).
     var deliveryMarks: [UInt64: DeliveryMark] = [:]
+    /// The store refused the last write of marks (said once, until one is written again).
+    var deliveryMarksRefused = false
     /// Batches from the transport waiting for the inbound loop (`PeerLink+Inbound`).
     var inbound: [InboundBatch] = []
     /// The name-clash warning of §3.8 row 7 was logged for this key (once per run).
