@@ -10,12 +10,18 @@ extension MessageStore {
     /// The index is walked newest first (`ORDER BY rowid DESC` on the FTS5 table) and the
     /// walk stops at `limit`, so a word found in most messages costs no more than a rare one.
     /// Messages stored but not yet indexed are indexed first, so a search sees every message
-    /// stored before it was called.
+    /// stored before it was called; when they cannot be written (a full disk, a read-only
+    /// file system), what is indexed is searched all the same (found by QA: one message not
+    /// yet indexed made every search fail until there was room again).
     /// `group`: only that group's messages (every member's copy of an own one).
     public func search(
         _ query: SearchQuery, peer: PeerKey? = nil, group: GroupID? = nil, limit: Int
     ) async throws(StoreError) -> [StoredMessage] {
-        try await completeSearchIndex()
+        do {
+            try await completeSearchIndex()
+        } catch {
+            guard error.kind == .unavailable else { throw error }
+        }
         return try await read("searching messages") { db in
             // CROSS JOIN keeps the FTS5 table the outer loop, in its rowid order.
             var sql = """

@@ -37,6 +37,31 @@ struct SearchIndexTests {
         try await checkIndex(store)
     }
 
+    /// A full disk: what is not yet indexed cannot be, and what is indexed is still found
+    /// (found by QA: every search failed with exit 74 for one message not yet indexed).
+    @Test func aFullDiskStillSearchesWhatIsIndexed() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        _ = try await store.enqueue(to: bob, texts: ["the build is green"], at: 100)
+        #expect(try await texts(store, "build") == ["the build is green"])
+        // Enough messages that indexing them needs new pages.
+        _ = try await store.enqueue(
+            to: bob, texts: (1...200).map { "build number \($0) of the week" }, at: 200)
+        try await store.executeForTesting("PRAGMA max_page_count = 1")
+        do {
+            try await store.indexPendingMessages()
+            Issue.record("a full store took the index")
+        } catch {
+            #expect(error.kind == .unavailable)
+        }
+        #expect(try await texts(store, "green") == ["the build is green"])
+        #expect(try await store.messagesAwaitingIndex() == 200)
+        try await store.executeForTesting("PRAGMA max_page_count = 1000000")
+        #expect(try await texts(store, "week").count == 100)
+        #expect(try await store.messagesAwaitingIndex() == 0)
+    }
+
     @Test func batchesIndexInStoredOrderAndStopWhenComplete() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
