@@ -49,6 +49,24 @@ extension EndToEnd {
             }
         }
 
+        /// A first contact is logged online once on each side (found by QA: twice, once at
+        /// the handshake and once when the HELLO told the peer's name).
+        @Test func aFirstContactIsLoggedOnlineOnce() async throws {
+            try await inSandbox { sandbox in
+                let bob = try await DaemonProcess.start("bob", in: sandbox)
+                let alice = try await DaemonProcess.start(
+                    "alice", in: sandbox, peers: ["127.0.0.1:\(try bob.port)"])
+                let pair = DaemonPair(alice: alice, bob: bob)
+                try await pair.awaitConnected()
+                _ = try await alice.sendDelivered("hello bob", to: "bob")
+                _ = try await bob.sendDelivered("hello alice", to: "alice")
+                for node in [alice, bob] {
+                    let presences = try await Self.loggedPresences(of: node)
+                    #expect(presences == ["online"], "\(node.name): \(presences)\n\(node.log)")
+                }
+            }
+        }
+
         /// The presences `node`'s event log holds, in order, up to the message it received
         /// (replayed from the start of the log by `watch --since 0 --json`).
         static func loggedPresences(of node: DaemonProcess) async throws -> [String] {

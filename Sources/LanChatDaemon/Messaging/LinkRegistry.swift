@@ -45,6 +45,8 @@ final class LinkRegistry: SessionDelegate, Service {
         /// Calls whose wait was cancelled before it began (it then does not begin).
         var cancelledReplacementWaits: Set<UInt64> = []
         var lastReplacementWait: UInt64 = 0
+        /// Peers met for the first time whose coming online is left for their HELLO to log.
+        var onlineNotLogged: Set<PeerKey> = []
     }
 
     /// How long a session the peer closed as a duplicate (or replaced) waits for the peer's
@@ -177,10 +179,12 @@ final class LinkRegistry: SessionDelegate, Service {
             return
         }
         let now = services.now()
+        var firstContact = false
         do {
             if try await services.directory.pinOnFirstContact(
                 key, dialledAddress: session.dialledAddress, at: now)
             {
+                firstContact = true
                 logger.notice("new peer \(Fingerprint.keyTag(key)) pinned (unverified)")
             }
         } catch {
@@ -195,11 +199,17 @@ final class LinkRegistry: SessionDelegate, Service {
                 logger.error("cannot record a peer's address: \(error)")
             }
         }
-        state.withLock { _ = $0.counted.insert(session) }
+        state.withLock { state in
+            _ = state.counted.insert(session)
+            if firstContact { state.onlineNotLogged.insert(key) }
+        }
         if let change = services.directory.sessionCountChanged(key, by: 1, at: now),
             change.before != change.after
         {
-            await presenceChanged(key, to: change.after, at: now)
+            // A peer met for the first time has not said its name: its coming online is
+            // logged once, when its HELLO is applied (`PeerLink.logIfAnnouncedChanged`).
+            // Logged here as well, the log held it online twice (found by QA).
+            await presenceChanged(key, to: change.after, at: now, logged: !firstContact)
         }
         replacementArrived(for: key)
         sessionChangesContinuation.yield(.started(key))
@@ -229,12 +239,16 @@ final class LinkRegistry: SessionDelegate, Service {
         }
         let now = services.now()
         let peerShutDown = if case .closedByPeer(.shutdown) = end { true } else { false }
+        // A first contact that ended before its HELLO was never logged online: nor is its end.
+        let neverLogged =
+            state.withLock { $0.onlineNotLogged.remove(key) != nil }
+            && services.directory.entry(key)?.record.name.isEmpty != false
         if wasCounted,
             let change = services.directory.sessionCountChanged(
                 key, by: -1, at: now, peerShutDown: peerShutDown),
             change.before != change.after
         {
-            await presenceChanged(key, to: change.after, at: now)
+            await presenceChanged(key, to: change.after, at: now, logged: !neverLogged)
         }
         let logger = self.logger
         services.directory.recordLastSeen(key, at: now) { error in
@@ -317,9 +331,13 @@ final class LinkRegistry: SessionDelegate, Service {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Tells listeners now, and the event log (`peer.presence`) for `watch`.
-    private func presenceChanged(_ key: PeerKey, to presence: Presence, at now: Int64) async {
+    /// Tells listeners now, and the event log (`peer.presence`) for `watch` unless `logged`
+    /// is false.
+    private func presenceChanged(
+        _ key: PeerKey, to presence: Presence, at now: Int64, logged: Bool = true
+    ) async {
         services.events.publish(.presenceChanged(peer: key, presence))
+        guard logged else { return }
         do {
             let logged: LoggedPresence =
                 switch presence {

@@ -486,8 +486,9 @@ extension PeerLink {
 
     /// A peer that became away or busy (or available again), changed its status text or
     /// its name, is a `peer.presence` event for `watch`, as coming online or going offline
-    /// is. So is the first HELLO of a peer that dialled in: `peer.new` and its coming online
-    /// were logged at the handshake, before it had said its name (found by QA).
+    /// is. A peer met for the first time comes online here, with its first HELLO: `peer.new`
+    /// was logged at the handshake, before it had said its name, and the registry leaves
+    /// its coming online to this (found by QA, twice: nameless, then logged twice).
     private func logIfAnnouncedChanged(
         from before: (status: String, text: String, name: String)?, at now: Int64
     ) async {
