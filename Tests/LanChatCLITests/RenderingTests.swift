@@ -156,7 +156,17 @@ import Testing
         // Asked with --before or --after: an empty range, not an empty conversation.
         let paged = HistoryView.render(
             result, paged: true, now: CLIFixtures.now, zone: utc, style: .plain)
-        #expect(paged.hasSuffix("No messages in this range.\n"))
+        #expect(
+            paged.hasSuffix(
+                "(nothing older: this is the start of the conversation)\nNo messages in this range.\n"
+            ))
+        // An empty range with older messages beyond it.
+        let between = HistoryResult(
+            peer: CLIFixtures.carol, messages: [], hasOlder: true, hasNewer: true)
+        let middle = HistoryView.render(
+            between, paged: true, now: CLIFixtures.now, zone: utc, style: .plain)
+        #expect(
+            middle.hasSuffix("No messages in this range.\n") && !middle.contains("nothing older"))
     }
 
     /// A group's history points at older messages as a 1:1 history does, and an empty range
@@ -179,7 +189,8 @@ import Testing
         empty.group = group
         #expect(
             HistoryView.render(empty, paged: true, now: CLIFixtures.now, zone: utc, style: .plain)
-                == "#ops  2 members\nNo messages in this range.\n")
+                == "#ops  2 members\n(nothing older: this is the start of the conversation)\n"
+                + "No messages in this range.\n")
         #expect(
             HistoryView.render(empty, now: CLIFixtures.now, zone: utc, style: .plain)
                 == "#ops  2 members\nNo messages yet. Send one: lanchat send '#ops' TEXT\n")

@@ -35,14 +35,17 @@ package enum HistoryView {
         messages: ([MessageInfo]) -> String
     ) -> String {
         let shown = terminalSafe(argument)
+        let start = style.dim("(nothing older: this is the start of the conversation)")
         guard let first = result.messages.first else {
+            // An empty page before the first message says so too (found by QA).
+            if paged && !result.hasOlder { return start + "\nNo messages in this range.\n" }
             if result.hasOlder || paged { return "No messages in this range.\n" }
             return "No messages yet. Send one: lanchat send \(shown) TEXT\n"
         }
         let older =
             result.hasOlder
             ? style.dim("(older messages: lanchat history \(shown) --before \(first.id))")
-            : style.dim("(nothing older: this is the start of the conversation)")
+            : start
         var text = older + "\n" + messages(result.messages)
         if result.hasNewer, let last = result.messages.last {
             text +=
