@@ -195,6 +195,31 @@ extension MessageStore {
         }
     }
 
+    /// Logs `message.status` events saying our messages `seqs` of `stream` are `sent`
+    /// (written to a session, no ACK for a while) or `queued` again (that session ended
+    /// before their ACK). Only rows still queued in the store: one whose delivery is already
+    /// written is past both. Nothing else is written: `sent` is never a row's status.
+    public func logSent(
+        _ status: StoredStatus, peer: PeerKey, stream: UInt64, seqs: ClosedRange<UInt64>,
+        at now: Int64
+    ) async throws(StoreError) {
+        try await writeBookkeeping("logging sent messages") { db in
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO events (type, at, pk, message, status)
+                    SELECT 2, ?, pk, rowid, ? FROM messages
+                    WHERE pk = ? AND direction = 1 AND stream = ? AND seq BETWEEN ? AND ?
+                        AND status = 0
+                    ORDER BY seq
+                    """
+            ).execute(
+                arguments: [
+                    now, status.rawValue, peer.blob, stream.storedValue,
+                    seqs.lowerBound.storedValue, seqs.upperBound.storedValue,
+                ])
+        }
+    }
+
     /// Our queued messages of a stream up to a seq: what an ACK delivers (arguments: the
     /// peer, the stream, the seq).
     static let deliverableRows =

@@ -6,6 +6,9 @@ import LanChatCore
 /// session by the daemon, so that it falls back to `queued` when the session closes.
 public enum StoredStatus: Int64, Sendable, Equatable {
     case queued = 0
+    /// Only in the event log (`logSent`): a message's row never holds it, since `sent` lasts
+    /// only as long as its session (PROTOCOL.md §9.5).
+    case sent = 1
     case delivered = 2
     case read = 3
     case failed = 4

@@ -29,6 +29,8 @@ enum MessageMapping {
             case .delivered: info.status = .delivered
             case .read: info.status = .read
             case .failed: info.status = .failed
+            // Only a `sent` event's report (`Messenger+Watch`): rows never hold it.
+            case .sent: info.status = .sent
             case .queued, nil:
                 // Not in the store yet: acknowledged (the mark is on its way), or in flight.
                 if let deliveredAt = live.unrecordedDeliveries[message.stream]?.deliveredAt(
@@ -52,6 +54,7 @@ extension MessageStatus {
     init(_ stored: StoredStatus) {
         switch stored {
         case .queued: self = .queued
+        case .sent: self = .sent
         case .delivered: self = .delivered
         case .read: self = .read
         case .failed: self = .failed

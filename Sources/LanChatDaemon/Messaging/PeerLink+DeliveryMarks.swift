@@ -41,6 +41,8 @@ extension PeerLink {
         while true {
             let refused = await writeDeliveryMarks()
             if shouldStop { return }
+            // Between rounds: what stayed in flight is logged `sent` (`PeerLink+SentReports`).
+            let nextLook = await reportSent()
             if refused {
                 // Kept and tried again: on a session that stays up, no later ACK may come
                 // to cover these messages, which stayed queued for good (found by QA).
@@ -48,7 +50,8 @@ extension PeerLink {
                     until: services.clock.monotonic() + Self.markRetry, clock: services.clock)
                 continue
             }
-            await marksWakeup.wait(until: nil)
+            await marksWakeup.wait(
+                until: nextLook.map { services.clock.monotonic() + $0 }, clock: services.clock)
             if !shouldStop {
                 await stopWakeup.wait(
                     until: services.clock.monotonic() + Self.markCoalescing,

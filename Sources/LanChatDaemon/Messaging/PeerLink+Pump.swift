@@ -55,6 +55,7 @@ extension PeerLink {
                 return
             }
             phase.updateFlow(on: current) { $0.didSend(upTo: lastSent.seq) }
+            wroteMessages()
             services.events.publish(.statusChanged(peer: key, contiguous, sent: true))
             do {
                 try await current.send(contiguous.map(Self.wireMessage))

@@ -37,6 +37,8 @@ actor PeerLink {
     var deliveryMarks: [UInt64: DeliveryMark] = [:]
     /// The store refused the last write of marks (said once, until one is written again).
     var deliveryMarksRefused = false
+    /// What the event log was told of messages in flight (`PeerLink+SentReports`).
+    var sentReports = SentReports()
     /// Batches from the transport waiting for the inbound loop (`PeerLink+Inbound`).
     var inbound: [InboundBatch] = []
     /// The name-clash warning of §3.8 row 7 was logged for this key (once per run).
@@ -100,11 +102,17 @@ actor PeerLink {
     /// messages `history` shows as `sent`), and the ACKs not yet written to the store.
     func liveOutgoingState() -> LiveOutgoingState {
         var state = LiveOutgoingState()
-        if let flow = phase.flow, let stream = flow.stream, let range = flow.inFlight {
-            state.inFlight = (stream, range)
-        }
+        state.inFlight = liveInFlight
         state.unrecordedDeliveries = deliveryMarks
         return state
+    }
+
+    /// Our stream's seqs written to the current session and not yet acknowledged.
+    var liveInFlight: (stream: UInt64, seqs: ClosedRange<UInt64>)? {
+        guard let flow = phase.flow, let stream = flow.stream, let range = flow.inFlight else {
+            return nil
+        }
+        return (stream, range)
     }
 
     var isOnline: Bool { phase.session != nil }
@@ -114,6 +122,7 @@ actor PeerLink {
     /// A new authenticated session with this key. Applies the one-session rule (§3.9) and,
     /// when the new one is kept, sends our HELLO first of all. Returns whether it was kept.
     func attach(_ new: any LinkSession) async -> Bool {
+        let inFlight = liveInFlight
         switch phase.sessionUp(
             new, ownKey: services.directory.ownKey, now: services.clock.monotonic())
         {
@@ -125,6 +134,7 @@ actor PeerLink {
             return false
         case .keep(let replacing):
             outboxCache.removeAll()
+            flowDropped(inFlight)
             if let (old, reason) = replacing {
                 if reason == .duplicate {
                     logger.debug("simultaneous dial: keeping \(new), closing \(old)")
@@ -171,7 +181,9 @@ actor PeerLink {
     /// The session ended. If it was the current one, its in-flight messages fall back to
     /// queued (they are simply no longer in any flow's in-flight range).
     func detach(_ old: any LinkSession) {
+        let inFlight = liveInFlight
         if phase.sessionDown(old) {
+            flowDropped(inFlight)
             outboxCache.removeAll()
             storeRetryWakeup.signal()
         }
