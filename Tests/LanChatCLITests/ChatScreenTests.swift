@@ -40,6 +40,21 @@ import Testing
         #expect(!screen.peerTyping)
     }
 
+    /// A line's `send` answer comes on its own connection and can arrive after the watch's
+    /// `delivered` for it: it adds the message when not shown yet, and never takes a shown
+    /// one back to the status it had at the send (seen in a full run: stuck at ✓).
+    @Test func aSendAnswerAfterTheStatusEventDoesNotTakeTheMarkBack() {
+        var screen = ChatScreen(peer: Self.bob)
+        screen.merge([Self.message("2", "yo", out: true, status: .delivered)])
+        screen.addSent([Self.message("2", "yo", out: true, status: .sent)])
+        let rows = screen.render(
+            width: 60, height: 10, input: LineEditor(), now: Self.now, zone: Self.utc
+        ).rows
+        #expect(rows.contains { $0.hasSuffix("You  yo  ✓✓") }, "\(rows)")
+        screen.addSent([Self.message("3", "new", out: true, status: .sent)])
+        #expect(screen.messages.map(\.id) == ["2", "3"])
+    }
+
     /// A pasted line far wider than the screen shows its end with the cursor after it, and
     /// moving the cursor to the start shows the start: only a screen's width is measured.
     @Test func aVeryLongInputLineShowsAroundTheCursor() {

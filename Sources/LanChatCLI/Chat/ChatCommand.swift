@@ -142,7 +142,7 @@ enum ChatTerminal {
                     case .send(let text):
                         switch await session.sending(text) {
                         case .success(let sent):
-                            inbox.post(.messages(sent))
+                            inbox.post(.sent(sent))
                             if reloadAfterSend {
                                 reloadAfterSend = false
                                 inbox.post(.accepted)

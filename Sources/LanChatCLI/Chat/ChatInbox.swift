@@ -9,6 +9,9 @@ import Synchronization
 /// thread, which owns the screen state.
 enum ChatUpdate: Sendable {
     case messages([MessageInfo])
+    /// The `send` answer for a line: the messages as stored then. The watch may have told a
+    /// later status of them already, so only those not shown yet are added (`addSent`).
+    case sent([MessageInfo])
     /// The newest page read again: put in its place, in its order.
     case page([MessageInfo])
     case older([MessageInfo], hasOlder: Bool)

@@ -122,6 +122,8 @@ final class ChatTerminalLoop {
         case .messages(let messages):
             screen.merge(messages)
             if messages.contains(where: { $0.direction == .incoming }) { incomingArrived() }
+        case .sent(let messages):
+            screen.addSent(messages)
         case .page(let messages):
             let known = Set(screen.messages.map(\.id))
             screen.mergePage(messages)
