@@ -195,13 +195,7 @@ import Testing
         #expect(seqs == [2, 3])
         await harness.link.received([.ack(stream: stream, delivered: 3)], on: session)
         // The writer records the ACK; its status change is the proof it is in the store.
-        for await event in statuses {
-            if case .statusChanged(_, let changed, sent: false) = event,
-                changed.contains(where: { $0.seq == 3 && $0.status == .delivered })
-            {
-                break
-            }
-        }
+        await Self.awaitDelivered(seq: 3, on: statuses)
         let rows = try await harness.store.messages(ids: stored.map(\.id))
         #expect(rows.allSatisfy { $0.status == .delivered })
         await harness.stop()
@@ -229,17 +223,22 @@ import Testing
         let refused = try await harness.store.messages(ids: stored.map(\.id))
         #expect(refused.allSatisfy { $0.status == .queued })
         try await harness.store.executeForTesting("PRAGMA max_page_count = 1000000")
-        for await event in statuses {
-            if case .statusChanged(_, let changed, sent: false) = event,
-                changed.contains(where: { $0.seq == 300 && $0.status == .delivered })
-            {
-                break
-            }
-        }
+        await Self.awaitDelivered(seq: 300, on: statuses)
         let rows = try await harness.store.messages(ids: stored.map(\.id))
         #expect(rows.allSatisfy { $0.status == .delivered })
         _ = session
         await harness.stop()
+    }
+
+    /// Returns once `statuses` tells that our message `seq` was written as delivered.
+    static func awaitDelivered(seq: UInt64, on statuses: AsyncStream<DaemonEvent>) async {
+        for await event in statuses {
+            if case .statusChanged(_, let changed, sent: false) = event,
+                changed.contains(where: { $0.seq == seq && $0.status == .delivered })
+            {
+                return
+            }
+        }
     }
 
     /// PROTOCOL.md §9.3 with a cursor beyond anything we assigned (our store went back in

@@ -26,12 +26,7 @@ extension EndToEnd {
                 var stopped = true
                 defer { if stopped { bob.child.send(SIGCONT) } }
                 let id = try await alice.send("are you there?", to: "bob")
-                let watcher = try #require(
-                    RunningChild(
-                        arguments: [
-                            try Binaries.lanchat(), "--socket", alice.socket, "watch", "--json",
-                            "--since", "0",
-                        ]))
+                let watcher = try #require(try alice.replayingWatch())
                 defer { kill(watcher.pid, SIGKILL) }
                 // A bound, not a wait for the event: without the `sent` the stream ends here.
                 let bound = Task {

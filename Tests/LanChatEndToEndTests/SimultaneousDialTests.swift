@@ -70,12 +70,7 @@ extension EndToEnd {
         /// The presences `node`'s event log holds, in order, up to the message it received
         /// (replayed from the start of the log by `watch --since 0 --json`).
         static func loggedPresences(of node: DaemonProcess) async throws -> [String] {
-            let watcher = try #require(
-                RunningChild(
-                    arguments: [
-                        try Binaries.lanchat(), "--socket", node.socket, "watch", "--json",
-                        "--since", "0",
-                    ]))
+            let watcher = try #require(try node.replayingWatch())
             defer { kill(watcher.pid, SIGKILL) }
             var presences: [String] = []
             while let text = await watcher.readLine() {

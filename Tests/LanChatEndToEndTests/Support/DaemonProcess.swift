@@ -1,4 +1,5 @@
 import Foundation
+import LanChatTestSupport
 import Testing
 
 /// A running `lanchatd` started by a test: its own data directory, control socket and TCP
@@ -197,5 +198,16 @@ final class DaemonProcess: Sendable {
     {
         child.send(signal)
         return await child.waitForExit(within: timeout)
+    }
+}
+
+extension DaemonProcess {
+    /// `lanchat watch --json --since 0` on this daemon: its whole event log, then its live
+    /// events, one JSON object a line. Nil if it could not be started; the caller kills it.
+    func replayingWatch() throws -> RunningChild? {
+        RunningChild(
+            arguments: [
+                try Binaries.lanchat(), "--socket", socket, "watch", "--json", "--since", "0",
+            ])
     }
 }
