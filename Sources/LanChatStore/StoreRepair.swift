@@ -314,35 +314,34 @@ public enum StoreRepair {
     /// Conversations derive from the messages (the insert and read triggers keep them): one
     /// that could not be read comes back (unarchived), and every one gets its last message and
     /// unread count from the messages that were kept, not from a count that included lost ones.
-    private static let conversationsRebuilt = """
-        INSERT INTO conversations (pk, last_message, updated_at, archived, unread)
-        SELECT m.pk, m.rowid,
-            CASE m.direction WHEN 0 THEN coalesce(m.received_at, m.created_at)
-                ELSE m.created_at END,
-            0, 0
-        FROM messages m
-        WHERE m.rowid IN (SELECT max(rowid) FROM messages WHERE group_id IS NULL GROUP BY pk)
-        ON CONFLICT (pk) DO NOTHING;
-        UPDATE conversations SET
-            last_message = (SELECT max(rowid) FROM messages m
-                WHERE m.pk = conversations.pk AND m.group_id IS NULL),
-            unread = (SELECT count(*) FROM messages m WHERE m.pk = conversations.pk
-                AND m.group_id IS NULL AND m.direction = 0 AND m.read_at IS NULL);
-        INSERT INTO group_conversations (gid, last_message, updated_at, archived, unread)
-        SELECT m.group_id, m.rowid,
-            CASE m.direction WHEN 0 THEN coalesce(m.received_at, m.created_at)
-                ELSE m.created_at END,
-            0, 0
-        FROM messages m
-        WHERE m.rowid IN (
-            SELECT max(rowid) FROM messages WHERE group_id IS NOT NULL GROUP BY group_id)
-        ON CONFLICT (gid) DO NOTHING;
-        UPDATE group_conversations SET
-            last_message = (SELECT max(rowid) FROM messages m
-                WHERE m.group_id = group_conversations.gid),
-            unread = (SELECT count(*) FROM messages m WHERE m.group_id = group_conversations.gid
-                AND m.direction = 0 AND m.read_at IS NULL);
+    private static let conversationsRebuilt =
+        conversationsRebuilt(table: "conversations", key: "pk", by: "pk", of: "group_id IS NULL")
+        + conversationsRebuilt(
+            table: "group_conversations", key: "gid", by: "group_id",
+            of: "group_id IS NOT NULL")
+
+    /// `conversationsRebuilt` for one table: its rows keyed by `key`, one per value of the
+    /// messages' column `by`, counting the messages that `filter` (unqualified) selects.
+    private static func conversationsRebuilt(
+        table: String, key: String, by column: String, of filter: String
+    ) -> String {
         """
+        INSERT INTO \(table) (\(key), last_message, updated_at, archived, unread)
+        SELECT m.\(column), m.rowid,
+            CASE m.direction WHEN 0 THEN coalesce(m.received_at, m.created_at)
+                ELSE m.created_at END,
+            0, 0
+        FROM messages m
+        WHERE m.rowid IN (SELECT max(rowid) FROM messages WHERE \(filter) GROUP BY \(column))
+        ON CONFLICT (\(key)) DO NOTHING;
+        UPDATE \(table) SET
+            last_message = (SELECT max(rowid) FROM messages m
+                WHERE m.\(column) = \(table).\(key) AND \(filter)),
+            unread = (SELECT count(*) FROM messages m WHERE m.\(column) = \(table).\(key)
+                AND \(filter) AND m.direction = 0 AND m.read_at IS NULL);
+
+        """
+    }
 
     /// `<store>.damaged-<UTC time>`, never the name of an earlier one (nor of its log).
     static func asideName(for path: String, now: Int64) -> String {

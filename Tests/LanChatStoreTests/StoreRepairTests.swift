@@ -55,6 +55,12 @@ struct StoreRepairTests {
             contentsOf: Data((0..<4_000).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ 7) }))
     }
 
+    /// How many leaf pages `name` (a table or an index) has.
+    func leaves(_ path: String, of name: String) throws -> Int {
+        try count(
+            path, "SELECT count(*) FROM dbstat WHERE name = '\(name)' AND pagetype = 'leaf'")
+    }
+
     func count(_ path: String, _ sql: String) throws -> Int {
         let queue = try DatabaseQueue(path: path)
         defer { try? queue.close() }
@@ -155,11 +161,9 @@ struct StoreRepairTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         try await filledStore(directory)
-        let leaves = try count(
-            directory.storePath,
-            "SELECT count(*) FROM dbstat WHERE name = 'messages' AND pagetype = 'leaf'")
+        let leafCount = try leaves(directory.storePath, of: "messages")
         try damage(directory.storePath, "messages", leaf: 3)
-        try damage(directory.storePath, "messages", leaf: leaves - 4)
+        try damage(directory.storePath, "messages", leaf: leafCount - 4)
 
         let report = try #require(try repair(directory))
         let kept = try count(directory.storePath, "SELECT count(*) FROM messages")
@@ -233,10 +237,8 @@ struct StoreRepairTests {
         defer { directory.remove() }
         try await filledStore(directory)
         let newestGiven = try count(directory.storePath, "SELECT max(cursor) FROM events")
-        let leaves = try count(
-            directory.storePath,
-            "SELECT count(*) FROM dbstat WHERE name = 'events' AND pagetype = 'leaf'")
-        try damage(directory.storePath, "events", leaf: leaves - 1)
+        try damage(
+            directory.storePath, "events", leaf: try leaves(directory.storePath, of: "events") - 1)
 
         let report = try #require(try repair(directory))
         #expect(report.unreadable.contains { $0.hasPrefix("events:") }, "\(report.unreadable)")
@@ -248,5 +250,48 @@ struct StoreRepairTests {
         let logged = try await store.events(after: Int64(newestGiven), limit: 10)
         #expect(logged.last?.type == .peerPresence)
         try store.close()
+    }
+
+    /// A group conversation whose row was lost comes back from its messages, with their
+    /// unread count, as a 1:1 conversation does.
+    @Test func aLostGroupConversationComesBackFromItsMessages() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await filledStore(directory)
+        let store = try open(directory)
+        let id = try #require(GroupID(bytes: [UInt8](repeating: 0x0A, count: 16)))
+        let group = GroupUpdate(id: id, version: 1, name: "ops", members: [Self.peer, testKey(9)])
+        #expect(
+            try await store.saveGroup(
+                StoredGroup(state: group, basis: [], updatedAt: 1), recipients: [],
+                expectedVersion: nil, changedBy: Self.peer))
+        let texts = ["g1", "g2", "g3"]
+        let first = UInt64(Self.received)
+        _ = try await store.commitIncoming(
+            from: Self.peer,
+            records: texts.enumerated().map { index, text in
+                IncomingRecord(
+                    message: WireMessage(
+                        stream: 5, seq: first + UInt64(index) + 1, id: .random(), sentAt: 100,
+                        group: group.id.bytes, text: text),
+                    text: text)
+            },
+            cursor: IncomingCursor(stream: 5, delivered: first + 3, read: 0), at: 7_000)
+        try store.close()
+        let lastGroupMessage = try count(
+            directory.storePath, "SELECT max(rowid) FROM messages WHERE group_id IS NOT NULL")
+        try damage(directory.storePath, "group_conversations", leaf: 0)
+
+        let report = try #require(try repair(directory))
+        #expect(report.unreadable.contains { $0.hasPrefix("group_conversations:") })
+        #expect(
+            try count(directory.storePath, "SELECT unread FROM group_conversations") == 3)
+        #expect(
+            try count(directory.storePath, "SELECT last_message FROM group_conversations")
+                == lastGroupMessage)
+        // The 1:1 conversation keeps its count (the first 500 were read).
+        #expect(
+            try count(directory.storePath, "SELECT unread FROM conversations")
+                == Self.received - 500)
     }
 }
