@@ -26,8 +26,12 @@ import Glibc
 public struct StoreMarker: Sendable, Equatable {
     /// The file name inside the data directory.
     public static let fileName = "store.marker"
-    static let header = "lanchat store marker 2"
-    static let headerV1 = "lanchat store marker 1"
+    /// The first line, before the version number.
+    static let headerPrefix = "lanchat store marker "
+    /// The newest version this lanchat writes and reads.
+    static let version = 2
+    static let header = headerPrefix + "\(version)"
+    static let headerV1 = headerPrefix + "1"
 
     public var storeID: String
     public var messages: Int
@@ -75,9 +79,9 @@ public struct StoreMarker: Sendable, Equatable {
     /// The version of a marker a later lanchat wrote (a header of this format with a higher
     /// number), else nil.
     static func newerVersion(in text: String) -> Int? {
-        let prefix = "lanchat store marker "
         guard let first = text.split(separator: "\n", maxSplits: 1).first,
-            first.hasPrefix(prefix), let version = Int(first.dropFirst(prefix.count)), version > 2
+            first.hasPrefix(headerPrefix),
+            let version = Int(first.dropFirst(headerPrefix.count)), version > Self.version
         else { return nil }
         return version
     }
