@@ -269,6 +269,19 @@ public struct KeyChangeInfo: Codable, Sendable, Hashable {
         try container.encode(previous, forKey: .previous)
     }
 
+    /// Where messages to `previous` are while this warning stands (a `send` to it, or a wait
+    /// that ran out): held for it, and what the user can do about them.
+    public var heldText: String {
+        let label = previous.map { earlier in
+            let name = earlier.alias ?? earlier.name
+            return name.isEmpty ? earlier.keyTag : "\(name)'s key \(earlier.keyTag)"
+        }
+        return "held for \(label ?? "the earlier key"), whose name \(peer.keyTag) now uses: "
+            + "delivered if that key comes back; if \(peer.keyTag) is the same person, compare "
+            + "safety numbers with 'lanchat verify \(peer.keyTag)', then "
+            + "'lanchat verify \(peer.keyTag) --link' sends them to the new key"
+    }
+
     /// The one-line warning `who` and `status` print.
     public var warning: String {
         let name = peer.alias ?? peer.name

@@ -107,6 +107,10 @@ public struct SendResult: Codable, Sendable, Hashable {
     /// The stored messages in order; with `wait`/`waitRead`, their statuses at the answer.
     /// Nil (absent from the JSON) when the request asked for `idsOnly`.
     public var messages: [MessageInfo]?
+    /// Set when the messages are held: another key now uses the recipient's name (a pending
+    /// key-change warning, PRODUCT.md §6), so they wait for the earlier key, which may never
+    /// come back. `previous` is the recipient. Absent otherwise.
+    public var keyChange: KeyChangeInfo?
 
     public init(messages: [MessageInfo]) {
         ids = messages.map(\.id)
@@ -132,6 +136,7 @@ public struct SendResult: Codable, Sendable, Hashable {
         }
         self.ids = ids
         self.messages = messages
+        keyChange = try container.decodeIfPresent(KeyChangeInfo.self, forKey: .keyChange)
     }
 }
 

@@ -53,8 +53,15 @@ import Testing
         #expect(Self.written(history) == (try Self.encoded(history)))
         let empty = SendResult(messages: [])
         #expect(Self.written(empty) == (try Self.encoded(empty)))
-        let idsOnly = SendResult(ids: messages.map(\.id))
+        var idsOnly = SendResult(ids: messages.map(\.id))
         #expect(Self.written(idsOnly) == (try Self.encoded(idsOnly)))
+        // A held send's answer, with and without the earlier key.
+        idsOnly.keyChange = KeyChangeInfo(
+            peer: generator.candidate(), previous: seed % 2 == 0 ? generator.candidate() : nil)
+        #expect(Self.written(idsOnly) == (try Self.encoded(idsOnly)))
+        var held = send
+        held.keyChange = idsOnly.keyChange
+        #expect(Self.written(held) == (try Self.encoded(held)))
     }
 
     /// Only a peer's made-up clock gets there; both writers clamp it the same way.

@@ -82,6 +82,15 @@ struct SampleGenerator: RandomNumberGenerator {
             lastSeen: maybe { $0.timestamp() }, addresses: (0..<below(4)).map { _ in text() })
     }
 
+    mutating func candidate() -> PeerCandidate {
+        PeerCandidate(id: text(), keyTag: text(), name: text(), alias: maybe { $0.text() })
+    }
+
+    /// A `send` answer's key change (the messages are held), or none, as most answers.
+    mutating func keyChange() -> KeyChangeInfo? {
+        chance(25) ? KeyChangeInfo(peer: candidate(), previous: maybe { $0.candidate() }) : nil
+    }
+
     mutating func messages() -> [MessageInfo] {
         (0..<below(6)).map { _ in message() }
     }

@@ -18,9 +18,10 @@ import Testing
         for _ in 0..<500 {
             let messages = generator.messages()
             // Every third answer is an `idsOnly` one.
-            let value =
+            var value =
                 generator.chance(33)
                 ? SendResult(ids: messages.map(\.id)) : SendResult(messages: messages)
+            value.keyChange = generator.keyChange()
             let bytes = try Samples.encode(value)
             let fast = try #require(SendResult(json: bytes))
             #expect(fast == value)

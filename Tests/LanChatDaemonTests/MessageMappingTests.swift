@@ -123,6 +123,19 @@ import Testing
         #expect(
             text(acknowledged, online: true, target: .read).hasPrefix(
                 "delivered but not read within 1 s"))
+        // Found by QA: held for a key whose name another key took, it was "delivered when bob
+        // is back", of a key that may never be.
+        let claim = KeyChangeInfo(
+            peer: PeerCandidate(id: "N", keyTag: "NNNN-2222", name: "bob", alias: nil),
+            previous: PeerCandidate(id: "O", keyTag: "OOOO-3333", name: "bob", alias: "Bob"))
+        let held = Messenger.timeoutText(
+            [queued], live: .none, online: false, target: .delivered, seconds: 1, peer: "Bob",
+            keyChange: claim)
+        #expect(
+            held.hasPrefix(
+                "not delivered within 1 s; held for Bob's key OOOO-3333, whose name "
+                    + "NNNN-2222 now uses"), "\(held)")
+        #expect(held.hasSuffix("'lanchat verify NNNN-2222 --link' sends them to the new key"))
     }
 
     /// ACKs waiting to be written together each keep their time: one step per millisecond.

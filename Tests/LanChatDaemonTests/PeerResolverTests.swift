@@ -90,6 +90,32 @@ import Testing
         }
     }
 
+    /// Found by QA: after a `verify --link` carried "bob" over as the new key's alias, a second
+    /// key change left "bob" resolving by that alias to the key now held, with no word said.
+    @Test func aNameANewKeyClaimsIsAmbiguousEvenWhereAnAliasMatches() throws {
+        let linked = Self.entry(0x28, name: "bob", alias: "bob", tag: "JJJJ-2345")
+        var claimant = Self.entry(0x29, name: "bob", tag: "KKKK-2345")
+        claimant.record.keyChangedFrom = linked.key
+        for query in ["bob", "BOB", "bo"] {
+            #expect {
+                try Self.resolve(query, among: [linked, claimant])
+            } throws: { error in
+                (error as? ControlError)?.data?.candidates?.map(\.keyTag).sorted()
+                    == ["JJJJ-2345", "KKKK-2345"]
+            }
+        }
+        // The alias the user gave the earlier key is claimed with it.
+        let aliased = Self.entry(0x28, name: "bob", alias: "dave", tag: "JJJJ-2345")
+        #expect { try Self.resolve("dave", among: [aliased, claimant]) } throws: {
+            ($0 as? ControlError)?.exitCode == 67
+        }
+        // A key tag still names one key; and once the warning is settled the alias is the
+        // earlier key's alone again.
+        #expect(try Self.resolve("JJJJ-2345", among: [aliased, claimant]) == aliased.key)
+        claimant.record.settleKeyChange()
+        #expect(try Self.resolve("dave", among: [aliased, claimant]) == aliased.key)
+    }
+
     @Test func nothingMatchingIsNotFoundAndEmptyIsRefused() {
         #expect { try Self.resolve("zed") } throws: { ($0 as? ControlError)?.exitCode == 67 }
         #expect { try Self.resolve("  ") } throws: { ($0 as? ControlError)?.exitCode == 64 }

@@ -32,8 +32,18 @@ extension EndToEnd {
                 // verify offers the link: the earlier key whose name the new one took.
                 let offered = try await alice.json(OfferObject.self, ["verify", newBob.keyTag])
                 #expect(offered.canReplace?.keyTag == bob.keyTag)
-                // Held: queued for the old key, nothing reaches the new one.
-                let held = try await alice.send("held for bob", to: bob.keyTag)
+                // Held: queued for the old key, nothing reaches the new one; the send says so
+                // on standard error, and how to send it to the new key instead.
+                let heldSend = try await alice.lanchat(["send", bob.keyTag, "held for bob"])
+                #expect(heldSend.status == 0, "\(heldSend)")
+                #expect(
+                    heldSend.standardError.contains("held for bob's key \(bob.keyTag)")
+                        && heldSend.standardError.contains(
+                            "lanchat verify \(newBob.keyTag) --link"),
+                    "\(heldSend)")
+                let held = heldSend.output.trimmingCharacters(in: .whitespacesAndNewlines)
+                // The name is claimed by both keys: a send by it chooses neither.
+                #expect(try await alice.lanchat(["send", "bob", "which one?"]).status == 67)
                 // A group copy for the old key, still the group's member, waits too.
                 _ = try await alice.send("to the team", to: "#team")
 

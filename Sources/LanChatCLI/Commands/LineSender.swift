@@ -29,6 +29,8 @@ struct LineSender {
         var rejected = 0
         var timedOut: [ControlError] = []
         var reached = false
+        /// The held warning is said once per key change, not once per batch.
+        var warned: KeyChangeInfo?
         /// One call; a timeout is told and kept for the end, a daemon gone since an earlier
         /// call waited for, anything else thrown.
         func send(_ texts: [String]) async throws(ControlError) {
@@ -36,8 +38,12 @@ struct LineSender {
             var away = false
             while true {
                 do {
-                    try await command.send(
+                    let keyChange = try await command.send(
                         texts: texts, text: nil, context: context, streaming: true)
+                    if let keyChange, keyChange != warned {
+                        context.err(SendCommand.heldWarning(keyChange))
+                        warned = keyChange
+                    }
                     reached = true
                     if away { context.err("lanchat: lanchatd is back; sending goes on\n") }
                     return

@@ -104,16 +104,23 @@ struct SendCommand: AsyncParsableCommand {
         } else {
             text = try MessageText.validate(words.joined(separator: " "))
         }
-        try await send(texts: nil, text: text, context: context, streaming: false)
+        let keyChange = try await send(texts: nil, text: text, context: context, streaming: false)
+        if let keyChange { context.err(Self.heldWarning(keyChange)) }
+    }
+
+    /// Said on standard error, with -q too: the messages are stored, but may never go out.
+    static func heldWarning(_ keyChange: KeyChangeInfo) -> String {
+        "lanchat: warning: \(terminalSafe(keyChange.heldText))\n"
     }
 
     /// One `send` call; prints the ids (or the result with `--json`; without it, only the
     /// ids are asked for, which spares a batch of `--lines` its messages' JSON both ways).
     /// When the daemon stored the messages but then timed out or failed, the ids it reports
     /// are printed too, before the error (with `--json` as `{"ids": […]}`), so a script
-    /// still learns them.
+    /// still learns them. Returns the answer's key change: the messages are held.
+    @discardableResult
     func send(texts: [String]?, text: String?, context: CommandContext, streaming: Bool)
-        async throws(ControlError)
+        async throws(ControlError) -> KeyChangeInfo?
     {
         let params = SendParams(
             peer: peer, text: text, texts: texts, wait: wait ? true : nil,
@@ -121,12 +128,13 @@ struct SendCommand: AsyncParsableCommand {
             idsOnly: context.json ? nil : true)
         do {
             let result = try await context.client.send(params)
-            guard !quiet else { return }
+            guard !quiet else { return result.keyChange }
             if context.json {
                 context.out(streaming ? try JSONOutput.line(result) : try JSONOutput.pretty(result))
             } else {
                 context.out(result.ids.map { $0 + "\n" }.joined())
             }
+            return result.keyChange
         } catch {
             // Printed with -q too: it is "nothing on success", and a script needs the ids of
             // stored messages it could not see delivered.

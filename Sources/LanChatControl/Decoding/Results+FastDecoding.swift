@@ -4,10 +4,12 @@ extension SendResult: FastJSONDecodable {
     package init?(json reader: inout JSONReader) {
         var ids: [String]?
         var messages: [MessageInfo]?
+        var keyChange: KeyChangeInfo??
         let complete = reader.readObject { reader, key in
             switch key {
             case "ids": reader.field(&ids) { $0.readArray { $0.readString() } }
             case "messages": reader.field(&messages) { $0.readArray { $0.read(MessageInfo.self) } }
+            case "keyChange": reader.optionalField(&keyChange) { $0.read(KeyChangeInfo.self) }
             default: reader.skipValue()
             }
         }
@@ -15,6 +17,43 @@ extension SendResult: FastJSONDecodable {
         guard complete, let ids = ids ?? messages?.map(\.id) else { return nil }
         self.ids = ids
         self.messages = messages
+        self.keyChange = keyChange ?? nil
+    }
+}
+
+extension KeyChangeInfo: FastJSONDecodable {
+    package init?(json reader: inout JSONReader) {
+        var peer: PeerCandidate?
+        var previous: PeerCandidate??
+        let complete = reader.readObject { reader, key in
+            switch key {
+            case "peer": reader.field(&peer) { $0.read(PeerCandidate.self) }
+            case "previous": reader.optionalField(&previous) { $0.read(PeerCandidate.self) }
+            default: reader.skipValue()
+            }
+        }
+        guard complete, let peer else { return nil }
+        self.init(peer: peer, previous: previous ?? nil)
+    }
+}
+
+extension PeerCandidate: FastJSONDecodable {
+    package init?(json reader: inout JSONReader) {
+        var id: String?
+        var keyTag: String?
+        var name: String?
+        var alias: String??
+        let complete = reader.readObject { reader, key in
+            switch key {
+            case "id": reader.field(&id) { $0.readString() }
+            case "keyTag": reader.field(&keyTag) { $0.readString() }
+            case "name": reader.field(&name) { $0.readString() }
+            case "alias": reader.optionalField(&alias) { $0.readString() }
+            default: reader.skipValue()
+            }
+        }
+        guard complete, let id, let keyTag, let name else { return nil }
+        self.init(id: id, keyTag: keyTag, name: name, alias: alias ?? nil)
     }
 }
 

@@ -110,11 +110,21 @@ extension PeerInfo: ControlJSONWritable {
 }
 
 extension SendResult: ControlJSONWritable {
-    /// `{"ids":[…],"messages":[…]}`, `messages` left out when nil, as `JSONEncoder` does.
+    /// `{"ids":[…],"keyChange":{…},"messages":[…]}`, `keyChange` and `messages` left out
+    /// when nil, as `JSONEncoder` does.
     public func write(to output: inout ControlJSONOutput) {
         output.beginObject()
         output.key("ids")
         output.array(ids) { $0.string($1) }
+        if let keyChange {
+            output.key("keyChange")
+            output.beginObject()
+            output.key("peer")
+            output.candidate(keyChange.peer)
+            output.key("previous")
+            output.optional(keyChange.previous) { $0.candidate($1) }
+            output.endObject()
+        }
         if let messages {
             output.key("messages")
             output.array(messages) { $0.value($1) }
@@ -130,6 +140,20 @@ extension RetryResult: ControlJSONWritable {
 }
 
 extension ControlJSONOutput {
+    /// A `PeerCandidate`, `alias` written as `null` when unset.
+    mutating func candidate(_ candidate: PeerCandidate) {
+        beginObject()
+        key("alias")
+        optional(candidate.alias) { $0.string($1) }
+        key("id")
+        string(candidate.id)
+        key("keyTag")
+        string(candidate.keyTag)
+        key("name")
+        string(candidate.name)
+        endObject()
+    }
+
     /// `{"messages":[…]}`, the whole of a `retry` answer.
     mutating func messagesObject(_ messages: [MessageInfo]) {
         beginObject()

@@ -66,28 +66,40 @@ final class Messenger: Sendable {
         await sendingMakesContact(peer)
         await registry.link(for: peer.key).committed(stored)
         // Online is the common case: ask the connection manager (an actor hop on every send)
-        // only when the peer may need dialling.
+        // and look for a key that claims the peer's name only when the peer is away.
+        var keyChange: KeyChangeInfo?
         if directory.entry(peer.key)?.sessions ?? 0 == 0 {
+            keyChange = directory.claimant(of: peer.key).map {
+                KeyChangeInfo(peer: $0.candidate, previous: peer.candidate)
+            }
             await connections.wantSession(with: peer.key)
         }
         guard let waitTarget, let subscription else {
             // The answer is about storing them: `queued`, even if the pump has just written
             // some to the session (`history` shows them `sent`). Not asking the link saves
             // a hop to its actor, which is busy with the pump and the peer's ACKs.
-            if idsOnly { return SendResult(ids: stored.map(\.id.description)) }
-            let peerID = peer.key.id
-            return SendResult(
-                messages: stored.map { MessageMapping.info($0, live: .none, peerID: peerID) })
+            var result =
+                idsOnly
+                ? SendResult(ids: stored.map(\.id.description))
+                : SendResult(
+                    messages: stored.map {
+                        MessageMapping.info($0, live: .none, peerID: peer.key.id)
+                    })
+            result.keyChange = keyChange
+            return result
         }
-        let result = try await waitFor(
+        var result = try await waitFor(
             stored, peer: peer, target: waitTarget,
-            seconds: waitSeconds ?? ParamsLimits.defaultTimeoutSeconds, subscription: subscription)
-        return idsOnly ? SendResult(ids: result.ids) : result
+            seconds: waitSeconds ?? ParamsLimits.defaultTimeoutSeconds, subscription: subscription,
+            keyChange: keyChange)
+        if idsOnly { result = SendResult(ids: result.ids) }
+        result.keyChange = keyChange
+        return result
     }
 
     private func waitFor(
         _ stored: [StoredMessage], peer: PeerEntry, target: StatusWaiter.Target, seconds: Double,
-        subscription: AsyncStream<DaemonEvent>
+        subscription: AsyncStream<DaemonEvent>, keyChange: KeyChangeInfo?
     ) async throws(ControlError) -> SendResult {
         // `seconds` was validated (0 … 86 400) before the messages were stored.
         let ids = stored.map(\.id)
@@ -121,7 +133,8 @@ final class Messenger: Sendable {
                 Self.timeoutText(
                     current, live: await liveState(for: peer.key),
                     online: await registry.existingLink(for: peer.key)?.isOnline ?? false,
-                    target: target, seconds: seconds, peer: peer.displayName),
+                    target: target, seconds: seconds, peer: peer.displayName,
+                    keyChange: keyChange),
                 messageIDs: ids.map(\.description))
         }
         // Every message reached the target: answer from what the wait saw, without another
@@ -141,10 +154,12 @@ final class Messenger: Sendable {
     /// What a wait that ran out says: where the messages are now. Delivered ones wait only
     /// for the peer to read them (and to send read receipts); sent ones for the peer's
     /// acknowledgement; queued ones for the peer to be back, or for their turn while it is
-    /// online (QA: "when bob is back" was said of messages in flight to an online peer).
+    /// online (QA: "when bob is back" was said of messages in flight to an online peer);
+    /// held ones for a key another key has taken the name of, which may never be back.
     static func timeoutText(
         _ messages: [StoredMessage], live: LiveOutgoingState, online: Bool,
-        target: StatusWaiter.Target, seconds: Double, peer: String
+        target: StatusWaiter.Target, seconds: Double, peer: String,
+        keyChange: KeyChangeInfo? = nil
     ) -> String {
         let within = "within \(format(seconds)) s"
         let statuses = messages.map { MessageMapping.info($0, live: live).status }
@@ -153,6 +168,7 @@ final class Messenger: Sendable {
                 + "comes when they are read (if \(peer) sends read receipts)"
         }
         let notYet = "not \(target == .read ? "read" : "delivered") \(within); "
+        if !online, let keyChange { return notYet + keyChange.heldText }
         if !online {
             return notYet + "still queued and will be delivered when \(peer) is back"
         }

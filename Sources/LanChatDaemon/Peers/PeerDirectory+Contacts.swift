@@ -239,6 +239,13 @@ extension PeerDirectory {
             .map { entry in (entry, entry.record.keyChangedFrom.flatMap { self.entry($0) }) }
     }
 
+    /// The newest key whose pending key-change warning names `key`: while there is one,
+    /// messages to `key` are held for it (PRODUCT.md §6), and a `send` says so.
+    func claimant(of key: PeerKey) -> PeerEntry? {
+        all.filter { $0.record.keyChangedFrom == key }
+            .max { $0.record.firstSeen < $1.record.firstSeen }
+    }
+
     var currentAcceptPolicy: AcceptPolicy { acceptPolicy.withLock { $0 } }
 
     func setAcceptPolicy(_ policy: AcceptPolicy) {

@@ -6,6 +6,11 @@ import LanChatCore
 /// `XXXX-XXXX`; an alias; a display name (case-insensitive); a unique case-insensitive prefix
 /// of an alias or name. The first rule that matches anything decides: one match resolves,
 /// several are ambiguous. Known offline peers resolve too.
+///
+/// A name the user knows is ambiguous while a new key claims it (PROTOCOL.md §3.8 row 7, a
+/// pending key-change warning): the key whose warning names a matched peer matches with it,
+/// whichever rule matched, so an alias (say, one a `verify --link` carried over) does not
+/// quietly send to the earlier key once another key calls itself by that name.
 enum PeerResolver {
     static func resolve(_ query: String, among entries: [PeerEntry]) throws(ControlError)
         -> PeerEntry
@@ -25,8 +30,10 @@ enum PeerResolver {
                     || entry.record.name.lowercased().hasPrefix(folded)
             },
         ]
-        for rule in rules {
-            let matches = entries.filter(rule)
+        for (index, rule) in rules.enumerated() {
+            var matches = entries.filter(rule)
+            // The id and the key tag name one key, never a name someone else claims.
+            if index >= 2 { matches += claimants(of: matches, among: entries) }
             if matches.count == 1, let match = matches.first { return match }
             if matches.count > 1 {
                 throw .peerAmbiguous(
@@ -34,6 +41,18 @@ enum PeerResolver {
             }
         }
         throw .peerNotFound(query)
+    }
+
+    /// The keys whose pending key-change warning names one of `matches`, not already in it.
+    private static func claimants(of matches: [PeerEntry], among entries: [PeerEntry])
+        -> [PeerEntry]
+    {
+        guard !matches.isEmpty else { return [] }
+        let matched = Set(matches.map(\.key))
+        return entries.filter { entry in
+            !matched.contains(entry.key)
+                && entry.record.keyChangedFrom.map(matched.contains) == true
+        }
     }
 
     /// `XXXX-XXXX` in the key tag alphabet (RFC 4648 base32), either case: what rule 2 reads.
