@@ -453,6 +453,30 @@ import Testing
         #expect(words == ["Bob", "carol@desk", "DAVE-2222", "EVEE-3333", "TWIN-4444", "TWIN-5555"])
     }
 
+    /// Found by QA: a word lanchatd resolves to two peers was offered (and then refused with
+    /// 67): another peer's name in another case, or a name a new key's warning claims.
+    @Test func aPeerWordIsOfferedOnlyWhereItResolvesToThatPeerAlone() {
+        let peer = { (name: String, alias: String?, tag: String) in
+            PeerInfo(id: tag, keyTag: tag, name: name, alias: alias, presence: .online)
+        }
+        let frank = peer("frank", "fr", "FRAN-2345")
+        let loud = peer("FRANK", nil, "FRAN-3456")
+        // "FRANK" is frank's name too; "fr", an alias, is frank's alone.
+        #expect(PeerCompletion.words([frank, loud]) == ["fr", "FRAN-3456"])
+        // An alias wins over another peer's name, as in lanchatd.
+        let robert = peer("bob", "Robert", "BOBB-2345")
+        let other = peer("robert", nil, "ROBE-2345")
+        #expect(PeerCompletion.words([robert, other]) == ["Robert", "ROBE-2345"])
+        // A key whose warning claims bob's name makes "Robert" ambiguous as well.
+        let claimant = peer("bob", nil, "NEWB-2345")
+        let change = KeyChangeInfo(
+            peer: PeerCandidate(id: "NEWB-2345", keyTag: "NEWB-2345", name: "bob", alias: nil),
+            previous: PeerCandidate(id: "BOBB-2345", keyTag: "BOBB-2345", name: "bob", alias: nil))
+        #expect(
+            PeerCompletion.words([robert, claimant], keyChanges: [change])
+                == ["BOBB-2345", "NEWB-2345"])
+    }
+
     /// GROUP arguments complete too: a group's name, or its id where the name would be
     /// ambiguous (a peer's name, another group's) or unsafe for the shell.
     @Test func groupWordsAreNamesElseIds() {

@@ -117,10 +117,11 @@ enum PeerCompletion {
             let who = BlockingCall.call(
                 Methods.Who.self, WhoParams(all: true), socketPath: path, timeout: timeout)
         else { return [] }
-        if kind == .peers { return candidates(who.peers) }
+        if kind == .peers { return candidates(who.peers, keyChanges: who.keyChanges) }
         let groups = BlockingCall.call(
             Methods.Groups.self, NoParams(), socketPath: path, timeout: timeout)
-        return candidates(who.peers, groups: groups?.groups ?? [], kind: kind)
+        return candidates(
+            who.peers, keyChanges: who.keyChanges, groups: groups?.groups ?? [], kind: kind)
     }
 
     /// What an argument takes: either, or only one of the two.
@@ -145,14 +146,17 @@ enum PeerCompletion {
         candidates(peers, groups: groups, kind: kind).map(\.word)
     }
 
-    static func words(_ peers: [PeerInfo]) -> [String] { candidates(peers).map(\.word) }
+    static func words(_ peers: [PeerInfo], keyChanges: [KeyChangeInfo] = []) -> [String] {
+        candidates(peers, keyChanges: keyChanges).map(\.word)
+    }
 
     /// Peers' words, then each group's: its name where that is shell-safe and names no peer
     /// or other group (a name shared with a peer would be ambiguous, exit 67), else its id.
     static func candidates(
-        _ peers: [PeerInfo], groups: [GroupInfo], kind: Kind = .peersAndGroups
+        _ peers: [PeerInfo], keyChanges: [KeyChangeInfo] = [], groups: [GroupInfo],
+        kind: Kind = .peersAndGroups
     ) -> [Candidate] {
-        let peersOwn = candidates(peers)
+        let peersOwn = candidates(peers, keyChanges: keyChanges)
         var candidates = peersOwn
         let peerWords = Set(peers.flatMap { [$0.name, $0.alias ?? ""] }.map { $0.lowercased() })
         var counts: [String: Int] = [:]
@@ -172,13 +176,23 @@ enum PeerCompletion {
         return kind == .groups ? Array(candidates.dropFirst(peersOwn.count)) : candidates
     }
 
-    static func candidates(_ peers: [PeerInfo]) -> [Candidate] {
-        let preferred = peers.map { peer in (peer, peer.alias ?? peer.name) }
-        var counts: [String: Int] = [:]
-        for (_, word) in preferred { counts[word.lowercased(), default: 0] += 1 }
+    /// Each peer's alias, else name, where lanchatd would resolve that word to it alone;
+    /// else its key tag (found by QA: a name another peer has as well, in another case, was
+    /// offered and then refused as ambiguous).
+    static func candidates(_ peers: [PeerInfo], keyChanges: [KeyChangeInfo] = [])
+        -> [Candidate]
+    {
+        let claimants = Dictionary(
+            grouping: keyChanges.compactMap { change in
+                change.previous.map { (previous: $0.id, claimant: change.peer.id) }
+            }, by: \.previous
+        ).mapValues { $0.map(\.claimant) }
         var candidates: [Candidate] = []
-        for (peer, word) in preferred {
-            let usable = isShellSafe(word) && counts[word.lowercased()] == 1
+        for peer in peers {
+            let word = peer.alias ?? peer.name
+            let usable =
+                isShellSafe(word)
+                && resolvedIDs(word, among: peers, claimants: claimants) == [peer.id]
             let chosen =
                 usable
                 ? Candidate(word: word)
@@ -188,6 +202,20 @@ enum PeerCompletion {
             }
         }
         return candidates
+    }
+
+    /// The peers an exact alias or name resolves to, as lanchatd's PEER rules 3 and 4 do:
+    /// the aliases first (case-insensitive), then the names; with them, the keys whose
+    /// key-change warning claims one of them.
+    private static func resolvedIDs(
+        _ word: String, among peers: [PeerInfo], claimants: [String: [String]]
+    ) -> Set<String> {
+        let folded = word.lowercased()
+        var matched = peers.filter { $0.alias?.lowercased() == folded }
+        if matched.isEmpty { matched = peers.filter { $0.name.lowercased() == folded } }
+        var ids = Set(matched.map(\.id))
+        for id in ids { ids.formUnion(claimants[id] ?? []) }
+        return ids
     }
 
     /// A name as a description: one line, its controls shown as escapes (another node

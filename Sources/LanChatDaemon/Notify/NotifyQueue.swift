@@ -26,10 +26,12 @@ final class NotifyQueue: Sendable {
         self.maxRunning = maxRunning
     }
 
+    /// Keeps `limit` waiting beyond what the free run slots take at once (found by QA: a
+    /// burst arriving with three slots free dropped three more than "at most 32 wait").
     func append(_ items: [Item]) {
         state.withLock { state in
             state.waiting.append(contentsOf: items)
-            let excess = state.waiting.count - limit
+            let excess = state.waiting.count - limit - max(0, maxRunning - state.running)
             if excess > 0 {
                 state.waiting.removeFirst(excess)
                 state.dropped += excess
