@@ -35,9 +35,19 @@ public struct ReadResult: Codable, Sendable, Hashable {
     /// The messages that were unread and are now read, oldest first (by conversation, then
     /// arrival), with `read` already true.
     public var messages: [MessageInfo]
+    /// More is unread than one answer carries (at most `PageBudget.maxTextBytes` of text):
+    /// call `read` again. False from a daemon that did not send it.
+    public var more: Bool
 
-    public init(messages: [MessageInfo]) {
+    public init(messages: [MessageInfo], more: Bool = false) {
         self.messages = messages
+        self.more = more
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        messages = try container.decode([MessageInfo].self, forKey: .messages)
+        more = try container.decodeIfPresent(Bool.self, forKey: .more) ?? false
     }
 }
 
@@ -79,9 +89,20 @@ public struct SearchParams: Codable, Sendable, Hashable {
 public struct SearchResult: Codable, Sendable, Hashable {
     /// Newest first.
     public var messages: [MessageInfo]
+    /// More matched than one answer carries (at most 2 MiB of text, `PageBudget` in
+    /// LanChatCore): these are the newest; a narrower search finds the others. False from a
+    /// daemon that did not send it.
+    public var more: Bool
 
-    public init(messages: [MessageInfo]) {
+    public init(messages: [MessageInfo], more: Bool = false) {
         self.messages = messages
+        self.more = more
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        messages = try container.decode([MessageInfo].self, forKey: .messages)
+        more = try container.decodeIfPresent(Bool.self, forKey: .more) ?? false
     }
 }
 

@@ -259,19 +259,14 @@ extension MessageStore {
     /// transaction with each sender's incoming cursor (a copy travels on its sender's stream,
     /// so its READ is that stream's, PROTOCOL.md §9.5), and its `conversation.read` event.
     /// Group rows count in no peer's unread (the v6 triggers), so no 1:1 conversation changes.
-    public func markGroupRead(_ group: GroupID, at now: Int64) async throws(StoreError)
-        -> ReadMarking
-    {
+    public func markGroupRead(
+        _ group: GroupID, at now: Int64, maxTextBytes: Int = PageBudget.maxTextBytes
+    ) async throws(StoreError) -> ReadMarking {
         try await write("marking group messages read") { db in
-            let marked = try StoredMessage.fetchAll(
-                db,
-                sql: """
-                    UPDATE messages SET read_at = ?
-                    WHERE group_id = ? AND direction = 0 AND read_at IS NULL
-                    RETURNING \(StoredMessage.columnsWithGroup)
-                    """,
-                arguments: [now, group.blob]
-            ).sorted { $0.rowID < $1.rowID }
+            let (rows, more) = try Self.markOldestRead(
+                db, unread: "group_id = ? AND direction = 0 AND read_at IS NULL",
+                arguments: [group.blob], at: now, maxTextBytes: maxTextBytes)
+            let marked = rows.sorted { $0.rowID < $1.rowID }
             var receipts: [ReadMarking.Receipt] = []
             for peer in Set(marked.map(\.peer)) {
                 if let receipt = try Self.raiseReadCursor(db, peer: peer) {
@@ -281,7 +276,7 @@ extension MessageStore {
             if !marked.isEmpty {
                 try Self.logEvent(db, .conversationRead, group: group, at: now)
             }
-            return ReadMarking(messages: marked, receipts: receipts)
+            return ReadMarking(messages: marked, receipts: receipts, more: more)
         }
     }
 }

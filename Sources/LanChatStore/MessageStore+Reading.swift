@@ -13,22 +13,26 @@ extension MessageStore {
     /// without a gap (`raiseReadCursor`: never backwards, never past `delivered`; a group's
     /// messages travel in their sender's stream), and one `conversation.read` event per
     /// touched conversation (a group's with the group and no peer).
-    public func markRead(peer: PeerKey?, at now: Int64) async throws(StoreError) -> ReadMarking {
+    ///
+    /// At most `maxTextBytes` of text is marked (`PageBudget`), the oldest unread first; the
+    /// marking says whether more is unread, for the next call.
+    public func markRead(
+        peer: PeerKey?, at now: Int64, maxTextBytes: Int = PageBudget.maxTextBytes
+    ) async throws(StoreError) -> ReadMarking {
         try await write("marking messages read") { db in
             // A pending message request, 1:1 or group, is never marked read (no READ is ever
             // sent for it). A group message is the group's: its sender's 1:1 request does not
             // hold it (found by QA: it stayed unread in the inbox, yet `read` skipped it).
-            var sql =
-                "UPDATE messages SET read_at = ? WHERE direction = 0 AND read_at IS NULL AND "
+            var unread =
+                "direction = 0 AND read_at IS NULL AND "
                 + "(group_id IS NOT NULL OR \(Self.notARequest)) AND " + Self.notAGroupRequest
-            var arguments: StatementArguments = [now]
+            var arguments: StatementArguments = []
             if let peer {
-                sql += " AND pk = ? AND group_id IS NULL"
+                unread += " AND pk = ? AND group_id IS NULL"
                 arguments += [peer.blob]
             }
-            let marked = try StoredMessage.fetchAll(
-                db, sql: sql + " RETURNING \(StoredMessage.columnsWithGroup)",
-                arguments: arguments)
+            let (marked, more) = try Self.markOldestRead(
+                db, unread: unread, arguments: arguments, at: now, maxTextBytes: maxTextBytes)
             // RETURNING has no order: by conversation (oldest unread first), then arrival.
             let byConversation = Dictionary(grouping: marked) { ConversationKey($0) }.mapValues {
                 $0.sorted { $0.rowID < $1.rowID }
@@ -54,8 +58,35 @@ extension MessageStore {
                     try Self.logEvent(db, .conversationRead, peer: messages[0].peer, at: now)
                 }
             }
-            return ReadMarking(messages: conversations.flatMap { $0 }, receipts: receipts)
+            return ReadMarking(
+                messages: conversations.flatMap { $0 }, receipts: receipts, more: more)
         }
+    }
+
+    /// Marks read, at `now`, the oldest messages matching `unread` (a condition on `messages`
+    /// with its `arguments`) whose texts before each stay under `maxTextBytes`, so at least
+    /// one; returns them (in no order) and whether any matching message is left unread.
+    static func markOldestRead(
+        _ db: Database, unread: String, arguments: StatementArguments, at now: Int64,
+        maxTextBytes: Int
+    ) throws -> (marked: [StoredMessage], more: Bool) {
+        let marked = try StoredMessage.fetchAll(
+            db,
+            sql: """
+                UPDATE messages SET read_at = ? WHERE rowid IN (
+                    SELECT rowid FROM (
+                        SELECT rowid, sum(length(CAST(text AS BLOB))) OVER (ORDER BY rowid)
+                            - length(CAST(text AS BLOB)) AS before
+                        FROM messages WHERE \(unread))
+                    WHERE before < ?)
+                RETURNING \(StoredMessage.columnsWithGroup)
+                """,
+            arguments: [now] + arguments + [maxTextBytes])
+        let more =
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM messages WHERE \(unread))",
+                arguments: arguments) ?? false
+        return (marked, more)
     }
 
     /// The conversation a message belongs to: its group's, else its peer's.

@@ -121,10 +121,13 @@ public struct ReadMarking: Sendable, Equatable {
     /// oldest unread message first), then in arrival order.
     public var messages: [StoredMessage]
     public var receipts: [Receipt]
+    /// More messages are unread than one marking takes (`PageBudget`): read again.
+    public var more: Bool
 
-    public init(messages: [StoredMessage], receipts: [Receipt]) {
+    public init(messages: [StoredMessage], receipts: [Receipt], more: Bool = false) {
         self.messages = messages
         self.receipts = receipts
+        self.more = more
     }
 }
 

@@ -23,6 +23,51 @@ struct ReadCursorTests {
             at: 200)
     }
 
+    /// Found by QA: `read` marked every unread message read in one answer, which large
+    /// messages took past the 16 MiB the CLI accepts, so they were never shown. One marking
+    /// takes at most a budget of text, the oldest first, and says more is unread; the read
+    /// receipt covers only what was marked.
+    @Test func oneMarkingTakesABudgetOfTextAndSaysMoreIsUnread() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        let records = (1...5).map {
+            incomingRecord(seq: UInt64($0), text: "\($0)" + String(repeating: "x", count: 99))
+        }
+        _ = try await store.commitIncoming(
+            from: bob, records: records, cursor: IncomingCursor(stream: 5, delivered: 5),
+            at: 200)
+        // 250 bytes: the texts before the third (200 bytes) are under it, before the fourth not.
+        let first = try await store.markRead(peer: bob, at: 300, maxTextBytes: 250)
+        #expect(first.messages.map(\.text.first) == ["1", "2", "3"])
+        #expect(first.more)
+        #expect(first.receipts == [.init(peer: bob, stream: 5, readUpTo: 3)])
+        // A budget smaller than one message still takes one.
+        let second = try await store.markRead(peer: nil, at: 400, maxTextBytes: 1)
+        #expect(second.messages.map(\.text.first) == ["4"] && second.more)
+        let last = try await store.markRead(peer: bob, at: 500)
+        #expect(last.messages.map(\.text.first) == ["5"] && !last.more)
+        #expect(last.receipts == [.init(peer: bob, stream: 5, readUpTo: 5)])
+        #expect(try await store.markRead(peer: bob, at: 600).messages.isEmpty)
+    }
+
+    @Test func aGroupsMarkingTakesABudgetOfTextToo() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        let group = GroupID.random()
+        let records = (1...3).map {
+            incomingRecord(seq: UInt64($0), group: group, text: String(repeating: "g", count: 10))
+        }
+        _ = try await store.commitIncoming(
+            from: bob, records: records, cursor: IncomingCursor(stream: 5, delivered: 3),
+            at: 200)
+        let first = try await store.markGroupRead(group, at: 300, maxTextBytes: 15)
+        #expect(first.messages.count == 2 && first.more)
+        let rest = try await store.markGroupRead(group, at: 400, maxTextBytes: 15)
+        #expect(rest.messages.count == 1 && !rest.more)
+    }
+
     @Test func readingTheGroupReportsNothingPastAnUnreadDirectMessage() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

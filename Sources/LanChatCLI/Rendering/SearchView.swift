@@ -41,6 +41,11 @@ package enum SearchView {
             let text = highlighted(terminalSafe(message.text), terms: terms, style: style)
             return style.dim(row.time) + padding + "  " + who + ": " + text + "\n"
         }.joined()
+            + (result.more
+                ? style.dim(
+                    "(more messages match than one answer holds: these are the newest; more "
+                        + "words or --peer narrow the search)") + "\n"
+                : "")
     }
 
     /// `text` with every match of a term wrapped in bold reverse video; unchanged without

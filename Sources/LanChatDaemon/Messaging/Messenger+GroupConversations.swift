@@ -54,7 +54,7 @@ extension Messenger {
             throw .storeUnavailable("cannot search: \(error)")
         }
         let folded = await groupInfos(found.reversed(), group: group.state.id)
-        return SearchResult(messages: Array(folded.reversed().prefix(limit)))
+        return SearchResult.fitted(Array(folded.reversed().prefix(limit)))
     }
 
     /// `accept GROUP` (`--accept contacts`): the group request ends and its conversation

@@ -190,6 +190,7 @@ extension Messenger {
             peer: ownInfo, messages: await groupInfos(page.messages, group: group.state.id),
             hasOlder: page.hasOlder, hasNewer: page.hasNewer)
         result.group = groupInfo(group.state)
+        result.fitToBudget(anchor: anchor)
         return result
     }
 
@@ -212,7 +213,9 @@ extension Messenger {
             await registry.link(for: receipt.peer).readLocally(
                 stream: receipt.stream, upTo: receipt.readUpTo)
         }
-        return ReadResult(messages: await groupInfos(marking.messages, group: group.state.id))
+        return ReadResult(
+            messages: await groupInfos(marking.messages, group: group.state.id),
+            more: marking.more)
     }
 
     /// Folds member copies of own messages into one message with `recipients`; `status` is

@@ -72,9 +72,11 @@ extension Messenger {
         } catch {
             throw .storeUnavailable("cannot read history: \(error)")
         }
-        return HistoryResult(
+        var result = HistoryResult(
             peer: peer.info, messages: infos(page.messages, peer: peer.key, live: live),
             hasOlder: page.hasOlder, hasNewer: page.hasNewer)
+        result.fitToBudget(anchor: anchor)
+        return result
     }
 
     static func messageID(_ text: String) throws(ControlError) -> MessageID {

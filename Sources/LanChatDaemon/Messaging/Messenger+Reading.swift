@@ -81,7 +81,8 @@ extension Messenger {
                 stream: receipt.stream, upTo: receipt.readUpTo)
         }
         // Without a peer, group conversations' messages come too: with their group.
-        return ReadResult(messages: await groupInfos(marking.messages, group: nil))
+        return ReadResult(
+            messages: await groupInfos(marking.messages, group: nil), more: marking.more)
     }
 
     func archive(_ params: ArchiveParams, archived: Bool) async throws(ControlError)
@@ -125,9 +126,8 @@ extension Messenger {
             throw .storeUnavailable("cannot search: \(error)")
         }
         // Group messages come with their group, an own one once (not once per member).
-        return SearchResult(
-            messages: Self.groupInfos(
-                found, lives: [:], group: nil, ownID: directory.ownKey.id))
+        return SearchResult.fitted(
+            Self.groupInfos(found, lives: [:], group: nil, ownID: directory.ownKey.id))
     }
 
     /// A peer the store knows but the directory does not (cannot happen after start, as the
