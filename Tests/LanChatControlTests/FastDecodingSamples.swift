@@ -65,13 +65,29 @@ struct SampleGenerator: RandomNumberGenerator {
     }
 
     mutating func message() -> MessageInfo {
-        MessageInfo(
+        var message = MessageInfo(
             id: text(), peer: chance(80) ? String(repeating: "p", count: 52) : text(),
             direction: pick([.incoming, .outgoing]), seq: seq(), text: text(),
             createdAt: timestamp(), receivedAt: maybe { $0.timestamp() },
             read: maybe { $0.chance(50) }, status: maybe { $0.pick(MessageStatus.allCases) },
             failReason: maybe { $0.text() }, deliveredAt: maybe { $0.timestamp() },
             readAt: maybe { $0.timestamp() })
+        // A group message, with its members' copies (QA found a copy's failReason missing
+        // from the fast writer, which these samples did not reach).
+        if chance(30) {
+            message.group = text()
+            message.sender = maybe { $0.text() }
+            message.recipients = maybe { generator in
+                (0..<generator.below(4)).map { _ in
+                    RecipientInfo(
+                        peer: generator.text(), status: generator.pick(MessageStatus.allCases),
+                        deliveredAt: generator.maybe { $0.timestamp() },
+                        readAt: generator.maybe { $0.timestamp() },
+                        failReason: generator.maybe { $0.text() })
+                }
+            }
+        }
+        return message
     }
 
     mutating func peer() -> PeerInfo {

@@ -62,18 +62,21 @@ extension RecipientInfo: FastJSONDecodable {
         var status: MessageStatus?
         var deliveredAt: Timestamp??
         var readAt: Timestamp??
+        var failReason: String??
         let complete = reader.readObject { reader, key in
             switch key {
             case "peer": reader.field(&peer) { $0.readString() }
             case "status": reader.field(&status) { $0.readEnum(MessageStatus.self) }
             case "deliveredAt": reader.optionalField(&deliveredAt) { $0.readTimestamp() }
             case "readAt": reader.optionalField(&readAt) { $0.readTimestamp() }
+            case "failReason": reader.optionalField(&failReason) { $0.readString() }
             default: reader.skipValue()
             }
         }
         guard complete, let peer, let status else { return nil }
         self.init(
-            peer: peer, status: status, deliveredAt: deliveredAt ?? nil, readAt: readAt ?? nil)
+            peer: peer, status: status, deliveredAt: deliveredAt ?? nil, readAt: readAt ?? nil,
+            failReason: failReason ?? nil)
     }
 }
 

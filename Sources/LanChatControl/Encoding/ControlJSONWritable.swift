@@ -58,6 +58,9 @@ extension MessageInfo: ControlJSONWritable {
                     output.beginObject()
                     output.key("deliveredAt")
                     output.optional(recipient.deliveredAt) { $0.timestamp($1) }
+                    // Found by QA: left out, a failed copy never said why in --json.
+                    output.key("failReason")
+                    output.optional(recipient.failReason) { $0.string($1) }
                     output.key("peer")
                     output.string(recipient.peer)
                     output.key("readAt")
