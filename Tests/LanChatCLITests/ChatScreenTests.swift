@@ -40,6 +40,35 @@ import Testing
         #expect(!screen.peerTyping)
     }
 
+    /// Found by QA: a read receipt for an own message older than the page shown appended it
+    /// at the bottom, where `/more` never moved it from. It stays out of view (`/more` brings
+    /// it in its place); a new own message or a received one with an old clock still comes in.
+    @Test func aStatusChangeOfAMessageOlderThanThoseShownStaysOutOfView() {
+        func at(_ minutes: Int64, _ message: MessageInfo) -> MessageInfo {
+            var message = message
+            message.createdAt = Timestamp(
+                millisecondsSince1970: Self.now.millisecondsSince1970 + minutes * 60_000)
+            return message
+        }
+        var screen = ChatScreen(peer: Self.bob)
+        screen.mergePage([at(0, Self.message("10", "filler")), at(1, Self.message("11", "more"))])
+        screen.hasOlder = true
+        screen.merge([at(-60, Self.message("1", "old question", out: true, status: .read))])
+        #expect(screen.messages.map(\.id) == ["10", "11"])
+        screen.merge([
+            at(-90, Self.message("12", "bob's clock is late")),
+            at(2, Self.message("13", "sent from another terminal", out: true)),
+        ])
+        #expect(screen.messages.map(\.id) == ["10", "11", "12", "13"])
+        screen.prepend(
+            [at(-60, Self.message("1", "old question", out: true, status: .read))],
+            hasOlder: false)
+        #expect(screen.messages.map(\.id) == ["1", "10", "11", "12", "13"])
+        // With nothing older left out, an unknown own message is new: it comes in.
+        screen.merge([at(-120, Self.message("14", "clock went back", out: true))])
+        #expect(screen.messages.last?.id == "14")
+    }
+
     /// A line's `send` answer comes on its own connection and can arrive after the watch's
     /// `delivered` for it: it adds the message when not shown yet, and never takes a shown
     /// one back to the status it had at the send (seen in a full run: stuck at ✓).

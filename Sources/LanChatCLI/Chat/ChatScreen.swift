@@ -55,11 +55,22 @@ package struct ChatScreen {
                     continue
                 }
                 messages[index] = message
-            } else {
+            } else if !Self.isOutOfView(message, oldestShown: messages.first, hasOlder: hasOlder) {
                 messages.append(message)
                 if message.direction == .incoming { peerTyping = false }
             }
         }
+    }
+
+    /// A status change of an own message older than the first one shown, while older ones
+    /// are not loaded: it is out of view, and `/more` shows it in its place with its status
+    /// (found by QA: a read receipt for an old message moved it to the bottom, for good).
+    /// Received messages are new whatever their sender's clock says, so they always come in.
+    static func isOutOfView(_ message: MessageInfo, oldestShown: MessageInfo?, hasOlder: Bool)
+        -> Bool
+    {
+        guard hasOlder, message.direction == .outgoing, let oldestShown else { return false }
+        return message.createdAt < oldestShown.createdAt
     }
 
     /// The `send` answer for a line: its messages are added unless shown already. An answer
