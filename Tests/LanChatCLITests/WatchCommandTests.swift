@@ -2,6 +2,7 @@ import Dispatch
 import FoundationEssentials
 import LanChatControl
 import LanChatTestSupport
+import Synchronization
 import Testing
 
 @testable import LanChatCLI
@@ -127,6 +128,30 @@ import Testing
         #expect(error.components(separatedBy: "c500").count == 2, "\(error)")
     }
 
+    /// Found by QA: `watch > /dev/full` went on dropping every event and ended with 0. It
+    /// stops at the first line it cannot write, exits 74 and names the cursor to resume from.
+    @Test func outputThatCannotBeWrittenEndsTheWatchWith74() async throws {
+        let plan = WatchPlan([
+            .init(
+                events: [CLIFixtures.event(1), CLIFixtures.event(2), CLIFixtures.event(3)],
+                ending: .hold)
+        ])
+        let server = try FakeDaemon.start(watch: plan)
+        defer { server.stop() }
+        let output = OutputFailingAfter(lines: 1)
+        var environment = TestEnvironment.make(socket: server.path, output: CapturedOutput())
+        environment.output = output
+        let code = await CLIEnvironment.$current.withValue(environment) {
+            await LanChatCLI.run(["watch", "--json"])
+        }
+        #expect(code == 74)
+        #expect(output.written.count == 1)
+        #expect(
+            output.error.contains(
+                "stopped watching; resume after the last event written "
+                    + "with --since c1"), "\(output.error)")
+    }
+
     @Test func anUnknownPeerExits67() async throws {
         let plan = WatchPlan([.init(refusal: .peerNotFound("nobody"))])
         let server = try FakeDaemon.start(watch: plan)
@@ -161,4 +186,27 @@ import Testing
         kill(child.pid, SIGTERM)
         #expect(await child.exitStatus() == 0)
     }
+}
+
+/// Standard output that takes `lines` writes, then fails every later one (a disk that fills).
+final class OutputFailingAfter: OutputSink {
+    private let state = Mutex((written: [String](), error: "", failed: false))
+    let lines: Int
+
+    init(lines: Int) { self.lines = lines }
+
+    func standardOutput(_ text: String) {
+        state.withLock { state in
+            if state.written.count < lines {
+                state.written.append(text)
+            } else {
+                state.failed = true
+            }
+        }
+    }
+
+    func standardError(_ text: String) { state.withLock { $0.error += text } }
+    var outputFailed: Bool { state.withLock { $0.failed } }
+    var written: [String] { state.withLock { $0.written } }
+    var error: String { state.withLock { $0.error } }
 }

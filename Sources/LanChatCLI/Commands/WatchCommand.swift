@@ -10,7 +10,9 @@ struct WatchCommand: AsyncParsableCommand {
             Each line is written as soon as the event arrives. With --json each line is one \
             event object; its cursor, given to --since, replays every event after it before \
             going live, with no gap and no repeat. When lanchatd restarts, watch reconnects and \
-            resumes after the last event it printed. Ctrl-C or SIGTERM ends it with exit 0. A \
+            resumes after the last event it printed. Ctrl-C or SIGTERM ends it with exit 0; output \
+            that cannot be written (a full disk) ends it with exit 74, naming the cursor to \
+            resume from. A \
             cursor older than the oldest event the log keeps exits 65, and the error names that \
             oldest one.
             """)

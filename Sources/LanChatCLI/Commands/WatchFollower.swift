@@ -30,6 +30,15 @@ struct WatchFollower {
                 noted = false
             }
             if Task.isCancelled { return }
+            if context.environment.output.outputFailed {
+                // Found by QA: `watch > /dev/full` went on, dropping every event, and ended
+                // with 0. It stops (exit 74), saying where a new watch takes over.
+                context.err(
+                    "lanchat: stopped watching"
+                        + (cursor.map { "; resume after the last event written with --since \($0)" }
+                            ?? "") + "\n")
+                return
+            }
             let reason: String
             if let ending {
                 if ending.isWatchOverflow {
@@ -87,6 +96,7 @@ struct WatchFollower {
                     let text = try line(event, names: names)
                     if let peer = event.peer { names[peer.id] = peer }
                     context.out(text)
+                    if context.environment.output.outputFailed { return nil }
                     cursor = event.cursor
                 }
             }
