@@ -59,12 +59,14 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
         .init(.peerNotFound, "no group matches '\(query)'; 'lanchat groups' lists them")
     }
     /// `names` each say what they are (`group #ops (id)`, `peer bob (KEY-TAG)`); `hint` how to
-    /// name the one meant.
-    public static func groupAmbiguous(_ query: String, names: [String], hint: String) -> Self {
+    /// name the one meant; `candidates`, the peers among them (in `data`, as a PEER's).
+    public static func groupAmbiguous(
+        _ query: String, names: [String], hint: String, candidates: [PeerCandidate] = []
+    ) -> Self {
         .init(
             .peerAmbiguous,
-            "'\(query)' matches \(names.count) groups or peers: \(names.joined(separator: ", ")); \(hint)"
-        )
+            "'\(query)' matches \(names.count) groups or peers: \(names.joined(separator: ", ")); \(hint)",
+            data: candidates.isEmpty ? nil : .init(candidates: candidates))
     }
     /// `send --wait` ran out of time; the messages stay queued (exit 75).
     public static func timedOut(_ message: String, messageIDs: [String]) -> Self {

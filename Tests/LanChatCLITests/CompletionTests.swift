@@ -492,4 +492,20 @@ import Testing
             ])
         #expect(words == ["bob", "ops", "0b", "0c", "0d", "0e"])
     }
+
+    /// Found by QA: a group a member named like a peer's key tag or another group's id was
+    /// offered by its name, which lanchatd reads as that peer or group: its id is offered.
+    @Test func aGroupNamedLikeAnIdentifierIsOfferedByItsId() {
+        let bob = PeerInfo(id: "B", keyTag: "BOBB-2345", name: "bob", presence: .online)
+        let group = { (name: String, id: String) in
+            GroupInfo(id: id, name: name, members: [bob], version: 1)
+        }
+        let words = PeerCompletion.words(
+            [bob],
+            groups: [
+                group("pnf3-fe3y", "0a"), group(String(repeating: "b6", count: 16), "0b"),
+                group(String(repeating: "K", count: 52), "0c"), group("ops-2345", "0d"),
+            ])
+        #expect(words == ["bob", "0a", "0b", "0c", "ops-2345"])
+    }
 }

@@ -299,9 +299,17 @@ struct GroupConversationTests {
         try await withConnectedPair { alice, bob in
             let client = alice.client
             let tag = try #require(try await client.who().peers.first { $0.id == bob.id }).keyTag
-            for name in [tag, bob.id.prefix(40).description] {
-                _ = try await client.groupCreate(GroupCreateParams(name: name, peers: ["bob"]))
+            // A name shaped like a key tag or an id is refused here (a member's older daemon
+            // may still send one: completion offers such a group by its id); the first 40
+            // characters of an id are a name like any other.
+            for name in [tag, bob.id, String(repeating: "0f", count: 16)] {
+                let refused = await failure { () async throws(ControlError) in
+                    _ = try await client.groupCreate(GroupCreateParams(name: name, peers: ["bob"]))
+                }
+                #expect(refused?.exitCode == 65, "\(name)")
             }
+            _ = try await client.groupCreate(
+                GroupCreateParams(name: bob.id.prefix(40).description, peers: ["bob"]))
             _ = try await client.send(SendParams(peer: tag, text: "by key tag"))
             _ = try await client.send(SendParams(peer: bob.id, text: "by id"))
             let direct = try await client.history(HistoryParams(peer: bob.id)).messages
@@ -319,6 +327,8 @@ struct GroupConversationTests {
             #expect(both?.exitCode == 67)
             #expect(both?.message.contains("group #bobcats") == true, "\(String(describing: both))")
             #expect(both?.message.contains("peer bob") == true)
+            // Its peers come as candidates too, as a PEER's do (found by QA: none did).
+            #expect(both?.data?.candidates?.map(\.id) == [bob.id])
 
             let taken = await failure { () async throws(ControlError) in
                 _ = try await client.groupCreate(GroupCreateParams(name: "TEAM", peers: ["bob"]))
@@ -328,6 +338,14 @@ struct GroupConversationTests {
                 _ = try await client.groupRename(GroupRenameParams(group: "#bobcats", name: "Team"))
             }
             #expect(renamed?.exitCode == 65)
+            // Renaming to the name it has changes nothing, as adding a member twice.
+            let before = try #require(try await client.groups().groups.first { $0.name == "team" })
+            let same = await failure { () async throws(ControlError) in
+                _ = try await client.groupRename(GroupRenameParams(group: "#team", name: "team"))
+            }
+            #expect(same?.exitCode == 65)
+            let after = try #require(try await client.groups().groups.first { $0.name == "team" })
+            #expect(after.version == before.version)
 
             let yourself = await failure { () async throws(ControlError) in
                 _ = try await client.groupRemove(

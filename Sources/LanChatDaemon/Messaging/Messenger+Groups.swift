@@ -68,7 +68,12 @@ extension Messenger {
             try await refuseTakenName(params.name, except: renamed.state.id)
         }
         return try await change(params.group) { state throws(ControlError) in
-            GroupConvergence.next(after: state, name: params.name)
+            // As adding a member twice: nothing to tell the members (found by QA: a new
+            // version and a group.changed everywhere for no change).
+            guard state.name != params.name else {
+                throw .badInput("#\(state.name) has that name already")
+            }
+            return GroupConvergence.next(after: state, name: params.name)
         }
     }
 
@@ -114,19 +119,23 @@ extension Messenger {
             { (name: String) in name == folded }, { (name: String) in name.hasPrefix(folded) },
         ] {
             let groups = all.filter { matches($0.state.name.lowercased()) }
-            let peer = peers.first { entry in
-                matches(entry.record.name.lowercased())
-                    || entry.record.alias.map { matches($0.lowercased()) } ?? false
-            }
-            switch (groups.first, peer) {
-            case (nil, nil): continue
-            case (nil, .some): return nil
-            case (let group?, nil) where groups.count == 1: return group
-            case (_, let peer):
+            // Every peer it matches (found by QA: only the first was listed).
+            let matchingPeers = peers.filter { entry in
+                entry.pinned
+                    && (matches(entry.record.name.lowercased())
+                        || entry.record.alias.map { matches($0.lowercased()) } ?? false)
+            }.sorted(by: PeerResolver.byName)
+            switch (groups.first, matchingPeers.isEmpty) {
+            case (nil, true): continue
+            case (nil, false): return nil
+            case (let group?, true) where groups.count == 1: return group
+            default:
                 let names =
                     groups.map { "group #\($0.state.name) (\($0.state.id))" }
-                    + (peer.map { ["peer \($0.labelled)"] } ?? [])
-                throw .groupAmbiguous(query, names: names, hint: Self.disambiguation(groups))
+                    + matchingPeers.map { "peer \($0.labelled)" }
+                throw .groupAmbiguous(
+                    query, names: names, hint: Self.disambiguation(groups),
+                    candidates: matchingPeers.map(\.candidate))
             }
         }
         return nil
@@ -199,8 +208,17 @@ extension Messenger {
 
     /// A second group of ours with the same name (case-insensitive) could then only be
     /// told apart by its id: refused when we create or rename one. (A member elsewhere may
-    /// still make one; `groupTarget` then asks for the id.)
+    /// still make one; `groupTarget` then asks for the id.) So is a name shaped like an
+    /// identifier (found by QA: a group renamed to a peer's key tag, or to another group's
+    /// id, was offered by completion, which then sent to that peer or group instead).
     private func refuseTakenName(_ name: String, except id: GroupID?) async throws(ControlError) {
+        if PeerResolver.looksLikeKeyTag(name) || GroupID(hex: name) != nil
+            || PeerKey(id: name) != nil
+        {
+            throw .badInput(
+                "'\(name)' has the shape of a key tag or an id, which name a peer or a group "
+                    + "by themselves; choose another name")
+        }
         let all: [StoredGroup]
         do {
             all = try await store.groups()
