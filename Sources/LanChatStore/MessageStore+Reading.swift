@@ -16,8 +16,14 @@ extension MessageStore {
     ///
     /// At most `maxTextBytes` of text is marked (`PageBudget`), the oldest unread first; the
     /// marking says whether more is unread, for the next call.
+    ///
+    /// `raisingReadCursors` false (read receipts off) leaves the cursors, so no receipt ever
+    /// reports these reads by itself (found by QA: turned on again, the next HELLO told the
+    /// senders of everything read while they were off). READ being cumulative, a read made
+    /// later with receipts on still covers them.
     public func markRead(
-        peer: PeerKey?, at now: Int64, maxTextBytes: Int = PageBudget.maxTextBytes
+        peer: PeerKey?, at now: Int64, maxTextBytes: Int = PageBudget.maxTextBytes,
+        raisingReadCursors: Bool = true
     ) async throws(StoreError) -> ReadMarking {
         try await write("marking messages read") { db in
             // A pending message request, 1:1 or group, is never marked read (no READ is ever
@@ -46,7 +52,7 @@ extension MessageStore {
                 peers.append(message.peer)
             }
             var receipts: [ReadMarking.Receipt] = []
-            for peer in peers {
+            for peer in peers where raisingReadCursors {
                 if let receipt = try Self.raiseReadCursor(db, peer: peer) {
                     receipts.append(receipt)
                 }

@@ -114,13 +114,17 @@ final class TestNode: @unchecked Sendable {
     /// CLI and end-to-end suites run alongside): a child between fork and exec holds a copy
     /// of every descriptor, the lock's included, so for that moment the directory is still
     /// locked. Nothing announces the exec, so a held lock is retried for up to 2 s.
-    func restart() async throws {
+    /// Starts the node again on its data; `reconfigure`, if given, in place of its own
+    /// configuration change (a setting changed between two runs).
+    func restart(
+        reconfigure: (@Sendable (inout DaemonConfiguration) -> Void)? = nil
+    ) async throws {
         let deadline = ContinuousClock.now + .seconds(5)
         while true {
             do {
                 (daemon, task) = try await Self.launch(
                     name: name, dataDirectory: dataDirectory, socketPath: socketPath,
-                    peers: peers, port: daemon.port, configure: configure)
+                    peers: peers, port: daemon.port, configure: reconfigure ?? configure)
                 break
             } catch let error as DaemonError where error.exitCode == 75 || error.exitCode == 73 {
                 // 73: in this process the stopped daemon's listening socket is closed on its

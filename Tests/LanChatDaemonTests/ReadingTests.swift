@@ -129,6 +129,19 @@ struct ReadingTests {
         _ = try await alice.client.send(
             SendParams(peer: "bob", text: "third", wait: true, timeout: 20))
         #expect(try await alice.history(with: bob).allSatisfy { $0.status == .delivered })
+        #expect(try await bob.client.read().messages.map(\.text) == ["second", "third"])
+        // Found by QA: turned on again, the next HELLO reported everything read while they
+        // were off. Nothing is reported until the user reads with receipts on.
+        try await bob.stopAndWaitOffline(seenBy: alice)
+        try await bob.restart(reconfigure: { $0.readReceipts = true })
+        _ = try await alice.client.send(
+            SendParams(peer: "bob", text: "fourth", wait: true, timeout: 20))
+        #expect(try await alice.history(with: bob).allSatisfy { $0.status == .delivered })
+        // A read with receipts on reports it, and, READ being cumulative, what came before.
+        #expect(try await bob.client.read().messages.map(\.text) == ["fourth"])
+        try await eventually("read reported") {
+            try await alice.history(with: bob).allSatisfy { $0.status == .read }
+        }
         await bob.stop()
         await alice.stop()
     }

@@ -205,7 +205,9 @@ extension Messenger {
         }
         let marking: ReadMarking
         do {
-            marking = try await store.markGroupRead(group.state.id, at: services.now())
+            marking = try await store.markGroupRead(
+                group.state.id, at: services.now(),
+                raisingReadCursors: services.readReceipts.enabled)
         } catch {
             throw .storeUnavailable("cannot mark messages read: \(error)")
         }

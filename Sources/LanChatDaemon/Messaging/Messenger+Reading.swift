@@ -72,7 +72,9 @@ extension Messenger {
         }
         let marking: ReadMarking
         do {
-            marking = try await store.markRead(peer: peer, at: services.now())
+            marking = try await store.markRead(
+                peer: peer, at: services.now(),
+                raisingReadCursors: services.readReceipts.enabled)
         } catch {
             throw .storeUnavailable("cannot mark messages read: \(error)")
         }
