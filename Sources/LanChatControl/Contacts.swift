@@ -290,3 +290,34 @@ public struct KeyChangeInfo: Codable, Sendable, Hashable {
             "\(name) is now using a different key (\(peer.keyTag)\(was)): compare safety numbers with 'lanchat verify \(peer.keyTag)'"
     }
 }
+
+/// A pinned peer dialled at an address where another key answered (PROTOCOL.md §3.8 row 4):
+/// the session was refused before it opened, the pin kept. Shown by `who` and `status` until a
+/// session with the pinned key opens.
+public struct IdentityAlertInfo: Codable, Sendable, Hashable {
+    /// The pinned peer that was dialled.
+    public var peer: PeerCandidate
+    /// Where it was dialled, `host:port`.
+    public var address: String
+    /// The key tag of the key that answered there.
+    public var presentedKeyTag: String
+    /// When it last happened.
+    public var at: Timestamp
+
+    public init(peer: PeerCandidate, address: String, presentedKeyTag: String, at: Timestamp) {
+        self.peer = peer
+        self.address = address
+        self.presentedKeyTag = presentedKeyTag
+        self.at = at
+    }
+
+    /// The one-line warning `who` and `status` print (PROTOCOL.md §3.8 row 4's words).
+    public var warning: String {
+        let name = peer.alias ?? (peer.name.isEmpty ? nil : peer.name)
+        let whose =
+            name.map { "\($0)'s identity (\(peer.keyTag))" } ?? "the identity of \(peer.keyTag)"
+        return "could not confirm \(whose): the device at \(address) presented a different key "
+            + "(key tag \(presentedKeyTag)). This may be an impersonation, or \(name ?? "its owner") "
+            + "reinstalled; verify the safety number before trusting it"
+    }
+}

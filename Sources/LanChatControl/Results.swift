@@ -22,12 +22,15 @@ public struct StatusResult: Codable, Sendable, Hashable {
     public var socket: String
     /// Known names now used by new keys (PRODUCT.md §6), each a warning to show.
     public var keyChanges: [KeyChangeInfo]
+    /// Pinned peers whose address answered with another key (as `who`'s).
+    public var identityAlerts: [IdentityAlertInfo]
 
     public init(
         name: String, id: String, keyTag: String, status: Availability, statusText: String,
         version: String, apiVersion: Int, startedAt: Timestamp, uptimeSeconds: Double,
         listening: [String], avahi: String, peersOnline: Int, queued: Int, unread: Int,
-        dataDir: String, socket: String, keyChanges: [KeyChangeInfo] = []
+        dataDir: String, socket: String, keyChanges: [KeyChangeInfo] = [],
+        identityAlerts: [IdentityAlertInfo] = []
     ) {
         self.name = name
         self.id = id
@@ -46,15 +49,16 @@ public struct StatusResult: Codable, Sendable, Hashable {
         self.dataDir = dataDir
         self.socket = socket
         self.keyChanges = keyChanges
+        self.identityAlerts = identityAlerts
     }
 
     enum CodingKeys: String, CodingKey {
         case name, id, keyTag, status, statusText, version, apiVersion, startedAt
         case uptimeSeconds, listening, avahi, peersOnline, queued, unread, dataDir, socket
-        case keyChanges
+        case keyChanges, identityAlerts
     }
 
-    /// `keyChanges` may be absent (a daemon older than it).
+    /// `keyChanges` and `identityAlerts` may be absent (a daemon older than them).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -75,7 +79,9 @@ public struct StatusResult: Codable, Sendable, Hashable {
             dataDir: try container.decode(String.self, forKey: .dataDir),
             socket: try container.decode(String.self, forKey: .socket),
             keyChanges: try container.decodeIfPresent([KeyChangeInfo].self, forKey: .keyChanges)
-                ?? [])
+                ?? [],
+            identityAlerts: try container.decodeIfPresent(
+                [IdentityAlertInfo].self, forKey: .identityAlerts) ?? [])
     }
 }
 
@@ -83,21 +89,29 @@ public struct WhoResult: Codable, Sendable, Hashable {
     public var peers: [PeerInfo]
     /// Known names now used by new keys (PRODUCT.md §6), each a warning to show.
     public var keyChanges: [KeyChangeInfo]
+    /// Pinned peers whose address answered with another key, each a warning to show.
+    public var identityAlerts: [IdentityAlertInfo]
 
-    public init(peers: [PeerInfo], keyChanges: [KeyChangeInfo] = []) {
+    public init(
+        peers: [PeerInfo], keyChanges: [KeyChangeInfo] = [],
+        identityAlerts: [IdentityAlertInfo] = []
+    ) {
         self.peers = peers
         self.keyChanges = keyChanges
+        self.identityAlerts = identityAlerts
     }
 
-    enum CodingKeys: String, CodingKey { case peers, keyChanges }
+    enum CodingKeys: String, CodingKey { case peers, keyChanges, identityAlerts }
 
-    /// `keyChanges` may be absent (a daemon older than it).
+    /// `keyChanges` and `identityAlerts` may be absent (a daemon older than them).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             peers: try container.decode([PeerInfo].self, forKey: .peers),
             keyChanges: try container.decodeIfPresent([KeyChangeInfo].self, forKey: .keyChanges)
-                ?? [])
+                ?? [],
+            identityAlerts: try container.decodeIfPresent(
+                [IdentityAlertInfo].self, forKey: .identityAlerts) ?? [])
     }
 }
 

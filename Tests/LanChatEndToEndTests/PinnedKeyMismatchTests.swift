@@ -40,6 +40,16 @@ extension EndToEnd {
                     "alice must abort before msg3, so the impostor never sees her key")
                 let aliceStatus = try await alice.lanchat(["status"])
                 #expect(aliceStatus.status == 0, "\(aliceStatus)")
+                // Found by QA: only the log said it. who and status do, until bob is back.
+                let alerts = try await alice.json(WhoResult.self, ["who"]).identityAlerts ?? []
+                #expect(alerts.map(\.peer.id) == [bob.id])
+                #expect(alerts.first?.address == "127.0.0.1:\(bobPort)")
+                #expect(alerts.first?.presentedKeyTag == impostor.keyTag)
+                #expect(
+                    aliceStatus.output.contains(
+                        "could not confirm the identity of \(bob.keyTag): the device at "
+                            + "127.0.0.1:\(bobPort) presented a different key"),
+                    "\(aliceStatus)")
                 #expect(await impostor.stop() == .exited(0))
 
                 // The real bob comes back (he dials alice, whose redial of the bad address
@@ -54,6 +64,8 @@ extension EndToEnd {
                     delivered != nil, "not delivered to the real bob\n\(alice.log)\n\(realBob.log)")
                 let received = try await realBob.awaitReceived(sent, from: alice.id)
                 #expect(received?.text == "for bob's eyes only")
+                let settled = try await alice.json(WhoResult.self, ["who"]).identityAlerts
+                #expect(settled?.isEmpty == true, "the pinned key answered: no warning left")
                 try await HandshakeAttacks.expectStillServing(alice, peer: realBob)
             }
         }

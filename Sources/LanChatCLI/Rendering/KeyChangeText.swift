@@ -5,8 +5,11 @@ import LanChatControl
 package enum KeyChangeText {
     package static let marker = "!"
 
-    package static func warnings(_ changes: [KeyChangeInfo], style: TextStyle) -> String {
-        changes.map { style.yellow("\(marker) warning: \(terminalSafe($0.warning))") + "\n" }
+    package static func warnings(
+        _ changes: [KeyChangeInfo], alerts: [IdentityAlertInfo] = [], style: TextStyle
+    ) -> String {
+        (alerts.map { style.red("\(marker) WARNING: \(terminalSafe($0.warning))") + "\n" }
+            + changes.map { style.yellow("\(marker) warning: \(terminalSafe($0.warning))") + "\n" })
             .joined()
     }
 }

@@ -31,7 +31,8 @@ package enum StatusView {
         var text = lines.map { label, value in
             label + String(repeating: " ", count: width - label.count) + "  " + value + "\n"
         }.joined()
-        text += KeyChangeText.warnings(status.keyChanges, style: style)
+        text += KeyChangeText.warnings(
+            status.keyChanges, alerts: status.identityAlerts, style: style)
         if status.apiVersion != ControlAPI.version {
             text +=
                 style.yellow(

@@ -8,9 +8,10 @@ package enum WhoView {
     ) -> String {
         guard !result.peers.isEmpty else {
             return emptyHint(query: query, all: all)
-                + KeyChangeText.warnings(result.keyChanges, style: style)
+                + KeyChangeText.warnings(
+                    result.keyChanges, alerts: result.identityAlerts, style: style)
         }
-        let changed = Set(result.keyChanges.map(\.peer.id))
+        let changed = Set(result.keyChanges.map(\.peer.id) + result.identityAlerts.map(\.peer.id))
         // On a narrow terminal the address gives up width first, then the status text,
         // then the name; if that is not enough the address, the last seen, the status and
         // the trust are left out. The key tag, which tells peers of one name apart, and the
@@ -37,7 +38,8 @@ package enum WhoView {
             ])
         }
         return table.render(style: style, width: width)
-            + KeyChangeText.warnings(result.keyChanges, style: style)
+            + KeyChangeText.warnings(
+                result.keyChanges, alerts: result.identityAlerts, style: style)
     }
 
     static func lastSeen(_ peer: PeerInfo, now: Timestamp, zone: any UTCOffsetProvider) -> String {

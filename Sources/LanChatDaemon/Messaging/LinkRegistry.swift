@@ -149,6 +149,12 @@ final class LinkRegistry: SessionDelegate, Service {
         case .blocked:
             logger.debug("blocked key at \(place) refused")
         case .pinnedKeyMismatch(let expected, let presented):
+            // Also shown by `who` and `status` (found by QA: the log alone told the user
+            // nothing of a HIGH report).
+            services.directory.modify(expected) {
+                $0.identityAlert = IdentityAlert(
+                    address: address, presented: presented, at: services.now())
+            }
             let name =
                 services.directory.entry(expected)?.displayName ?? Fingerprint.keyTag(expected)
             logger.critical(

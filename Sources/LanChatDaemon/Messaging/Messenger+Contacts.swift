@@ -198,6 +198,19 @@ extension Messenger {
     }
 
     /// The key-change warnings `who` and `status` show.
+    /// Pinned peers whose address answered with another key, by name.
+    var identityAlertInfos: [IdentityAlertInfo] {
+        directory.all.compactMap { entry in
+            entry.identityAlert.map { alert in
+                IdentityAlertInfo(
+                    peer: entry.candidate,
+                    address: alert.address?.description ?? "an unknown address",
+                    presentedKeyTag: Fingerprint.keyTag(alert.presented),
+                    at: Timestamp(millisecondsSince1970: alert.at))
+            }
+        }.sorted { ($0.peer.name, $0.peer.keyTag) < ($1.peer.name, $1.peer.keyTag) }
+    }
+
     var keyChangeInfos: [KeyChangeInfo] {
         directory.keyChanges.map {
             KeyChangeInfo(peer: $0.new.candidate, previous: $0.earlier?.candidate)

@@ -24,7 +24,8 @@ extension Messenger {
                 runtime.startInstant.duration(to: services.clock.monotonic()).components.seconds),
             listening: runtime.listening, avahi: avahi, peersOnline: directory.onlineCount,
             queued: counts.queued, unread: counts.unread, dataDir: runtime.dataDirectory,
-            socket: runtime.socketPath, keyChanges: keyChangeInfos)
+            socket: runtime.socketPath, keyChanges: keyChangeInfos,
+            identityAlerts: identityAlertInfos)
     }
 
     /// What the links know the peers acknowledged and the store may not show yet
@@ -47,7 +48,8 @@ extension Messenger {
             .filter { entry in query.map { PeerResolver.matches(entry, query: $0) } ?? true }
             .sorted(by: PeerResolver.byName)
             .map(\.info)
-        return WhoResult(peers: peers, keyChanges: keyChangeInfos)
+        return WhoResult(
+            peers: peers, keyChanges: keyChangeInfos, identityAlerts: identityAlertInfos)
     }
 
     func history(_ params: HistoryParams) async throws(ControlError) -> HistoryResult {

@@ -187,6 +187,8 @@ final class PeerDirectory: Sendable {
             if delta > 0 {
                 entry.awaitingHandshake = false
                 entry.shutDown = false
+                // The pinned key answered: an earlier address's other key is not it.
+                entry.identityAlert = nil
             } else if peerShutDown, entry.sessions == 0 {
                 entry.awaitingHandshake = false
                 entry.shutDown = true

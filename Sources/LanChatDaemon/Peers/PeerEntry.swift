@@ -27,6 +27,10 @@ struct PeerEntry: Sendable, Equatable {
     var hostName: String?
     /// Addresses the discovery records resolved to, best first (shown, not stored).
     var announcedEndpoints: [Endpoint] = []
+    /// The last time this pinned key was dialled and another key answered (PROTOCOL.md §3.8
+    /// row 4): shown as a warning until a session with this key opens. Not stored: the next
+    /// dial after a restart finds it again.
+    var identityAlert: IdentityAlert?
 
     var key: PeerKey { record.key }
 
@@ -72,4 +76,11 @@ struct PeerEntry: Sendable, Equatable {
         PeerCandidate(
             id: record.key.id, keyTag: record.keyTag, name: record.name, alias: record.alias)
     }
+}
+
+/// Where a pinned key was dialled and which key answered instead (PROTOCOL.md §3.8 row 4).
+struct IdentityAlert: Sendable, Equatable {
+    var address: Endpoint?
+    var presented: PeerKey
+    var at: Int64
 }

@@ -39,7 +39,15 @@ struct PeerObject: Decodable, Sendable {
 
 /// `lanchat who --json`.
 struct WhoResult: Decodable, Sendable {
+    /// A pinned peer whose address answered with another key.
+    struct IdentityAlert: Decodable, Sendable {
+        struct Peer: Decodable, Sendable { var id: String }
+        var peer: Peer
+        var address: String
+        var presentedKeyTag: String
+    }
     var peers: [PeerObject]
+    var identityAlerts: [IdentityAlert]?
 }
 
 /// A message object.
