@@ -21,41 +21,8 @@ struct CJKSearchTests {
         try await store.search(SearchQuery(parsing: query), peer: peer, limit: limit).map(\.text)
     }
 
-    /// Both indexes hold exactly what they should. `messages_fts` gets FTS5's full check
-    /// against `messages`. The CJK index holds only some of `messages`' rows, so FTS5's check
-    /// against the content cannot pass (it tokenizes every row of `messages`): it gets the
-    /// check of the index's own structure, and its rowids (read from the index itself by
-    /// `fts5vocab`) are compared with the indexed messages that have CJK text, as Swift sees
-    /// them.
-    /// (The first check needs every message indexed: it is skipped while some are not.)
     func checkIndexes(_ store: MessageStore) async throws {
-        if try await store.messagesAwaitingIndex() == 0 {
-            try await store.executeForTesting(
-                "INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)")
-        }
-        try await store.executeForTesting(
-            "INSERT INTO messages_fts_cjk (messages_fts_cjk) VALUES ('integrity-check')")
-        let (indexed, expected) = try await store.pool.write { db in
-            try db.execute(
-                sql: """
-                    CREATE VIRTUAL TABLE IF NOT EXISTS temp.cjk_vocab
-                    USING fts5vocab(main, messages_fts_cjk, instance)
-                    """)
-            let indexed = try Int64.fetchAll(
-                db, sql: "SELECT DISTINCT doc FROM temp.cjk_vocab ORDER BY doc")
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT rowid, text FROM messages
-                    WHERE rowid <= (SELECT indexed_through FROM search_progress) ORDER BY rowid
-                    """)
-            let expected = rows.compactMap { row -> Int64? in
-                let text: String = row["text"]
-                return CJKText.contains(text) ? row["rowid"] : nil
-            }
-            return (indexed, expected)
-        }
-        #expect(indexed == expected)
+        try await checkSearchIndexes(store)
     }
 
     /// The tokens the CJK index makes of `text`.
@@ -301,4 +268,41 @@ struct CJKSearchTests {
         try await checkIndexes(store)
         #expect(try await texts(store, "東京") == ["東京 not yet", Self.qa])
     }
+}
+
+/// Both indexes hold exactly what they should. `messages_fts` gets FTS5's full check
+/// against `messages`. The CJK index holds only some of `messages`' rows, so FTS5's check
+/// against the content cannot pass (it tokenizes every row of `messages`): it gets the
+/// check of the index's own structure, and its rowids (read from the index itself by
+/// `fts5vocab`) are compared with the indexed messages that have CJK text, as Swift sees
+/// them.
+/// (The first check needs every message indexed: it is skipped while some are not.)
+func checkSearchIndexes(_ store: MessageStore) async throws {
+    if try await store.messagesAwaitingIndex() == 0 {
+        try await store.executeForTesting(
+            "INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)")
+    }
+    try await store.executeForTesting(
+        "INSERT INTO messages_fts_cjk (messages_fts_cjk) VALUES ('integrity-check')")
+    let (indexed, expected) = try await store.pool.write { db in
+        try db.execute(
+            sql: """
+                CREATE VIRTUAL TABLE IF NOT EXISTS temp.cjk_vocab
+                USING fts5vocab(main, messages_fts_cjk, instance)
+                """)
+        let indexed = try Int64.fetchAll(
+            db, sql: "SELECT DISTINCT doc FROM temp.cjk_vocab ORDER BY doc")
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT rowid, text FROM messages
+                WHERE rowid <= (SELECT indexed_through FROM search_progress) ORDER BY rowid
+                """)
+        let expected = rows.compactMap { row -> Int64? in
+            let text: String = row["text"]
+            return CJKText.contains(text) ? row["rowid"] : nil
+        }
+        return (indexed, expected)
+    }
+    #expect(indexed == expected)
 }
