@@ -49,7 +49,10 @@ extension MessageStore {
         await settleStaged()
         let messages: Int
         do {
-            let destination = try DatabaseQueue(path: path)
+            // The copy is page by page and opens no table, but a connection that might
+            // knows the CJK index's tokenizer, as every one of the store's.
+            let destination = try DatabaseQueue(
+                path: path, configuration: CJKTokenizer.configuration())
             let source = pool
             messages = try await destination.writeWithoutTransaction { copy in
                 try source.read { store in try store.backup(to: copy) }

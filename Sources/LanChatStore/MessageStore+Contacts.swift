@@ -63,8 +63,8 @@ extension MessageStore {
     /// go out (the peer would otherwise wait for their seqs forever).
     ///
     /// `purge` also scrubs the deleted text from the files: `secure_delete` zeroes what the
-    /// delete frees, the search index is merged so its old segments (which still hold the
-    /// words) are freed and zeroed too, and a TRUNCATE checkpoint leaves no earlier page in
+    /// delete frees, the search indexes (the CJK one too) are merged so their old segments
+    /// (which still hold the words) are freed and zeroed too, and a TRUNCATE checkpoint leaves no earlier page in
     /// the WAL. It holds the writer for as long as the merge takes (the whole index).
     ///
     /// Returns how many messages the purge kept because they are still on their way (0
@@ -94,6 +94,10 @@ extension MessageStore {
                 arguments: [key.blob])
             try Self.dropEmptyConversation(db, key)
             try db.execute(sql: "INSERT INTO messages_fts (messages_fts) VALUES ('optimize')")
+            if try Self.hasCJKIndex(db) {
+                try db.execute(
+                    sql: "INSERT INTO messages_fts_cjk (messages_fts_cjk) VALUES ('optimize')")
+            }
             return try Int.fetchOne(
                 db, sql: "SELECT count(*) FROM messages WHERE pk = ? AND group_id IS NULL",
                 arguments: [key.blob]) ?? 0

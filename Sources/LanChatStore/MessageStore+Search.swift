@@ -3,7 +3,8 @@ import GRDB
 import LanChatCore
 
 /// Full-text search (PRODUCT.md §4 `search`) over `messages_fts`, the FTS5 index of
-/// `messages`, built after the write (`MessageStore+SearchIndex.swift`).
+/// `messages`, built after the write (`MessageStore+SearchIndex.swift`), or, for a query
+/// with Chinese, Japanese or Korean text, over `messages_fts_cjk` (`Schema.v14`).
 extension MessageStore {
     /// Messages matching `query` (from the 1:1 conversation with `peer` only, if given), newest
     /// first.
@@ -23,11 +24,16 @@ extension MessageStore {
             guard error.kind == .unavailable else { throw error }
         }
         return try await read("searching messages") { db in
+            // A term with a CJK character: the CJK index (`Schema.v14`), where each such
+            // character is a token, so the term is found inside a run of CJK text; every
+            // term must match there as here. A store of an older schema (a test's) has none.
+            let cjk = try query.containsCJK && Self.hasCJKIndex(db)
+            let index = cjk ? "messages_fts_cjk" : "messages_fts"
             // CROSS JOIN keeps the FTS5 table the outer loop, in its rowid order.
             var sql = """
                 SELECT \(StoredMessage.columns(of: "m")), m.group_id
-                FROM messages_fts f CROSS JOIN messages m ON m.rowid = f.rowid
-                WHERE messages_fts MATCH ?
+                FROM \(index) f CROSS JOIN messages m ON m.rowid = f.rowid
+                WHERE \(index) MATCH ?
                 """
             var arguments: StatementArguments = [query.matchExpression]
             if let peer {

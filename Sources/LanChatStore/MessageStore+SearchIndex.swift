@@ -68,9 +68,27 @@ extension MessageStore {
                 SELECT rowid, text FROM messages WHERE rowid > ? AND rowid <= ? ORDER BY rowid
                 """,
             arguments: [through, last])
+        // The same rows' CJK messages, in the CJK index (`Schema.v14`). A test per message,
+        // where most stop at its first part (nothing but ASCII), so English text costs
+        // nearly nothing more; a store of an older schema (a test's) has no such table.
+        if try hasCJKIndex(db) {
+            try db.execute(
+                sql: """
+                    INSERT INTO messages_fts_cjk (rowid, text)
+                    SELECT rowid, text FROM messages WHERE rowid > ? AND rowid <= ?
+                        AND \(Schema.holdsCJK("text"))
+                    ORDER BY rowid
+                    """,
+                arguments: [through, last])
+        }
         try db.execute(
             sql: "UPDATE search_progress SET indexed_through = ?", arguments: [last])
         let added: Int = batch[1]
         return added
+    }
+
+    /// Whether the schema has `messages_fts_cjk` (v14).
+    static func hasCJKIndex(_ db: Database) throws -> Bool {
+        try db.tableExists("messages_fts_cjk")
     }
 }

@@ -96,6 +96,8 @@ public final class MessageStore: Sendable {
         // statement, those files took more write calls than the WAL itself.
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            // The CJK search index's tokenizer (schema v14): every connection may read it.
+            CJKTokenizer.register(on: db)
         }
         let pool: DatabasePool
         do {
@@ -187,7 +189,9 @@ public final class MessageStore: Sendable {
         }
         var log = stat()
         let thorough = stat(path + "-wal", &log) == 0 && log.st_size > 0
-        var configuration = Configuration()
+        // With the CJK index's tokenizer: an integrity check that reaches into the FTS5
+        // tables (SQLite 3.44 on) must not find a table it cannot open.
+        var configuration = CJKTokenizer.configuration()
         configuration.readonly = true
         configuration.label = "lanchat.store.inspection"
         do {

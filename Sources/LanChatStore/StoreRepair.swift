@@ -77,7 +77,8 @@ public enum StoreRepair {
         guard stat(path, &info) == 0, info.st_size > 0 else { return nil }
         let source: DatabaseQueue
         do {
-            var configuration = Configuration()
+            // The CJK index's tokenizer, as at the inspection (`MessageStore.inspect`).
+            var configuration = CJKTokenizer.configuration()
             configuration.readonly = true
             configuration.label = "lanchat.store.repair.source"
             source = try DatabaseQueue(path: path, configuration: configuration)
@@ -142,7 +143,8 @@ public enum StoreRepair {
         recreate stub: PeerStub
     ) throws -> Report {
         try MessageStore.createPrivateFileIfAbsent(fresh)
-        let target = try DatabaseQueue(path: fresh)
+        // Schema v14 creates the CJK index, with its tokenizer.
+        let target = try DatabaseQueue(path: fresh, configuration: CJKTokenizer.configuration())
         defer { try? target.close() }
         try Schema.migrator().migrate(target, upTo: lastMigration)
         var report = Report(damagedCopy: "", messages: 0, rowsCopied: 0, unreadable: [])
@@ -196,7 +198,8 @@ public enum StoreRepair {
                     try moveCursorsPastLostEvents(db, sourceBytes: sourceBytes)
                 }
                 // The search index is rebuilt from the messages: by the daemon's indexer from
-                // schema v5 on, here before (its trigger was off during the copy).
+                // schema v5 on (both indexes, the CJK one of v14 too: the migrations left
+                // them empty), here before (its trigger was off during the copy).
                 if try db.tableExists("search_progress") {
                     try db.execute(sql: "UPDATE search_progress SET indexed_through = 0")
                 } else if try db.tableExists("messages_fts") {

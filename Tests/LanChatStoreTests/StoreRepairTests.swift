@@ -119,6 +119,31 @@ struct StoreRepairTests {
         try store.close()
     }
 
+    /// The CJK search index (schema v14) is left out of the copy like the other one, and
+    /// the indexer fills both again: only the messages with CJK text go into it.
+    @Test func aRepairedStoreFindsCJKWordsAgain() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await filledStore(directory)
+        do {
+            let store = try open(directory)
+            _ = try await store.enqueue(
+                to: Self.peer, texts: ["東京で会いましょう", "서울에서"], at: 7_000)
+            try await store.completeSearchIndex()
+            try store.close()
+        }
+        try damage(directory.storePath, "messages_by_conversation", leaf: 1)
+        let report = try #require(try repair(directory))
+        #expect(report.unreadable.isEmpty, "\(report.unreadable)")
+        let store = try open(directory)
+        #expect(try await store.completeSearchIndex() == Self.received + 5)
+        let found = try await store.search(SearchQuery(parsing: "東京"), limit: 10)
+        #expect(found.map(\.text) == ["東京で会いましょう"])
+        #expect(try await store.search(SearchQuery(parsing: "서울"), limit: 10).count == 1)
+        try await checkSearchIndexes(store)
+        try store.close()
+    }
+
     /// A page of messages is damaged: the rows on it are lost, every other one is kept, and
     /// the counts follow what was kept; the history check then restarts the streams.
     @Test func aDamagedPageOfMessagesLosesOnlyItsRows() async throws {

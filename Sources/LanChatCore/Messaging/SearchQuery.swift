@@ -5,6 +5,10 @@
 /// in it doubled), so `AND`, `NEAR`, `col:`, `^`, parentheses or SQL text are searched as
 /// plain words and can never make FTS5 fail. Matching is case- and accent-insensitive
 /// (the index's `unicode61 remove_diacritics 2` tokenizer folds both sides).
+///
+/// Chinese, Japanese and Korean (`CJKText`): a query with a CJK character anywhere runs
+/// against the CJK index (`containsCJK`), where each such character is a token, so a term
+/// is found as its characters in a row anywhere in a message (`東京` in "東京で会いましょう").
 public struct SearchQuery: Sendable, Hashable {
     /// The longest query, in UTF-8 bytes.
     public static let maxBytes = 1_024
@@ -52,6 +56,12 @@ public struct SearchQuery: Sendable, Hashable {
         guard !parsed.isEmpty else { throw .empty }
         terms = parsed.filter { Self.isSearchable($0.text) }
         guard !terms.isEmpty else { throw .nothingSearchable }
+    }
+
+    /// Whether a term holds a CJK character: the store then searches its CJK index, where
+    /// every term must match as in the other (so only messages with CJK text are found).
+    public var containsCJK: Bool {
+        terms.contains { CJKText.contains($0.text) }
     }
 
     /// For FTS5's MATCH operator, bound as a parameter: `"word" "prefix"* "a phrase"`.
