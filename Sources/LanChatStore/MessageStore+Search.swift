@@ -27,28 +27,50 @@ extension MessageStore {
             // A term with a CJK character: the CJK index (`Schema.v14`), where each such
             // character is a token, so the term is found inside a run of CJK text; every
             // term must match there as here. A store of an older schema (a test's) has none.
-            let cjk = try query.containsCJK && Self.hasCJKIndex(db)
-            let index = cjk ? "messages_fts_cjk" : "messages_fts"
-            // CROSS JOIN keeps the FTS5 table the outer loop, in its rowid order.
-            var sql = """
-                SELECT \(StoredMessage.columns(of: "m")), m.group_id
-                FROM \(index) f CROSS JOIN messages m ON m.rowid = f.rowid
-                WHERE \(index) MATCH ?
-                """
-            var arguments: StatementArguments = [query.matchExpression]
-            if let peer {
-                // The 1:1 conversation: the peer's group messages, and our group copies to
-                // it, are their groups' (found by QA: they came up here).
-                sql += " AND m.pk = ? AND m.group_id IS NULL"
-                arguments += [peer.blob]
+            let hasCJKIndex = try Self.hasCJKIndex(db)
+            if query.containsCJK && hasCJKIndex {
+                return try Self.search(
+                    db, index: "messages_fts_cjk", query, peer: peer, group: group, limit: limit)
             }
-            if let group {
-                sql += " AND m.group_id = ?"
-                arguments += [group.blob]
-            }
-            sql += " ORDER BY f.rowid DESC LIMIT ?"
-            arguments += [max(0, limit)]
-            return try StoredMessage.fetchAll(db, sql: sql, arguments: arguments)
+            let found = try Self.search(
+                db, index: "messages_fts", query, peer: peer, group: group, limit: limit)
+            guard hasCJKIndex else { return found }
+            // A Latin word written against CJK text ("Swiftで書く") is one token with it in
+            // `messages_fts`, and its own in `messages_fts_cjk`: both are asked, each for
+            // `limit`, and the newest of the two, each message once, are the answer.
+            let alongCJK = try Self.search(
+                db, index: "messages_fts_cjk", query, peer: peer, group: group, limit: limit)
+            guard !alongCJK.isEmpty else { return found }
+            var seen = Set<Int64>()
+            return (found + alongCJK).sorted { $0.rowID > $1.rowID }
+                .filter { seen.insert($0.rowID).inserted }.prefix(max(0, limit)).map { $0 }
         }
+    }
+
+    /// One index's matches, newest first, at most `limit`.
+    private static func search(
+        _ db: Database, index: String, _ query: SearchQuery, peer: PeerKey?, group: GroupID?,
+        limit: Int
+    ) throws -> [StoredMessage] {
+        // CROSS JOIN keeps the FTS5 table the outer loop, in its rowid order.
+        var sql = """
+            SELECT \(StoredMessage.columns(of: "m")), m.group_id
+            FROM \(index) f CROSS JOIN messages m ON m.rowid = f.rowid
+            WHERE \(index) MATCH ?
+            """
+        var arguments: StatementArguments = [query.matchExpression]
+        if let peer {
+            // The 1:1 conversation: the peer's group messages, and our group copies to
+            // it, are their groups' (found by QA: they came up here).
+            sql += " AND m.pk = ? AND m.group_id IS NULL"
+            arguments += [peer.blob]
+        }
+        if let group {
+            sql += " AND m.group_id = ?"
+            arguments += [group.blob]
+        }
+        sql += " ORDER BY f.rowid DESC LIMIT ?"
+        arguments += [max(0, limit)]
+        return try StoredMessage.fetchAll(db, sql: sql, arguments: arguments)
     }
 }

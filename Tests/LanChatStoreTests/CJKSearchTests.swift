@@ -65,6 +65,23 @@ struct CJKSearchTests {
                 == ["東", "京", "で", "swift", "で", "書", "く", "葛", "飾"])
     }
 
+    /// A Latin word written against CJK text is one token with it in the usual index: a
+    /// Latin-only query asks the CJK index too, and each message comes once, newest first.
+    @Test func aLatinWordWrittenAgainstCJKTextIsFound() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        try await receive(
+            store, from: bob,
+            texts: ["Swiftで書く", "swift on linux", "Swift で書く", "rustで書く"])
+        #expect(
+            try await texts(store, "swift") == ["Swift で書く", "swift on linux", "Swiftで書く"])
+        #expect(try await texts(store, "swift", limit: 2) == ["Swift で書く", "swift on linux"])
+        #expect(try await texts(store, "linux") == ["swift on linux"])
+        #expect(try await texts(store, "sw*") == ["Swift で書く", "swift on linux", "Swiftで書く"])
+        #expect(try await texts(store, "swift", peer: carol).isEmpty)
+    }
+
     @Test func koreanAndChineseWordsAreFoundInsideTheirText() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
