@@ -138,6 +138,24 @@ import Testing
         #expect(held.hasSuffix("'lanchat verify NNNN-2222 --link' sends them to the new key"))
     }
 
+    /// Found by QA: a `--wait-read` cut short by the stop said the delivered message "goes
+    /// out when lanchatd runs again"; it says it was delivered, and the receipt still comes.
+    @Test func aWaitForReadCutShortSaysWhatWasDelivered() throws {
+        let queued = try Self.outgoing(seq: 1)
+        var acknowledged = LiveOutgoingState()
+        acknowledged.unrecordedDeliveries[7] = DeliveryMark(upTo: 1, at: 200)
+        #expect(Messenger.allDelivered([queued], live: acknowledged))
+        #expect(!Messenger.allDelivered([queued], live: .none))
+        let delivered = Messenger.stoppingText(.read, count: 1, delivered: true)
+        #expect(delivered.contains("it was delivered") && !delivered.contains("goes out"))
+        #expect(
+            Messenger.stoppingText(.read, count: 1, delivered: false).contains(
+                "goes out when lanchatd runs again"))
+        #expect(
+            Messenger.stoppingText(.delivered, count: 2, delivered: false).contains(
+                "the 2 messages were delivered"))
+    }
+
     /// ACKs waiting to be written together each keep their time: one step per millisecond.
     @Test func coalescedAcksKeepEachMessagesTime() throws {
         var mark = DeliveryMark(upTo: 2, at: 200)

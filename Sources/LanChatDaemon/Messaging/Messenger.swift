@@ -113,6 +113,8 @@ final class Messenger: Sendable {
             throw .storeUnavailable("cannot read message status: \(error)")
         }
         if !outcome.failed.isEmpty || !outcome.pending.isEmpty {
+            // Taken before the rows (see `liveState`).
+            let live = await liveState(for: peer.key)
             let current: [StoredMessage]
             do {
                 current = try await store.messages(ids: ids)
@@ -126,12 +128,14 @@ final class Messenger: Sendable {
             }
             if outcome.interrupted {
                 throw .timedOut(
-                    Self.stoppingText(target, count: ids.count),
+                    Self.stoppingText(
+                        target, count: ids.count,
+                        delivered: Self.allDelivered(current, live: live)),
                     messageIDs: ids.map(\.description))
             }
             throw .timedOut(
                 Self.timeoutText(
-                    current, live: await liveState(for: peer.key),
+                    current, live: live,
                     online: await registry.existingLink(for: peer.key)?.isOnline ?? false,
                     target: target, seconds: seconds, peer: peer.displayName,
                     keyChange: keyChange),
@@ -181,7 +185,27 @@ final class Messenger: Sendable {
 
     /// What a wait cut short by the daemon's stop says: the messages are kept, and a client
     /// must not send them again.
-    static func stoppingText(_ target: StatusWaiter.Target, count: Int) -> String {
+    /// Whether the peer has every one of `messages` (stored or only acknowledged so far).
+    static func allDelivered(_ messages: [StoredMessage], live: LiveOutgoingState) -> Bool {
+        messages.allSatisfy {
+            let status = MessageMapping.info($0, live: live).status
+            return status == .delivered || status == .read
+        }
+    }
+
+    /// `delivered`: every message reached the peer already (found by QA: a `--wait-read`
+    /// cut short said they "go out" again when lanchatd runs, of delivered messages).
+    static func stoppingText(_ target: StatusWaiter.Target, count: Int, delivered: Bool = false)
+        -> String
+    {
+        if target == .read && delivered {
+            return count == 1
+                ? "lanchatd is stopping before the message was read; it was delivered, and its "
+                    + "read receipt still comes when it is read (do not send it again)"
+                : "lanchatd is stopping before the \(count) messages were read; they were "
+                    + "delivered, and their read receipts still come when they are read (do not "
+                    + "send them again)"
+        }
         let reached = target == .read ? "read" : "delivered"
         return count == 1
             ? "lanchatd is stopping before the message was \(reached); it is stored and goes out "
