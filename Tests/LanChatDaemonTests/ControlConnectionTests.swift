@@ -127,6 +127,18 @@ struct ControlConnectionTests {
             #expect(refused.id == nil && refused.errorCode == -32600, "\(refused.object)")
             #expect(refused.errorMessage.contains("\"id\""), "\(refused.object)")
             try await Self.expectStatus(connection, id: 7, after: "an id out of range")
+
+            // Found by QA: a method of the wrong type lost the id, which could be read.
+            for line in [
+                #"{"jsonrpc":"2.0","id":11,"method":5}"#,
+                #"{"jsonrpc":"2.0","id":"x","method":[]}"#,
+            ] {
+                try await connection.send(line)
+                let wrongType = RawResponse(try await connection.receive())
+                #expect(wrongType.errorCode == -32600, "\(wrongType.object)")
+                #expect(wrongType.id != nil, "\(line): \(wrongType.object)")
+            }
+            try await Self.expectStatus(connection, id: 8, after: "a method of the wrong type")
         }
     }
 

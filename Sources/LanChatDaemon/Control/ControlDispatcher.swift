@@ -99,11 +99,16 @@ struct ControlDispatcher: Sendable {
                             "\"id\" must be a string, null, or a number lanchatd can give back "
                                 + "exactly: a magnitude from 1e-128 to below 1e128"))))
         } catch {
+            // A member of the wrong type (`"method": 5`) still leaves an id that can be read:
+            // null is for requests read too little to find it (found by QA).
+            let id = (try? ControlJSON.decoder().decode(RPCRequestID.self, from: line))?.id
             return .refused(
                 encode(
                     RPCResponse<NoParams>(
-                        id: nil,
-                        error: .invalidRequest("the request is not a JSON-RPC 2.0 object"))))
+                        id: id,
+                        error: .invalidRequest(
+                            "the request is not a JSON-RPC 2.0 object with a \"method\" string"
+                        ))))
         }
         guard head.jsonrpc == "2.0", let method = head.method else {
             return .refused(
@@ -225,4 +230,9 @@ struct ControlDispatcher: Sendable {
             return Data(text.utf8)
         }
     }
+}
+
+/// Only a request's id, read when the rest of its head does not decode.
+private struct RPCRequestID: Decodable {
+    var id: RPCID?
 }
