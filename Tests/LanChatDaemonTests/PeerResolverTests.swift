@@ -116,6 +116,17 @@ import Testing
         #expect(try Self.resolve("dave", among: [aliased, claimant]) == aliased.key)
     }
 
+    /// `who QUERY` matches an address as the ADDRESS column shows it (found by QA).
+    @Test func whoMatchesAnAddressWithItsPort() {
+        var entry = Self.bob
+        entry.record.addresses = [Endpoint(host: "127.0.0.1", port: 47123)]
+        #expect(PeerResolver.matches(entry, query: "127.0.0.1:47123"))
+        #expect(PeerResolver.matches(entry, query: "0.1:471"))
+        #expect(!PeerResolver.matches(entry, query: "127.0.0.1:47124"))
+        entry.announcedEndpoints = [Endpoint(host: "fe80::1", port: 9, scope: "eth0")]
+        #expect(PeerResolver.matches(entry, query: "fe80::1"))
+    }
+
     @Test func nothingMatchingIsNotFoundAndEmptyIsRefused() {
         #expect { try Self.resolve("zed") } throws: { ($0 as? ControlError)?.exitCode == 67 }
         #expect { try Self.resolve("  ") } throws: { ($0 as? ControlError)?.exitCode == 64 }

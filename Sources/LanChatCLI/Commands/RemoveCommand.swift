@@ -26,7 +26,10 @@ struct RemoveCommand: AsyncParsableCommand {
         let result = try await context.client.remove(
             RemoveParams(peer: peer, purge: purge ? true : nil))
         try context.show(result) { result in
-            "Removed \(ContactsView.label(result.peer)) from contacts"
+            // What remove does, said of any peer (found by QA: "Removed … from contacts" of
+            // one that never was a contact).
+            "Forgot the alias, verification and contact status of "
+                + ContactsView.label(result.peer)
                 + (purge ? " and deleted the conversation" : "")
                 + Self.keptText(result.kept ?? 0, peer: result.peer) + ".\n"
         }

@@ -73,11 +73,17 @@ final class PeerDirectory: Sendable {
         try await persistence.recordPeerSeen(
             key, keyTag: keyTag, name: nil, status: nil, statusText: nil,
             endpoint: dialledAddress, at: now)
-        pin(
-            PeerRecord(
-                key: key, keyTag: keyTag, name: "", firstSeen: now, lastSeen: now,
-                addresses: dialledAddress.map { [$0] } ?? []))
-        return true
+        // Two crossing sessions of a first contact both get here (found by QA: the log said
+        // "new peer … pinned" twice): the one that pins it is the first contact.
+        let record = PeerRecord(
+            key: key, keyTag: keyTag, name: "", firstSeen: now, lastSeen: now,
+            addresses: dialledAddress.map { [$0] } ?? [])
+        return entries.withLock { map in
+            guard map[key]?.pinned != true else { return false }
+            map[key, default: PeerEntry(record: record)].record = record
+            map[key]?.pinned = true
+            return true
+        }
     }
 
     /// An address a dial of ours reached `key` at, proven by its handshake: `who` shows it

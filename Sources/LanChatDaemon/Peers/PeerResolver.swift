@@ -66,14 +66,16 @@ enum PeerResolver {
         }
     }
 
-    /// `who QUERY`: a case-insensitive substring of name, alias, key tag, id or host.
+    /// `who QUERY`: a case-insensitive substring of name, alias, key tag, id, host name, or
+    /// an address as the ADDRESS column shows it (`host:port`; found by QA: the column's text
+    /// matched nothing).
     static func matches(_ entry: PeerEntry, query: String) -> Bool {
         let folded = query.lowercased()
         let fields =
             [
                 entry.record.name, entry.record.alias ?? "", entry.record.keyTag, entry.key.id,
                 entry.hostName ?? "",
-            ] + entry.record.addresses.map(\.host)
+            ] + (entry.announcedEndpoints + entry.record.addresses).map(\.description)
         return fields.contains { $0.lowercased().contains(folded) }
     }
 
