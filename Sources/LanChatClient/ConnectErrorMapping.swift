@@ -19,15 +19,28 @@ package enum ConnectErrorMapping {
                 "socket path is \(byteCount) bytes, at most \(UnixSocket.maxPathBytes) fit in a "
                     + "Unix socket address: \(path)")
         case .system(let code):
-            return controlError(errno: code, path: path, hints: hints)
+            let kind = code == ECONNREFUSED ? pathKind(path) : nil
+            return controlError(errno: code, path: path, hints: hints, kind: kind)
         }
     }
 
+    /// What is at a path that refused a connection.
+    package enum PathKind: Sendable { case socket, directory, file }
+
     /// ENOENT, ECONNREFUSED (a stale socket file) and ENOTDIR mean nothing listens there:
-    /// exit 69 with the start hint. EACCES/EPERM: exit 77. Anything else is unexpected.
+    /// exit 69 with the start hint, unless the path is a directory or a file, which no
+    /// lanchatd could serve: then exit 69 saying so (found by QA: it said to start a daemon
+    /// on that path, which lanchatd refuses). EACCES/EPERM: exit 77. Anything else is
+    /// unexpected.
     package static func controlError(
-        errno code: Int32, path: String, hints: DaemonHints = .userService
+        errno code: Int32, path: String, hints: DaemonHints = .userService,
+        kind: PathKind? = nil
     ) -> ControlError {
+        if code == ECONNREFUSED, let kind, kind != .socket {
+            return .daemonNotRunning(
+                "\(path) is \(kind == .directory ? "a directory" : "a file"), not a socket: give "
+                    + "the control socket lanchatd creates ('lanchat doctor' shows where it is)")
+        }
         switch code {
         case ENOENT, ECONNREFUSED, ENOTDIR:
             return .daemonNotRunning(
@@ -38,6 +51,17 @@ package enum ConnectErrorMapping {
                     + "lanchatd; each user runs their own daemon)")
         default:
             return .internalError("cannot connect to \(path): \(describe(errno: code))")
+        }
+    }
+
+    /// What `lstat` finds at `path`, nil when nothing (or it cannot tell).
+    static func pathKind(_ path: String) -> PathKind? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        switch status.st_mode & S_IFMT {
+        case S_IFSOCK: return .socket
+        case S_IFDIR: return .directory
+        default: return .file
         }
     }
 

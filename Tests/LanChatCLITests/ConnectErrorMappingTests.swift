@@ -32,6 +32,26 @@ import Testing
         #expect(!error.message.contains("systemctl"))
     }
 
+    /// Found by QA: `--socket /tmp` (a directory) was told to start a lanchatd there, which
+    /// lanchatd refuses. A directory or a file that refuses is said to be one.
+    @Test func aDirectoryOrAFileIsNotASocket() throws {
+        let directory = ConnectErrorMapping.controlError(
+            errno: ECONNREFUSED, path: "/tmp", kind: .directory)
+        #expect(directory.exitCode == 69)
+        #expect(directory.message.hasPrefix("/tmp is a directory, not a socket"))
+        #expect(!directory.message.contains("lanchatd --socket"))
+        let file = ConnectErrorMapping.controlError(
+            errno: ECONNREFUSED, path: "/etc/hostname", kind: .file)
+        #expect(file.message.hasPrefix("/etc/hostname is a file, not a socket"))
+        // A stale socket file is still "not running", with the start hint.
+        let stale = ConnectErrorMapping.controlError(errno: ECONNREFUSED, path: path, kind: .socket)
+        #expect(stale.message.hasSuffix("start it with: systemctl --user start lanchatd"))
+        // What the mapping reads off the path itself.
+        let failure = ConnectErrorMapping.controlError(
+            for: .system(errno: ECONNREFUSED), path: "/tmp")
+        #expect(failure.message.hasPrefix("/tmp is a directory"))
+    }
+
     @Test(arguments: [EACCES, EPERM])
     func refusedAccessIsPermissionDenied(code: Int32) {
         let error = ConnectErrorMapping.controlError(errno: code, path: path)

@@ -50,7 +50,7 @@ import Testing
     @Test func successResponse() throws {
         let response = RPCResponse(id: .number(1), result: WhoResult(peers: []))
         let golden =
-            #"{"apiVersion":1,"id":1,"jsonrpc":"2.0","result":{"keyChanges":[],"peers":[]}}"#
+            #"{"apiVersion":1,"id":1,"jsonrpc":"2.0","result":{"identityAlerts":[],"keyChanges":[],"peers":[]}}"#
         #expect(try GoldenJSON.encode(response) == golden)
         let decoded = try GoldenJSON.decode(RPCResponse<WhoResult>.self, golden)
         #expect(decoded.id == .number(1) && decoded.apiVersion == 1)

@@ -108,10 +108,20 @@ import Testing
     @Test func whoResult() throws {
         try GoldenJSON.expectRoundTrip(
             WhoResult(peers: [Fixtures.bob, Fixtures.stranger]),
-            #"{"keyChanges":[],"peers":[\#(Fixtures.bobJSON),\#(Fixtures.strangerJSON)]}"#)
-        try GoldenJSON.expectRoundTrip(WhoResult(peers: []), #"{"keyChanges":[],"peers":[]}"#)
-        // An older daemon's answer, without keyChanges, still decodes.
+            #"{"identityAlerts":[],"keyChanges":[],"peers":[\#(Fixtures.bobJSON),\#(Fixtures.strangerJSON)]}"#
+        )
+        try GoldenJSON.expectRoundTrip(
+            WhoResult(peers: []), #"{"identityAlerts":[],"keyChanges":[],"peers":[]}"#)
+        // An older daemon's answer, without keyChanges or identityAlerts, still decodes.
         #expect(try GoldenJSON.decode(WhoResult.self, #"{"peers":[]}"#) == WhoResult(peers: []))
+        let alert = IdentityAlertInfo(
+            peer: PeerCandidate(id: "B", keyTag: "BOBB-AAAA", name: "bob", alias: nil),
+            address: "127.0.0.1:41000", presentedKeyTag: "EVEE-AAAA", at: Fixtures.t0)
+        try GoldenJSON.expectRoundTrip(
+            WhoResult(peers: [], identityAlerts: [alert]),
+            #"{"identityAlerts":[{"address":"127.0.0.1:41000","at":"2026-11-21T06:29:48.123Z","#
+                + #""peer":{"alias":null,"id":"B","keyTag":"BOBB-AAAA","name":"bob"},"#
+                + #""presentedKeyTag":"EVEE-AAAA"}],"keyChanges":[],"peers":[]}"#)
     }
 
     @Test func contactMethodsKeepTheirNamesAndShapes() throws {
@@ -140,7 +150,8 @@ import Testing
             previous: nil)
         try GoldenJSON.expectRoundTrip(
             WhoResult(peers: [], keyChanges: [change]),
-            #"{"keyChanges":[{"peer":{"alias":null,"id":"NEW","keyTag":"NEWK-EYAA","name":"bob"},"#
+            #"{"identityAlerts":[],"#
+                + #""keyChanges":[{"peer":{"alias":null,"id":"NEW","keyTag":"NEWK-EYAA","name":"bob"},"#
                 + #""previous":null}],"peers":[]}"#)
     }
 
