@@ -144,6 +144,20 @@ extension MessageStore {
         }
     }
 
+    /// Who made the group's current state: the `changedBy` of its latest `group.changed`
+    /// (our own key for a local change); nil when the log no longer holds one.
+    public func groupStateAuthor(_ group: GroupID) async throws(StoreError) -> PeerKey? {
+        try await read("reading who changed a group") { db in
+            try Data.fetchOne(
+                db,
+                sql: """
+                    SELECT pk FROM events WHERE type = ? AND gid = ? ORDER BY rowid DESC LIMIT 1
+                    """,
+                arguments: [StoredEventType.groupChanged.code, group.blob]
+            ).flatMap { PeerKey(bytes: $0) }
+        }
+    }
+
     /// The GROUP frames `peer` must have, the latest per group, after the last one that
     /// listed it where a later one removed it: sent first on every session.
     public func groupFrames(for peer: PeerKey) async throws(StoreError) -> [GroupUpdate] {

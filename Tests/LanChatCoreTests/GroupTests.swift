@@ -14,6 +14,7 @@ enum GroupKeys {
     static let bob = key(2)
     static let carol = key(3)
     static let dave = key(4)
+    static let erin = key(5)
     static let mallory = key(9)
     static let id: GroupID = {
         guard let id = GroupID(bytes: [UInt8](repeating: 0x5A, count: 16)) else {
@@ -185,6 +186,42 @@ struct GroupConvergenceTests {
             aliceChange.canonicalEncoding.lexicographicallyPrecedes(bobChange.canonicalEncoding)
             ? bobChange : aliceChange
         #expect(finals.first?.canonicalEncoding == winner.canonicalEncoding)
+    }
+
+    /// The member whose change lost the tie makes it again on top of the winner: an add or
+    /// a removal as a change of members, a rename as the name; nothing when the winner has
+    /// it already or no longer lists us.
+    @Test func aLostChangeIsMadeAgainOnTopOfTheWinner() throws {
+        let rename = GroupConvergence.next(after: Self.v5, name: "ops-renamed")
+        let addErin = GroupConvergence.next(after: Self.v5, members: Self.v5.members + [K.erin])
+        let removeDave = GroupConvergence.next(
+            after: Self.v5, members: Self.v5.members.filter { $0 != K.dave })
+        // The add lost to the rename: renamed, and Erin in.
+        let added = try #require(
+            GroupConvergence.reapply(
+                addErin, basis: Self.v5.members, onto: rename, own: K.alice))
+        #expect(added.version == 7 && added.name == "ops-renamed")
+        #expect(Set(added.members) == Set(Self.v5.members + [K.erin]))
+        // The rename lost to the add: Erin stays, the name is ours.
+        let renamed = try #require(
+            GroupConvergence.reapply(
+                rename, basis: Self.v5.members, onto: addErin, own: K.bob))
+        #expect(renamed.name == "ops-renamed" && renamed.hasMember(K.erin))
+        // A removal lost to an add: both, Dave out and Erin in.
+        let both = try #require(
+            GroupConvergence.reapply(
+                removeDave, basis: Self.v5.members, onto: addErin, own: K.alice))
+        #expect(both.hasMember(K.erin) && !both.hasMember(K.dave))
+        // The winner made the same change: nothing to do.
+        #expect(
+            GroupConvergence.reapply(
+                removeDave, basis: Self.v5.members, onto: removeDave, own: K.alice) == nil)
+        // The winner removed us: we may not change the group any more.
+        let removeAlice = GroupConvergence.next(
+            after: Self.v5, members: Self.v5.members.filter { $0 != K.alice })
+        #expect(
+            GroupConvergence.reapply(
+                addErin, basis: Self.v5.members, onto: removeAlice, own: K.alice) == nil)
     }
 
     @Test func canonicalEncodingIgnoresMemberOrder() {

@@ -40,6 +40,30 @@ public enum GroupConvergence {
         return ours.lexicographicallyPrecedes(theirs) ? .apply : .stale
     }
 
+    /// Our own change `ours` (built on a state with the members `basis`) lost an
+    /// equal-version tie to `winner`, made by another member at the same time: the same change
+    /// made again on top of it, one version up, so that a command that succeeded is not
+    /// silently undone (found by QA: an add that exited 0 vanished under a rename). A local
+    /// change changes one thing: the members (add, remove, leave) or else the name (rename).
+    /// Nil when `winner` has it already, or no longer lists `own` (we may not change it).
+    public static func reapply(
+        _ ours: GroupUpdate, basis: [PeerKey], onto winner: GroupUpdate, own: PeerKey
+    ) -> GroupUpdate? {
+        guard winner.id == ours.id, winner.hasMember(own) else { return nil }
+        let before = Set(basis)
+        let after = Set(ours.members)
+        var members = Set(winner.members)
+        var name = winner.name
+        if before == after {
+            name = ours.name
+        } else {
+            members.formUnion(after.subtracting(before))
+            members.subtract(before.subtracting(after))
+        }
+        guard name != winner.name || members != Set(winner.members) else { return nil }
+        return next(after: winner, name: name, members: members.sorted())
+    }
+
     /// The next state after a local change: one version up, built on `current`.
     public static func next(
         after current: GroupUpdate, name: String? = nil, members: [PeerKey]? = nil

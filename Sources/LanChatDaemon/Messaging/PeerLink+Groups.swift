@@ -83,12 +83,15 @@ extension PeerLink {
             let asRequest =
                 local == nil && services.directory.currentAcceptPolicy == .contacts
                 && services.directory.entry(key)?.record.contact != true
+            // Our own change losing an equal-version tie is made again on top of the winner.
+            let ownLost = await ownChangeLosing(to: update, local: local)
             do {
                 switch try await GroupPublisher(services: services).publish(
                     update, replacing: local, by: key, asRequest: asRequest)
                 {
                 case .saved:
                     await acceptRequestAContactVouchesFor(local)
+                    if let ownLost { await reapply(ownLost, onto: update) }
                     return
                 case .conflict:
                     continue
@@ -97,6 +100,49 @@ extension PeerLink {
                 logger.error("cannot store a group: \(error)")
                 return
             }
+        }
+    }
+
+    /// Our state `local`, when it is our own change and `update` beats it in an equal-version
+    /// tie (PROTOCOL.md §9.7): the change to make again once `update` is stored.
+    private func ownChangeLosing(to update: GroupUpdate, local: StoredGroup?) async
+        -> StoredGroup?
+    {
+        guard let local, local.state.version == update.version,
+            local.state.canonicalEncoding != update.canonicalEncoding
+        else { return nil }
+        do {
+            return try await services.store.groupStateAuthor(update.id)
+                == services.directory.ownKey ? local : nil
+        } catch {
+            logger.error("cannot read who changed a group: \(error)")
+            return nil
+        }
+    }
+
+    /// Makes our change `lost` again on top of `winner`, just stored, as a local change is
+    /// made (`GroupPublisher`, to every member). Another state stored meanwhile moved the
+    /// group on: then that one stands, as when two members change it at once.
+    private func reapply(_ lost: StoredGroup, onto winner: GroupUpdate) async {
+        let own = services.directory.ownKey
+        guard
+            let again = GroupConvergence.reapply(
+                lost.state, basis: lost.basis, onto: winner, own: own)
+        else { return }
+        do {
+            // Compared by encoding: the store gives the members back sorted.
+            guard let stored = try await services.store.group(winner.id),
+                stored.state.canonicalEncoding == winner.canonicalEncoding
+            else { return }
+            let outcome = try await GroupPublisher(services: services).publish(
+                again, replacing: stored, by: own)
+            if case .saved = outcome {
+                logger.notice(
+                    "group \(winner.name): our change met one made at the same time by \(PeerDirectory.keyTag(key)); made again on top of it as version \(again.version)"
+                )
+            }
+        } catch {
+            logger.error("cannot make a group change again: \(error)")
         }
     }
 
