@@ -191,6 +191,16 @@ import Testing
         #expect(highlight("naïve Naive", "NAIVE") == "\(marked("naïve")) \(marked("Naive"))")
     }
 
+    /// Each Chinese, Japanese or Korean character is a word to the index: what search finds
+    /// inside a run of them is highlighted there (left by the CJK search change).
+    @Test func highlightFindsCJKWordsInsideTheirText() {
+        #expect(highlight("明日東京で会いましょう", "東京") == "明日\(marked("東京"))で会いましょう")
+        #expect(highlight("서울에서 만나요", "서울") == "\(marked("서울"))에서 만나요")
+        #expect(highlight("Swiftで書く", "swift") == "\(marked("Swift"))で書く")
+        // A Latin word inside a Latin word is still not one.
+        #expect(highlight("swiftly", "swift") == "swiftly")
+    }
+
     @Test func highlightMatchesWholeWordsPrefixesAndPhrases() {
         // "is" inside "this" is not a match of the word "is".
         #expect(highlight("this is it", "is") == "this \(marked("is")) it")

@@ -79,19 +79,19 @@ package enum SearchView {
         while start + needle.count <= folded.count {
             let end = start + needle.count
             guard folded[start..<end].elementsEqual(needle),
-                start == 0 || !isWordCharacter(characters[start - 1])
+                isBoundary(characters, at: start)
             else {
                 start += 1
                 continue
             }
             if term.isPrefix {
                 var wordEnd = end
-                while wordEnd < characters.count, isWordCharacter(characters[wordEnd]) {
+                while wordEnd < characters.count, !isBoundary(characters, at: wordEnd) {
                     wordEnd += 1
                 }
                 found.append(indices[start]..<indices[wordEnd])
                 start = wordEnd
-            } else if end == characters.count || !isWordCharacter(characters[end]) {
+            } else if isBoundary(characters, at: end) {
                 found.append(indices[start]..<indices[end])
                 start = end
             } else {
@@ -136,6 +136,32 @@ package enum SearchView {
 
     private static func isWordCharacter(_ character: Character) -> Bool {
         character.isLetter || character.isNumber
+    }
+
+    /// Whether a word may start or end between `characters[index - 1]` and
+    /// `characters[index]`: at either end of the text, beside a character that is not part of
+    /// a word, or beside a Chinese, Japanese or Korean one, each of which the search index
+    /// takes as a word of its own (`CJKText` in LanChatCore), so `東京` in `明日東京で` is
+    /// highlighted as it is found.
+    static func isBoundary(_ characters: [Character], at index: Int) -> Bool {
+        guard index > 0, index < characters.count else { return true }
+        let before = characters[index - 1]
+        let after = characters[index]
+        return !isWordCharacter(before) || !isWordCharacter(after) || isCJK(before)
+            || isCJK(after)
+    }
+
+    /// Han ideographs, kana and Hangul: the bulk of what the index cuts into single
+    /// characters (its exact ranges are LanChatCore's, which the CLI does not link).
+    static func isCJK(_ character: Character) -> Bool {
+        guard let scalar = character.unicodeScalars.first else { return false }
+        switch scalar.value {
+        case 0x1100...0x11FF, 0x3040...0x30FF, 0x3130...0x318F, 0x31F0...0x31FF,
+            0xAC00...0xD7AF, 0xFF66...0xFF9F:
+            return true
+        default:
+            return scalar.properties.isIdeographic
+        }
     }
 
     /// Sorted, overlapping or touching ranges joined.
