@@ -479,33 +479,28 @@ import Testing
 
     /// GROUP arguments complete too: a group's name, or its id where the name would be
     /// ambiguous (a peer's name, another group's) or unsafe for the shell.
-    @Test func groupWordsAreNamesElseIds() {
+    /// The words for bob and groups of bob's, each given as (name, id).
+    static func wordsWithBob(groups: [(name: String, id: String)]) -> [String] {
         let bob = PeerInfo(id: "B", keyTag: "BOBB-2345", name: "bob", presence: .online)
-        let group = { (name: String, id: String) in
-            GroupInfo(id: id, name: name, members: [bob], version: 1)
-        }
-        let words = PeerCompletion.words(
+        return PeerCompletion.words(
             [bob],
-            groups: [
-                group("ops", "0a"), group("Bob", "0b"), group("lunch time", "0c"),
-                group("dup", "0d"), group("DUP", "0e"),
-            ])
+            groups: groups.map { GroupInfo(id: $0.id, name: $0.name, members: [bob], version: 1) })
+    }
+
+    @Test func groupWordsAreNamesElseIds() {
+        let words = Self.wordsWithBob(groups: [
+            ("ops", "0a"), ("Bob", "0b"), ("lunch time", "0c"), ("dup", "0d"), ("DUP", "0e"),
+        ])
         #expect(words == ["bob", "ops", "0b", "0c", "0d", "0e"])
     }
 
     /// Found by QA: a group a member named like a peer's key tag or another group's id was
     /// offered by its name, which lanchatd reads as that peer or group: its id is offered.
     @Test func aGroupNamedLikeAnIdentifierIsOfferedByItsId() {
-        let bob = PeerInfo(id: "B", keyTag: "BOBB-2345", name: "bob", presence: .online)
-        let group = { (name: String, id: String) in
-            GroupInfo(id: id, name: name, members: [bob], version: 1)
-        }
-        let words = PeerCompletion.words(
-            [bob],
-            groups: [
-                group("pnf3-fe3y", "0a"), group(String(repeating: "b6", count: 16), "0b"),
-                group(String(repeating: "K", count: 52), "0c"), group("ops-2345", "0d"),
-            ])
+        let words = Self.wordsWithBob(groups: [
+            ("pnf3-fe3y", "0a"), (String(repeating: "b6", count: 16), "0b"),
+            (String(repeating: "K", count: 52), "0c"), ("ops-2345", "0d"),
+        ])
         #expect(words == ["bob", "0a", "0b", "0c", "ops-2345"])
     }
 }
