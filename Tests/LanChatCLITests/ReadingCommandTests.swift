@@ -7,6 +7,25 @@ import Testing
 /// `inbox`, `read`, `archive`, `unarchive` and `search` as whole commands against the fake
 /// daemon: what they send, print and exit with.
 @Suite(.timeLimit(.minutes(1))) struct ReadingCommandTests {
+    /// `read` asks until no answer says "more" and prints them as one: each conversation's
+    /// messages together, in the order the conversations first came (found by QA: printed
+    /// answer by answer, a conversation's header came again for each 2 MiB).
+    @Test func answersAreJoinedByConversation() {
+        func message(_ id: String, peer: String, group: String? = nil) -> MessageInfo {
+            var message = MessageInfo(
+                id: id, peer: peer, direction: .incoming, seq: 1, text: id,
+                createdAt: CLIFixtures.now)
+            message.group = group
+            return message
+        }
+        let joined = ReadCommand.byConversation([
+            message("a1", peer: "A"), message("g1", peer: "A", group: "G"),
+            message("b1", peer: "B"), message("a2", peer: "A"),
+            message("g2", peer: "B", group: "G"),
+        ])
+        #expect(joined.map(\.id) == ["a1", "a2", "g1", "g2", "b1"])
+    }
+
     func run(_ arguments: [String], server: CannedServer?) async -> CommandRunTests.Outcome {
         let captured = CapturedOutput()
         let code = await TestEnvironment.run(arguments, socket: server?.path, output: captured)

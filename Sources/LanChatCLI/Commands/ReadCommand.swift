@@ -15,9 +15,9 @@ struct ReadCommand: AsyncParsableCommand {
         completion: .peers)
     var peer: String?
 
-    /// One `read` answer carries at most `PageBudget.maxTextBytes` of text; while it says
-    /// there is more, the next is asked for, each printed as it comes (with --json, one
-    /// object with every message).
+    /// One `read` answer carries at most 2 MiB of text; while it says there is more, the
+    /// next is asked for, and everything is printed once, as one answer (found by QA: printed
+    /// answer by answer, a conversation's header came again for each).
     func run() async throws {
         try CLIEnvironment.current.undecodableArguments.check([peer], as: "PEER")
         let context = global.makeContext()
@@ -29,22 +29,39 @@ struct ReadCommand: AsyncParsableCommand {
                 all.messages += result.messages
                 // An answer that says "more" with nothing in it would never end.
                 all.more = result.more && !result.messages.isEmpty
-                if !context.json && (first || !result.messages.isEmpty) {
-                    await print(result, context: context)
-                }
                 first = false
             }
         } catch {
             // What earlier answers marked read is still shown before the error.
-            if context.json && !all.messages.isEmpty { try context.show(all) { _ in "" } }
+            if !all.messages.isEmpty { try await show(all, context: context) }
             throw error
         }
-        if context.json {
-            try context.show(all) { _ in "" }
-        }
+        try await show(all, context: context)
     }
 
     /// The messages are read now: whatever happens next, they must be printed.
+    private func show(_ all: ReadResult, context: CommandContext) async throws {
+        let result = ReadResult(messages: Self.byConversation(all.messages), more: false)
+        if context.json {
+            try context.show(result) { _ in "" }
+        } else {
+            await print(result, context: context)
+        }
+    }
+
+    /// Each conversation's messages together, conversations in the order they first came,
+    /// as one answer has them.
+    static func byConversation(_ messages: [MessageInfo]) -> [MessageInfo] {
+        var order: [String] = []
+        var groups: [String: [MessageInfo]] = [:]
+        for message in messages {
+            let key = message.group.map { "g" + $0 } ?? "p" + message.peer
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(message)
+        }
+        return order.flatMap { groups[$0] ?? [] }
+    }
+
     private func print(_ result: ReadResult, context: CommandContext) async {
         let peers = await PeerDirectory.names(for: result.messages, client: context.client)
         let groups = await PeerDirectory.groups(for: result.messages, client: context.client)
