@@ -276,7 +276,7 @@ public struct KeyChangeInfo: Codable, Sendable, Hashable {
             let name = earlier.alias ?? earlier.name
             return name.isEmpty ? earlier.keyTag : "\(name)'s key \(earlier.keyTag)"
         }
-        return "held for \(label ?? "the earlier key"), whose name \(peer.keyTag) now uses: "
+        return "held for \(label ?? "the earlier key"), now that \(peer.keyTag) uses its name: "
             + "delivered if that key comes back; if \(peer.keyTag) is the same person, compare "
             + "safety numbers with 'lanchat verify \(peer.keyTag)', then "
             + "'lanchat verify \(peer.keyTag) --link' sends them to the new key"

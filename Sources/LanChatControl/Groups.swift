@@ -176,6 +176,11 @@ extension ParamsLimits {
 enum GroupValidation {
     static func name(_ name: String) throws(ControlError) {
         guard !name.allSatisfy(\.isWhitespace) else { throw .badInput("empty group name") }
+        // Found by QA: "ops " beside "ops" made two groups that look alike, and a rename to
+        // "ops " a new version of a name that looked unchanged.
+        guard name.first?.isWhitespace != true, name.last?.isWhitespace != true else {
+            throw .badInput("a group name cannot start or end with white space")
+        }
         guard name.utf8.count <= ParamsLimits.maxGroupNameBytes else {
             throw .badInput(
                 "group name of \(name.utf8.count) bytes is over the limit of \(ParamsLimits.maxGroupNameBytes)"

@@ -200,8 +200,10 @@ struct BadParamsTests {
     /// not be typed back as `#name`, or would show reordered; nothing is made or renamed.
     @Test func aGroupNameWithAControlCharacterIsBadInput() async throws {
         try await withConnectedPair { alice, _ in
+            // Nor white space at either end (found by QA: "ops " beside "ops").
             for name in [
                 "a\tb", "x\u{1B}[31m", "nul\u{0}", "line\nbreak", "bidi\u{202E}eman", "x\u{2066}y",
+                " ops", "ops ", "ops\u{3000}",
             ] {
                 await Self.expectRefused(Self.badInput, "group create \(name.debugDescription)") {
                     () async throws(ControlError) in
@@ -216,6 +218,10 @@ struct BadParamsTests {
                 try await alice.client.groupRename(GroupRenameParams(group: "#ops", name: "a\tb"))
             }
             #expect(try await alice.client.groups().groups.map(\.name) == ["ops"])
+            await Self.expectRefused(Self.badInput, "group rename to 'ops '") {
+                () async throws(ControlError) in
+                try await alice.client.groupRename(GroupRenameParams(group: "#ops", name: "ops "))
+            }
             // A joiner is no override: family emoji stay allowed.
             _ = try await alice.client.groupRename(
                 GroupRenameParams(group: "#ops", name: "fam \u{1F468}\u{200D}\u{1F469}"))

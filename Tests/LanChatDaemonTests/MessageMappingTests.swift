@@ -133,8 +133,8 @@ import Testing
             keyChange: claim)
         #expect(
             held.hasPrefix(
-                "not delivered within 1 s; held for Bob's key OOOO-3333, whose name "
-                    + "NNNN-2222 now uses"), "\(held)")
+                "not delivered within 1 s; held for Bob's key OOOO-3333, now that "
+                    + "NNNN-2222 uses its name"), "\(held)")
         #expect(held.hasSuffix("'lanchat verify NNNN-2222 --link' sends them to the new key"))
     }
 

@@ -148,7 +148,15 @@ import Testing
         #expect(directory.keyChanges.map(\.new.key) == [newBobKey])
 
         directory.sessionCountChanged(Self.bob, by: -1, at: 12)
+        // bob's address answered with the new key: an identity alert on the earlier one.
+        directory.modify(Self.bob) {
+            $0.identityAlert = IdentityAlert(
+                address: Endpoint(host: "127.0.0.1", port: 4), presented: newBobKey, at: 12)
+        }
         let outcome = try await directory.linkKey(newBobKey, verified: false)
+        // Linked, it is no alert any more (found by QA: the WARNING stayed, about the key
+        // just trusted).
+        #expect(directory.entry(Self.bob)?.identityAlert == nil)
         #expect(outcome.earlier.key == Self.bob && outcome.entry.key == newBobKey)
         for record in [outcome.entry.record, persistence.record(newBobKey)] {
             #expect(record?.alias == "bob" && record?.contact == true)

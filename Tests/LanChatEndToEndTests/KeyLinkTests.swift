@@ -74,6 +74,10 @@ extension EndToEnd {
                 #expect(try await Self.oldKeysCopies(alice, bob) == ["failed"])
                 _ = try await alice.send("to the team again", to: "#team")
                 #expect(try await Self.oldKeysCopies(alice, bob) == ["failed", "failed"])
+                // Nor does a message to it by its key tag wait for ever (found by QA): refused.
+                let toOld = try await alice.lanchat(["send", bob.keyTag, "to the old key"])
+                #expect(toOld.status == 1, "\(toOld)")
+                #expect(toOld.standardError.contains("was replaced by"), "\(toOld)")
                 let reason = try await alice.json(GroupHistory.self, ["history", "#team"])
                     .messages.last?.failReason
                 #expect(reason?.contains("remove it from the group") == true, "\(reason ?? "")")

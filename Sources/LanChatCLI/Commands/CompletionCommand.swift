@@ -156,7 +156,10 @@ enum PeerCompletion {
         _ peers: [PeerInfo], keyChanges: [KeyChangeInfo] = [], groups: [GroupInfo],
         kind: Kind = .peersAndGroups
     ) -> [Candidate] {
-        let peersOwn = candidates(peers, keyChanges: keyChanges)
+        // Where groups are named too, a peer's word that is a group's name names both
+        // (found by QA: `bob` was offered beside #bob, and refused as ambiguous).
+        let groupNames = kind == .peers ? [] : Set(groups.map { $0.name.lowercased() })
+        let peersOwn = candidates(peers, keyChanges: keyChanges, groupNames: groupNames)
         var candidates = peersOwn
         let peerWords = Set(peers.flatMap { [$0.name, $0.alias ?? ""] }.map { $0.lowercased() })
         var counts: [String: Int] = [:]
@@ -173,15 +176,19 @@ enum PeerCompletion {
                 candidates.append(chosen)
             }
         }
-        return kind == .groups ? Array(candidates.dropFirst(peersOwn.count)) : candidates
+        switch kind {
+        case .peers: return peersOwn
+        case .groups: return Array(candidates.dropFirst(peersOwn.count))
+        case .peersAndGroups: return candidates
+        }
     }
 
     /// Each peer's alias, else name, where lanchatd would resolve that word to it alone;
     /// else its key tag (found by QA: a name another peer has as well, in another case, was
     /// offered and then refused as ambiguous).
-    static func candidates(_ peers: [PeerInfo], keyChanges: [KeyChangeInfo] = [])
-        -> [Candidate]
-    {
+    static func candidates(
+        _ peers: [PeerInfo], keyChanges: [KeyChangeInfo] = [], groupNames: Set<String> = []
+    ) -> [Candidate] {
         let claimants = Dictionary(
             grouping: keyChanges.compactMap { change in
                 change.previous.map { (previous: $0.id, claimant: change.peer.id) }
@@ -191,7 +198,7 @@ enum PeerCompletion {
         for peer in peers {
             let word = peer.alias ?? peer.name
             let usable =
-                isShellSafe(word)
+                isShellSafe(word) && !groupNames.contains(word.lowercased())
                 && resolvedIDs(word, among: peers, claimants: claimants) == [peer.id]
             let chosen =
                 usable

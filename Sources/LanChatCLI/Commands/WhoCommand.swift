@@ -12,7 +12,7 @@ struct WhoCommand: AsyncParsableCommand {
 
     @Argument(
         help: ArgumentHelp(
-            "Show only peers whose name, alias, key tag, id or host contains this "
+            "Show only peers whose name, alias, key tag, id, host or address (host:port) contains this "
                 + "(case-insensitive).",
             valueName: "query"))
     var query: String?

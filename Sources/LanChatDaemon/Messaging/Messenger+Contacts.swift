@@ -200,7 +200,8 @@ extension Messenger {
     /// The key-change warnings `who` and `status` show.
     /// Pinned peers whose address answered with another key, by name.
     var identityAlertInfos: [IdentityAlertInfo] {
-        directory.all.compactMap { entry in
+        // A key a newer one took over (`verify --link`) is not dialled for any more.
+        directory.all.filter { $0.record.replacedBy == nil }.compactMap { entry in
             entry.identityAlert.map { alert in
                 IdentityAlertInfo(
                     peer: entry.candidate,

@@ -51,6 +51,13 @@ final class Messenger: Sendable {
         guard peer.record.trust != .blocked else {
             throw .failed("\(peer.labelled) is blocked; unblock to send")
         }
+        // Found by QA: a message to a key a newer one took over waited for ever, unsaid.
+        if let replacement = peer.record.replacedBy {
+            let newer = directory.entry(replacement)?.labelled ?? PeerDirectory.keyTag(replacement)
+            throw .failed(
+                "\(peer.labelled) was replaced by \(newer) (verify --link), which has its "
+                    + "conversation: send to \(newer) instead")
+        }
         // Before storing: from then on, every change to the messages is an event here.
         let subscription = waitTarget.map { _ in
             services.events.subscribe(to: StatusWaiter.followedKinds)

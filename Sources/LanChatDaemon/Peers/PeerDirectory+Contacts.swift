@@ -199,7 +199,12 @@ extension PeerDirectory {
         } catch {
             throw .store(error)
         }
-        let previous = modify(earlierKey) { $0.record.retire(replacedBy: key) }
+        // Its identity alert was about the key now linked to it (found by QA: the WARNING
+        // stayed on after the link, about the key just trusted).
+        let previous = modify(earlierKey) {
+            $0.record.retire(replacedBy: key)
+            $0.identityAlert = nil
+        }
         let updated = modify(key) {
             $0.record.takeOver(earlierKey, alias: alias, verified: verified)
         }
