@@ -39,7 +39,8 @@ struct LedgerTests {
     @Test func aNewStreamIsAdoptedAtItsFirstMessage() {
         var ledger = IncomingLedger(cursor: IncomingCursor(stream: 7, delivered: 50, read: 40))
         #expect(ledger.classify(message(stream: 8, seq: 12)) == .store)
-        #expect(ledger.cursor == IncomingCursor(stream: 8, delivered: 12, read: 11))
+        // Nothing of it read here (found by QA: a restored store claimed 1 … 11 read).
+        #expect(ledger.cursor == IncomingCursor(stream: 8, delivered: 12, read: 0))
         #expect(ledger.classify(message(stream: 8, seq: 13)) == .store)
     }
 

@@ -167,6 +167,39 @@ extension EndToEnd {
             }
         }
 
+        /// Found by QA: alice's backup holds nothing from bob; bob's two messages after it are
+        /// acknowledged, then the backup is restored. bob's next message makes alice adopt his
+        /// stream there, and the two are not in her store: they stay delivered at bob's (never
+        /// "read", which her next HELLO said), and her log says they are not here.
+        @Test func messagesARestoredStoreNeverHadAreNotReportedRead() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
+                let (alicePort, bobPort) = (try alice.port, try bob.port)
+                try await alice.sendDelivered("hello", to: "bob")
+                let backup = sandbox.file("alice-backup.db")
+                _ = try await alice.json(BackupObject.self, ["backup", backup])
+                try await bob.sendDelivered("x1", to: "alice")
+                try await bob.sendDelivered("x2", to: "alice")
+                #expect(await alice.stop() == .exited(0), "\(alice.log)")
+                var restored = try await Self.restore(
+                    backup, as: alice, port: alicePort, peers: [bobPort], in: sandbox)
+                try await bob.sendDelivered("x3", to: "alice")
+                let warned = await restored.awaitLogLine(
+                    "sent message 3 of a stream new to this store", "messages 1 to 2")
+                #expect(warned != nil, "\(restored.log)")
+                // A new session: its HELLO carries alice's read cursor for bob's stream.
+                #expect(await restored.stop() == .exited(0), "\(restored.log)")
+                restored = try await DaemonProcess.start(
+                    "alice", in: sandbox, port: alicePort, peers: ["127.0.0.1:\(bobPort)"])
+                #expect(try await bob.awaitOnline(restored.id), "\(bob.log)")
+                try await bob.sendDelivered("x4", to: "alice")
+                let statuses = try await bob.json(HistoryResult.self, ["history", "alice"])
+                    .messages.filter { $0.direction == "out" }.map { $0.status ?? "" }
+                #expect(statuses == ["delivered", "delivered", "delivered", "delivered"])
+            }
+        }
+
         /// The same with nothing to count: a purge after the backup left fewer messages than
         /// the copy holds, so only the store's generation tells the copy is older (QA pass
         /// 10: "four" and "five" took seqs bob had seen, and were shown delivered unsent).

@@ -50,9 +50,12 @@ public struct IncomingLedger: Sendable {
         }
         if message.stream != cursor.stream {
             // A new stream (first contact, or the sender lost its store): the sender always
-            // starts with its oldest undelivered message, so adopt from here.
-            cursor = IncomingCursor(
-                stream: message.stream, delivered: message.seq - 1, read: message.seq - 1)
+            // starts with its oldest undelivered message, so adopt from here. Nothing of it is
+            // read here yet: PROTOCOL.md §9.4 sets `in_read = seq − 1`, but messages before
+            // `seq` that this store does not hold (it was restored from a backup) were never
+            // read by its user, and a HELLO saying so showed them read at their sender
+            // (found by QA). A READ is cumulative, so the next read still covers them.
+            cursor = IncomingCursor(stream: message.stream, delivered: message.seq - 1, read: 0)
         }
         if message.seq <= cursor.delivered { return .duplicate }
         guard message.seq == cursor.delivered + 1 else {

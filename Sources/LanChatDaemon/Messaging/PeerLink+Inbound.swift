@@ -235,6 +235,13 @@ extension PeerLink {
             // The sender's clock is its own business, but an absurd one must not reach
             // history: a time no timestamp can show becomes the time we received it.
             if !Timestamp.representable.contains(message.sentAt) { message.sentAt = now }
+            if message.stream != working.cursor.stream, message.seq > 1 {
+                // Its sender has these acknowledged by an earlier store of ours: say they are
+                // not in this one, since nobody can ask for them again (found by QA).
+                logger.warning(
+                    "\(PeerDirectory.keyTag(key)) sent message \(message.seq) of a stream new to this store: its messages 1 to \(message.seq - 1) were acknowledged by an earlier store of this node (restored from a backup, or a new data directory) and are not here"
+                )
+            }
             switch working.classify(message, policy: { groupPolicy($0, groups: groups) }) {
             case .store:
                 if case .valid(let text) = message.text {
