@@ -12,9 +12,9 @@ import LanChatControl
 /// (the lines are stored and will be delivered; `journalctl -f | … --wait` must not end at
 /// the peer's first absence): exit 75 once input ends. A daemon that goes away after the
 /// first answer (a restart) is waited for, as `lanchat watch` does, and the lines that came
-/// meanwhile are sent once it is back: the call was refused before it reached a daemon, so
-/// nothing of them was stored (QA: the line in hand was dropped unsaid). Any other error
-/// from the daemon stops at once with its own exit code.
+/// meanwhile are sent once it is back (QA: the line in hand was dropped unsaid); a batch cut
+/// off on its way is looked for before it is sent again (`send(_:)`). Any other error from
+/// the daemon stops at once with its own exit code.
 struct LineSender {
     let command: SendCommand
     let context: CommandContext
@@ -31,16 +31,35 @@ struct LineSender {
         var reached = false
         /// The held warning is said once per key change, not once per batch.
         var warned: KeyChangeInfo?
+        /// The ids of the last batch answered: a batch whose fate a lost connection left open
+        /// is looked for among messages stored since it was sent, never among these.
+        var lastAnswered: Set<String> = []
         /// One call; a timeout is told and kept for the end, a daemon gone since an earlier
-        /// call waited for, anything else thrown.
+        /// call waited for, anything else thrown. A connection lost with the call on it (the
+        /// daemon killed mid-batch) leaves it open whether the batch was stored, all of it or
+        /// none (one transaction): once the daemon is back, the batch is looked for in the
+        /// conversation and sent again only if it is not there (found by QA: the command
+        /// ended with 69 and the rest of the input was lost, and ids went unprinted).
         func send(_ texts: [String]) async throws(ControlError) {
             var backoff = WatchFollower.firstBackoff
             var away = false
+            var cutOff = false
+            let sentSince = context.now
             while true {
                 do {
-                    let keyChange = try await command.send(
-                        texts: texts, text: nil, context: context, streaming: true)
-                    if let keyChange, keyChange != warned {
+                    let result: SendResult
+                    if cutOff,
+                        let stored = try await storedBatch(
+                            texts, since: sentSince, excluding: lastAnswered)
+                    {
+                        command.print(stored, context: context, streaming: true)
+                        result = stored
+                    } else {
+                        result = try await command.send(
+                            texts: texts, text: nil, context: context, streaming: true)
+                    }
+                    lastAnswered = Set(result.ids)
+                    if let keyChange = result.keyChange, keyChange != warned {
                         context.err(SendCommand.heldWarning(keyChange))
                         warned = keyChange
                     }
@@ -52,18 +71,24 @@ struct LineSender {
                     timedOut.append(error)
                     reached = true
                     return
-                } catch  where error.isDaemonNotRunning && reached {
+                } catch
+                    where error.isDaemonUnreachable
+                    && (reached || !error.isDaemonNotRunning)
+                {
+                    // Refused before it reached a daemon, nothing of the call was done;
+                    // otherwise the batch may have been stored.
+                    if !error.isDaemonNotRunning { cutOff = true }
                     if !away {
                         context.err(
-                            "lanchat: lanchatd is not running; the lines from here on are sent "
-                                + "once it is back (Ctrl-C to stop)\n")
+                            "lanchat: \(terminalSafe(error.message)); the lines from here on are "
+                                + "sent once lanchatd is back, each once (Ctrl-C to stop)\n")
                     }
                     away = true
-                    let notRunning = error
+                    let unreachable = error
                     do {
                         try await Task.sleep(for: backoff)
                     } catch {
-                        throw notRunning  // interrupted while waiting: the lines were not sent
+                        throw unreachable  // interrupted while waiting: the lines were not sent
                     }
                     backoff = min(backoff * 2, WatchFollower.maxBackoff)
                 }
@@ -105,5 +130,24 @@ struct LineSender {
                     + "above); they stay stored and will still be delivered",
                 messageIDs: last.data?.messageIDs ?? [])
         }
+    }
+
+    /// The batch `texts`, if the daemon stored it before the connection was lost: the same
+    /// texts, in order and in a row, among our own messages to the peer created since the call
+    /// was made and not in the batch answered before it. Nil when it is not there.
+    func storedBatch(_ texts: [String], since: Timestamp, excluding earlier: Set<String>)
+        async throws(ControlError) -> SendResult?
+    {
+        let page = try await context.client.history(
+            HistoryParams(peer: command.peer, limit: min(1000, texts.count + 100)))
+        let own = page.messages.filter {
+            $0.direction == .outgoing && $0.createdAt >= since && !earlier.contains($0.id)
+        }
+        guard own.count >= texts.count else { return nil }
+        for start in 0...(own.count - texts.count) {
+            let run = own[start..<start + texts.count]
+            if run.map(\.text).elementsEqual(texts) { return SendResult(messages: Array(run)) }
+        }
+        return nil
     }
 }

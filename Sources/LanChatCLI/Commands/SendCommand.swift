@@ -21,7 +21,9 @@ struct SendCommand: AsyncParsableCommand {
             reported on standard error and not sent, while the other lines are; lanchat then \
             exits 65 once input ends. A --wait that runs out is reported the same way and the \
             stream goes on; lanchat then exits 75 once input ends. When lanchatd restarts under \
-            it, --lines waits for it and sends the lines that came meanwhile, once. With --json, \
+            it, even in the middle of a call, --lines waits for it and sends the lines that came \
+            meanwhile, each once (a batch it was given is looked for before it is sent again). \
+            With --json, \
             --lines prints each call's result compactly, one object a line.
 
             A --wait that lanchatd's stop cuts short prints the ids and exits 75: the messages \
@@ -104,8 +106,19 @@ struct SendCommand: AsyncParsableCommand {
         } else {
             text = try MessageText.validate(words.joined(separator: " "))
         }
-        let keyChange = try await send(texts: nil, text: text, context: context, streaming: false)
-        if let keyChange { context.err(Self.heldWarning(keyChange)) }
+        let result = try await send(texts: nil, text: text, context: context, streaming: false)
+        if let keyChange = result.keyChange { context.err(Self.heldWarning(keyChange)) }
+    }
+
+    /// Prints a send answer: its ids, or with --json the result (nothing with -q).
+    func print(_ result: SendResult, context: CommandContext, streaming: Bool) {
+        guard !quiet else { return }
+        if context.json {
+            let line = streaming ? try? JSONOutput.line(result) : try? JSONOutput.pretty(result)
+            context.out(line ?? result.ids.map { $0 + "\n" }.joined())
+        } else {
+            context.out(result.ids.map { $0 + "\n" }.joined())
+        }
     }
 
     /// Said on standard error, with -q too: the messages are stored, but may never go out.
@@ -117,10 +130,10 @@ struct SendCommand: AsyncParsableCommand {
     /// ids are asked for, which spares a batch of `--lines` its messages' JSON both ways).
     /// When the daemon stored the messages but then timed out or failed, the ids it reports
     /// are printed too, before the error (with `--json` as `{"ids": […]}`), so a script
-    /// still learns them. Returns the answer's key change: the messages are held.
+    /// still learns them. Returns the answer (its key change says the messages are held).
     @discardableResult
     func send(texts: [String]?, text: String?, context: CommandContext, streaming: Bool)
-        async throws(ControlError) -> KeyChangeInfo?
+        async throws(ControlError) -> SendResult
     {
         let params = SendParams(
             peer: peer, text: text, texts: texts, wait: wait ? true : nil,
@@ -128,13 +141,8 @@ struct SendCommand: AsyncParsableCommand {
             idsOnly: context.json ? nil : true)
         do {
             let result = try await context.client.send(params)
-            guard !quiet else { return result.keyChange }
-            if context.json {
-                context.out(streaming ? try JSONOutput.line(result) : try JSONOutput.pretty(result))
-            } else {
-                context.out(result.ids.map { $0 + "\n" }.joined())
-            }
-            return result.keyChange
+            print(result, context: context, streaming: streaming)
+            return result
         } catch {
             // Printed with -q too: it is "nothing on success", and a script needs the ids of
             // stored messages it could not see delivered.
