@@ -80,7 +80,8 @@ public final class ControlClient: Sendable {
                 deadline: .now() + .nanoseconds(nanoseconds), execute: expiry)
             return expiry
         }
-        let reply = await connection.exchange(id: id, line: line)
+        let reply = await connection.exchange(
+            id: id, line: line, ifLost: Self.mayStillBeDone(M.name))
         timer?.cancel()
         return try ResponseDecoding.result(M.Result.self, from: reply.get())
     }

@@ -28,6 +28,9 @@ final class ControlConnection: Sendable {
         /// Set once, when the connection can carry no more calls; later calls fail with it.
         var failure: ControlError?
         var waiting: [Int64: CheckedContinuation<Reply, Never>] = [:]
+        /// What a call's error says when the connection is lost with it unanswered, beside
+        /// the loss itself (`ControlClient.mayStillBeDone`).
+        var ifLost: [Int64: String] = [:]
         /// Request lines handed to `writeQueue` and not yet written: while there are any, a
         /// new line must queue behind them.
         var queuedWrites = 0
@@ -58,12 +61,15 @@ final class ControlConnection: Sendable {
     }
 
     /// Sends one request line (with its newline) and waits for the response line with `id`.
-    func exchange(id: Int64, line: [UInt8]) async -> Reply {
+    /// `ifLost` is added to the error of a connection lost before the answer: the call may
+    /// have been carried out (exit 75), unlike one that never reached a daemon (69).
+    func exchange(id: Int64, line: [UInt8], ifLost: String = "") async -> Reply {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Reply, Never>) in
                 let refusal: ControlError? = state.withLock { state in
                     if let failure = state.failure { return failure }
                     state.waiting[id] = continuation
+                    state.ifLost[id] = ifLost
                     return nil
                 }
                 if let refusal {
@@ -181,7 +187,8 @@ final class ControlConnection: Sendable {
                 break reading
             } else {
                 let reason = ConnectErrorMapping.describe(errno: errno)
-                ending = .unavailable("lost the connection to lanchatd: \(reason)")
+                ending = .notAnswering(
+                    "lost the connection to lanchatd before its answer: \(reason)")
                 break reading
             }
         }
@@ -210,8 +217,11 @@ final class ControlConnection: Sendable {
 
     // MARK: Any thread
 
-    private static let lost = ControlError.unavailable(
-        "lanchatd closed the connection before answering (is it stopping?)")
+    /// The connection ended with calls on it: each may have been carried out (found by QA: a
+    /// `send` whose daemon was killed mid-call exited 69, "not running", and a script that
+    /// sends again on 69 stored the message twice).
+    private static let lost = ControlError.notAnswering(
+        "lanchatd closed the connection before answering (it stopped or crashed)")
 
     /// Fails the call `id` if it is still waiting (its answer did not come in time).
     func abandon(_ id: Int64, with error: ControlError) {
@@ -219,21 +229,31 @@ final class ControlConnection: Sendable {
     }
 
     private func resume(_ id: Int64, with reply: Reply) {
-        let continuation = state.withLock { $0.waiting.removeValue(forKey: id) }
+        let continuation = state.withLock { state in
+            state.ifLost[id] = nil
+            return state.waiting.removeValue(forKey: id)
+        }
         continuation?.resume(returning: reply)
     }
 
     /// Marks the connection dead (first failure wins), fails every waiting call with it and
     /// wakes the reader by shutting the socket down.
     private func fail(with error: ControlError) {
-        let (waiting, failure) = state.withLock { state in
+        let (waiting, ifLost, failure) = state.withLock { state in
             if state.failure == nil { state.failure = error }
             if state.fd >= 0 { UnixSocket.shutdown(state.fd) }
-            defer { state.waiting.removeAll() }
-            return (state.waiting, state.failure ?? error)
+            defer {
+                state.waiting.removeAll()
+                state.ifLost.removeAll()
+            }
+            return (state.waiting, state.ifLost, state.failure ?? error)
         }
-        for continuation in waiting.values {
-            continuation.resume(returning: .failure(failure))
+        for (id, continuation) in waiting {
+            // Lost before its answer: said what may have been done (exit 75).
+            let said =
+                failure.isNotAnswering
+                ? ControlError.notAnswering(failure.message + (ifLost[id] ?? "")) : failure
+            continuation.resume(returning: .failure(said))
         }
     }
 }

@@ -153,6 +153,8 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
     public var isPeerLookupFailure: Bool { kind == .peerNotFound || kind == .peerAmbiguous }
     public var isPeerNotFound: Bool { kind == .peerNotFound }
     public var isTimeout: Bool { kind == .timedOut }
+    /// The daemon did not answer: in time, or before the connection was lost (exit 75).
+    public var isNotAnswering: Bool { kind == .notAnswering }
     public var isWatchOverflow: Bool { kind == .watchOverflow }
     /// The daemon is not there, stopping, or not answering: worth trying again later, as
     /// `lanchat watch` does across a daemon restart. Refusals and bad answers are not.

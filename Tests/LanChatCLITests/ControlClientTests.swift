@@ -233,6 +233,21 @@ import Testing
         #expect(error.message.contains("16 MiB"))
     }
 
+    /// A `send` lost with its connection may be stored: exit 75, saying where to look before
+    /// sending again (found by QA: a daemon killed during `send --wait` gave 69).
+    @Test func aSendLostWithItsConnectionSaysItMayBeStored() async throws {
+        let server = try CannedServer { connection in _ = connection.readLine() }
+        defer { server.stop() }
+        let client = ControlClient(socketPath: server.path)
+        do {
+            _ = try await client.send(SendParams(peer: "bob", text: "hi"))
+            Issue.record("answered")
+        } catch {
+            #expect(error.exitCode == 75)
+            #expect(error.message.contains("may still be stored"), "\(error)")
+        }
+    }
+
     @Test func daemonClosingWithoutAnswerIsUnavailableAndTheNextCallReconnects() async throws {
         let server = try CannedServer { connection in
             guard let line = connection.readLine() else { return }
@@ -244,7 +259,10 @@ import Testing
         defer { server.stop() }
         let client = ControlClient(socketPath: server.path)
         let error = try #require(await statusError(client))
-        #expect(error.exitCode == 69)
+        // Found by QA: it said 69, "not running", which a script takes as "nothing was
+        // done, send again"; a call the daemon may have carried out is 75.
+        #expect(error.exitCode == 75, "\(error)")
+        #expect(error.message.contains("closed the connection before answering"))
         let result = try await client.call(Methods.Status.self, NoParams())
         #expect(result == Self.status)
         #expect(server.connectionCount == 2)
