@@ -80,8 +80,12 @@ struct LineSender {
                     if !error.isDaemonNotRunning { cutOff = true }
                     if !away {
                         context.err(
-                            "lanchat: \(terminalSafe(error.message)); the lines from here on are "
-                                + "sent once lanchatd is back, each once (Ctrl-C to stop)\n")
+                            cutOff
+                                ? "lanchat: lanchatd went away with lines on their way; they and "
+                                    + "the lines from here on are sent once it is back, each once "
+                                    + "(Ctrl-C to stop)\n"
+                                : "lanchat: lanchatd is not running; the lines from here on are "
+                                    + "sent once it is back (Ctrl-C to stop)\n")
                     }
                     away = true
                     let unreachable = error
