@@ -89,6 +89,12 @@ extension MessageStore {
 
     /// Whether the schema has `messages_fts_cjk` (v14).
     static func hasCJKIndex(_ db: Database) throws -> Bool {
-        try db.tableExists("messages_fts_cjk")
+        // One cached lookup in the main schema (every search asks): `tableExists` lists the
+        // attached schemas first.
+        try Row.fetchOne(
+            db.cachedStatement(
+                sql:
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'messages_fts_cjk'"
+            )) != nil
     }
 }
