@@ -76,6 +76,15 @@ import Testing
         for name in ["version", "data directory", "mdns record", "peers", "port"] {
             expectSkipped(name, F.noDaemon, detail: "needs a running lanchatd")
         }
+        // Another socket's start hint is said once, as the fix (found by QA: twice).
+        var other = F.noDaemon
+        other.status = .failure(
+            .daemonNotRunning(
+                "lanchatd is not running (nothing listens on /srv/l.sock); start the lanchatd "
+                    + "that serves it (lanchatd --socket /srv/l.sock)"))
+        #expect(
+            F.check("daemon", other)?.detail
+                == "lanchatd is not running (nothing listens on /srv/l.sock)")
         // What does not need the daemon still runs.
         for name in ["avahi-daemon", "multicast", "firewall", "systemd-resolved"] {
             #expect(F.check(name, F.noDaemon)?.outcome == .passed, "\(name)")

@@ -115,10 +115,12 @@ struct DaemonCheck: DoctorCheck {
         case .failure(let error):
             switch error.exitCode {
             case 69:
-                // The client's message ends with the start hint, which is the fix here.
+                // The client's message ends with the start hint, which is the fix here: for
+                // the user service's socket or another one (found by QA: the other's hint
+                // was said twice, in the message and in the fix).
                 var message = error.message
-                if let hint = message.firstRange(of: "; start it with") {
-                    message = String(message[..<hint.lowerBound])
+                if let hint = message.firstRange(of: "); ") {
+                    message = String(message[..<hint.lowerBound]) + ")"
                 }
                 // A path that is no socket at all is a wrong --socket, not a daemon to start.
                 let wrongPath = [.directory, .notASocket].contains(facts.socket)
