@@ -27,13 +27,18 @@ final class ControlConnection: Sendable {
         var started = false
         /// Set once, when the connection can carry no more calls; later calls fail with it.
         var failure: ControlError?
-        var waiting: [Int64: CheckedContinuation<Reply, Never>] = [:]
-        /// What a call's error says when the connection is lost with it unanswered, beside
-        /// the loss itself (`ControlClient.mayStillBeDone`).
-        var ifLost: [Int64: String] = [:]
+        var waiting: [Int64: WaitingCall] = [:]
         /// Request lines handed to `writeQueue` and not yet written: while there are any, a
         /// new line must queue behind them.
         var queuedWrites = 0
+    }
+
+    /// A call sent and not yet answered.
+    private struct WaitingCall {
+        let continuation: CheckedContinuation<Reply, Never>
+        /// What its error says when the connection is lost with it unanswered, beside the
+        /// loss itself (`ControlClient.mayStillBeDone`).
+        let ifLost: String
     }
 
     let path: String
@@ -68,8 +73,7 @@ final class ControlConnection: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Reply, Never>) in
                 let refusal: ControlError? = state.withLock { state in
                     if let failure = state.failure { return failure }
-                    state.waiting[id] = continuation
-                    state.ifLost[id] = ifLost
+                    state.waiting[id] = WaitingCall(continuation: continuation, ifLost: ifLost)
                     return nil
                 }
                 if let refusal {
@@ -229,31 +233,25 @@ final class ControlConnection: Sendable {
     }
 
     private func resume(_ id: Int64, with reply: Reply) {
-        let continuation = state.withLock { state in
-            state.ifLost[id] = nil
-            return state.waiting.removeValue(forKey: id)
-        }
-        continuation?.resume(returning: reply)
+        let call = state.withLock { $0.waiting.removeValue(forKey: id) }
+        call?.continuation.resume(returning: reply)
     }
 
     /// Marks the connection dead (first failure wins), fails every waiting call with it and
     /// wakes the reader by shutting the socket down.
     private func fail(with error: ControlError) {
-        let (waiting, ifLost, failure) = state.withLock { state in
+        let (waiting, failure) = state.withLock { state in
             if state.failure == nil { state.failure = error }
             if state.fd >= 0 { UnixSocket.shutdown(state.fd) }
-            defer {
-                state.waiting.removeAll()
-                state.ifLost.removeAll()
-            }
-            return (state.waiting, state.ifLost, state.failure ?? error)
+            defer { state.waiting.removeAll() }
+            return (state.waiting, state.failure ?? error)
         }
-        for (id, continuation) in waiting {
+        for call in waiting.values {
             // Lost before its answer: said what may have been done (exit 75).
             let said =
                 failure.isNotAnswering
-                ? ControlError.notAnswering(failure.message + (ifLost[id] ?? "")) : failure
-            continuation.resume(returning: .failure(said))
+                ? ControlError.notAnswering(failure.message + call.ifLost) : failure
+            call.continuation.resume(returning: .failure(said))
         }
     }
 }

@@ -110,15 +110,17 @@ struct SendCommand: AsyncParsableCommand {
         if let keyChange = result.keyChange { context.err(Self.heldWarning(keyChange)) }
     }
 
-    /// Prints a send answer: its ids, or with --json the result (nothing with -q).
-    func print(_ result: SendResult, context: CommandContext, streaming: Bool) {
-        guard !quiet else { return }
-        if context.json {
-            let line = streaming ? try? JSONOutput.line(result) : try? JSONOutput.pretty(result)
-            context.out(line ?? result.ids.map { $0 + "\n" }.joined())
-        } else {
-            context.out(result.ids.map { $0 + "\n" }.joined())
-        }
+    /// Prints a send answer: its ids, or with --json the result, one line a call when
+    /// `streaming`. Nothing with -q, unless `evenIfQuiet` (the ids of an error's stored
+    /// messages).
+    func print(
+        _ result: SendResult, context: CommandContext, streaming: Bool, evenIfQuiet: Bool = false
+    ) {
+        guard !quiet || evenIfQuiet else { return }
+        let json =
+            context.json
+            ? try? (streaming ? JSONOutput.line(result) : JSONOutput.pretty(result)) : nil
+        context.out(json ?? result.ids.map { $0 + "\n" }.joined())
     }
 
     /// Said on standard error, with -q too: the messages are stored, but may never go out.
@@ -147,14 +149,10 @@ struct SendCommand: AsyncParsableCommand {
             // Printed with -q too: it is "nothing on success", and a script needs the ids of
             // stored messages it could not see delivered.
             if let ids = error.data?.messageIDs, !ids.isEmpty {
-                // With --json, the shape of a send answer that carries only the ids; one line
-                // a call with --lines, as its results are.
-                let idsOnly = SendResult(ids: ids)
-                let printed =
-                    context.json
-                    ? try? (streaming ? JSONOutput.line(idsOnly) : JSONOutput.pretty(idsOnly))
-                    : nil
-                context.out(printed ?? ids.map { $0 + "\n" }.joined())
+                // With --json, the shape of a send answer that carries only the ids.
+                print(
+                    SendResult(ids: ids), context: context, streaming: streaming,
+                    evenIfQuiet: true)
             }
             throw error
         }

@@ -197,7 +197,6 @@ extension Messenger {
         }
     }
 
-    /// The key-change warnings `who` and `status` show.
     /// Pinned peers whose address answered with another key, by name.
     var identityAlertInfos: [IdentityAlertInfo] {
         // A key a newer one took over (`verify --link`) is not dialled for any more.
@@ -212,6 +211,7 @@ extension Messenger {
         }.sorted { ($0.peer.name, $0.peer.keyTag) < ($1.peer.name, $1.peer.keyTag) }
     }
 
+    /// The key-change warnings `who` and `status` show.
     var keyChangeInfos: [KeyChangeInfo] {
         directory.keyChanges.map {
             KeyChangeInfo(peer: $0.new.candidate, previous: $0.earlier?.candidate)

@@ -212,9 +212,7 @@ extension Messenger {
     /// identifier (found by QA: a group renamed to a peer's key tag, or to another group's
     /// id, was offered by completion, which then sent to that peer or group instead).
     private func refuseTakenName(_ name: String, except id: GroupID?) async throws(ControlError) {
-        if PeerResolver.looksLikeKeyTag(name) || GroupID(hex: name) != nil
-            || PeerKey(id: name) != nil
-        {
+        if PeerResolver.looksLikePeerIdentifier(name) || GroupID(hex: name) != nil {
             throw .badInput(
                 "'\(name)' has the shape of a key tag or an id, which name a peer or a group "
                     + "by themselves; choose another name")

@@ -261,7 +261,7 @@ extension PeerDirectory {
 
     private func checkAlias(_ alias: String, for key: PeerKey) throws(DirectoryError) {
         let folded = alias.lowercased()
-        if PeerKey(id: alias) != nil || PeerResolver.looksLikeKeyTag(alias) {
+        if PeerResolver.looksLikePeerIdentifier(alias) {
             throw .refused(
                 .badInput("'\(alias)' looks like a peer id or key tag; choose another alias"))
         }

@@ -55,6 +55,12 @@ enum PeerResolver {
         }
     }
 
+    /// A peer's id or key tag in shape: never a name, since a PEER argument of that shape
+    /// names the key (an alias or a group name of that shape is refused).
+    static func looksLikePeerIdentifier(_ text: String) -> Bool {
+        PeerKey(id: text) != nil || looksLikeKeyTag(text)
+    }
+
     /// `XXXX-XXXX` in the key tag alphabet (RFC 4648 base32), either case: what rule 2 reads.
     static func looksLikeKeyTag(_ text: String) -> Bool {
         let characters = Array(text.uppercased().utf8)
