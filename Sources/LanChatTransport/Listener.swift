@@ -87,6 +87,11 @@ extension Transport {
             .bind(host: host, port: port) {
                 [self] channel -> EventLoopFuture<AcceptedConnection> in
                 let remote = Endpoint(channel.remoteAddress)
+                if case .refused(let interface) = arrivalScope.decide(local: channel.localAddress) {
+                    refuseOutOfScope(channel, remote: remote, interface: interface)
+                    return channel.eventLoop.makeFailedFuture(
+                        TransportError(.admissionRefused, "not an allowed interface"))
+                }
                 let admissionKey = remote?.host ?? "unknown"
                 if let refusal = admission.admit(admissionKey) {
                     if let suppressed = refusalLog.shouldLog() {
@@ -121,5 +126,24 @@ extension Transport {
                 }
             }
         return Listener(server: server, transport: self)
+    }
+
+    /// Closes a connection made to an address of an interface outside `--interface`, before
+    /// any byte is read, and says so (throttled: a scan of that address is one line a second).
+    private func refuseOutOfScope(_ channel: any Channel, remote: Endpoint?, interface: String?) {
+        if let suppressed = outOfScopeLog.shouldLog() {
+            let local = channel.localAddress.flatMap(ArrivalScope.Target.init)?.description ?? "?"
+            logger.notice(
+                """
+                refusing a connection to \(local)\(interface.map { " on \($0)" } ?? ""): \
+                not an address of the interfaces allowed (\(arrivalScope.interfaces.joined(separator: ",")))
+                """,
+                metadata: [
+                    "remote": "\(remote?.description ?? "?")", "alsoRefused": "\(suppressed)",
+                ])
+        }
+        // As for a refusal by admission: NIO drops a failed child initializer's channel
+        // without closing it.
+        channel.close(promise: nil)
     }
 }

@@ -25,12 +25,19 @@ public final class Transport: Sendable {
     /// newest few are kept; a consumer that falls behind misses only older ones.
     public let refusedInbound: AsyncStream<String>
     let refusedInboundContinuation: AsyncStream<String>.Continuation
+    /// The interfaces whose addresses take inbound connections (`--interface`); the daemon
+    /// replaces its list on reload.
+    public let arrivalScope: ArrivalScope
+    /// Connections to an address outside the scope log one line a second, not one line each.
+    let outOfScopeLog = LogThrottle(interval: .seconds(1))
 
     public init(
         identity: IdentityKeyPair, configuration: TransportConfiguration = .init(),
-        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        arrivalScope: ArrivalScope = ArrivalScope(), logger: Logger
     ) {
         self.identity = identity
+        self.arrivalScope = arrivalScope
         self.configuration = configuration
         self.group = group
         self.logger = logger

@@ -50,7 +50,7 @@ struct LanchatdCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("interface"),
         help: ArgumentHelp(
-            "Publish and browse only on this network interface; repeatable (default: every interface Avahi uses except loopback).",
+            "Publish, browse and take connections only on this network interface (connections to loopback are always taken); repeatable (default: every interface).",
             valueName: "IF"))
     var interfaces: [String] = []
 

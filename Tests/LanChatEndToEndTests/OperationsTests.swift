@@ -95,13 +95,15 @@ extension EndToEnd {
                 #expect(alice.logLines(containing: "reload: peer added: 127.0.0.1:").count == 1)
 
                 // No interface of that name exists: mDNS now publishes and browses nowhere,
-                // while the session (TCP, not scoped by `interface`) stays up.
+                // and new connections to our non-loopback addresses are refused, while the
+                // session (judged when it was made) stays up.
                 try Self.write(
                     "name = \"alice\"\npeer = [\"127.0.0.1:\(try bob.port)\"]\n"
                         + "interface = [\"lcnone0\"]\n", to: config)
                 alice.child.send(SIGHUP)
                 let applied = await alice.awaitLogLine(
-                    "reload: interface: (all) → lcnone0", "open sessions stay")
+                    "reload: interface: (all) → lcnone0", "new connections judged by it",
+                    "open sessions stay")
                 #expect(applied != nil, "\(alice.log)")
                 // The Avahi backend's poll thread took the new list.
                 #expect(await alice.awaitLogLine("mDNS interfaces: lcnone0") != nil, "\(alice.log)")

@@ -1,5 +1,6 @@
 import Glibc
 import LanChatDiscovery
+import LanChatTransport
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -46,6 +47,8 @@ public final class ConfigurationReload: Sendable {
         let clock: DaemonClock
         /// Nil with `--no-mdns`.
         let mdns: AvahiDiscovery?
+        /// The listener's: which interfaces' addresses take new connections.
+        let arrivalScope: ArrivalScope
     }
 
     private let inputs: Inputs
@@ -209,15 +212,20 @@ public final class ConfigurationReload: Sendable {
         return applied
     }
 
-    /// Hands the new list to mDNS and says what that does. Sessions are left alone: a peer
-    /// seen only on a removed interface is reported lost, so it is not dialled again there
-    /// once its session ends, but the session itself stays (a lost record never closes one).
+    /// Hands the new list to the listener and to mDNS and says what that does. Sessions are
+    /// left alone: a peer seen only on a removed interface is reported lost, so it is not
+    /// dialled again there once its session ends, but the session itself stays (a lost record
+    /// never closes one); a new connection to an address of a removed interface is refused.
     private func applyInterfaces(_ new: [String], old: [String]) -> String {
         let change = "interface: \(Self.describe(old)) → \(Self.describe(new))"
-        guard let mdns = targets.mdns else { return change + " (mDNS is off; no effect)" }
-        mdns.useInterfaces(new)
+        targets.arrivalScope.allow(new)
         Self.warnAboutAbsentInterfaces(new, logger: logger)
-        return change + "; mDNS republished and browsed there, open sessions stay"
+        guard let mdns = targets.mdns else {
+            return change + "; new connections judged by it (mDNS is off), open sessions stay"
+        }
+        mdns.useInterfaces(new)
+        return change
+            + "; new connections judged by it, mDNS republished and browsed there, open sessions stay"
     }
 
     /// An `interface` that this machine does not have (yet): most likely a typo, said once
@@ -228,7 +236,7 @@ public final class ConfigurationReload: Sendable {
         logger.warning(
             """
             no interface named \(absent.joined(separator: ", ")) on this machine (yet); \
-            mDNS will use it once it appears
+            it is used once it appears
             """)
     }
 

@@ -98,7 +98,8 @@ public final class Daemon: Sendable {
             logger: logger, readReceipts: readReceipts, clock: clock)
         let registry = LinkRegistry(services: services)
         let transport = Transport(
-            identity: identity, configuration: configuration.transport, logger: logger)
+            identity: identity, configuration: configuration.transport,
+            arrivalScope: ArrivalScope(interfaces: configuration.interfaces), logger: logger)
         let listener: Listener
         do {
             listener = try await transport.listen(
@@ -124,9 +125,7 @@ public final class Daemon: Sendable {
                     ownKey: identity.publicKey, interfaces: configuration.interfaces),
                 logger: logger)
             : nil
-        if mdns != nil {
-            ConfigurationReload.warnAboutAbsentInterfaces(configuration.interfaces, logger: logger)
-        }
+        ConfigurationReload.warnAboutAbsentInterfaces(configuration.interfaces, logger: logger)
         let announcer = Announcer(key: identity.publicKey, port: listener.port, mdns: mdns)
         if let mdns {
             // Announced before READY: publication starts as soon as the client connects.
@@ -202,7 +201,8 @@ public final class Daemon: Sendable {
                         presenceFile: presenceFile, links: registry, connections: connections,
                         announcer: announcer,
                         notifyCommand: notifyCommand,
-                        readReceipts: readReceipts, clock: clock, mdns: mdns),
+                        readReceipts: readReceipts, clock: clock, mdns: mdns,
+                        arrivalScope: transport.arrivalScope),
                     logger: logger
                 ).service())
         }
