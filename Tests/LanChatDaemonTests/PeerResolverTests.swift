@@ -131,11 +131,4 @@ import Testing
         #expect { try Self.resolve("zed") } throws: { ($0 as? ControlError)?.exitCode == 67 }
         #expect { try Self.resolve("  ") } throws: { ($0 as? ControlError)?.exitCode == 64 }
     }
-
-    @Test func keyTagShape() {
-        #expect(PeerResolver.looksLikeKeyTag("ABCD-2345"))
-        #expect(PeerResolver.looksLikeKeyTag("abcd-2345"))
-        #expect(!PeerResolver.looksLikeKeyTag("ABCD-2341"))  // 1 is not base32
-        #expect(!PeerResolver.looksLikeKeyTag("ABCD2345"))
-    }
 }

@@ -168,7 +168,7 @@ enum PeerCompletion {
             let name = group.name
             let usable =
                 isShellSafe(name) && counts[name.lowercased()] == 1
-                && !peerWords.contains(name.lowercased()) && !isIdentifierShaped(name)
+                && !peerWords.contains(name.lowercased()) && !IdentifierShape.isIdentifier(name)
             let chosen =
                 usable
                 ? Candidate(word: name) : Candidate(word: group.id, description: described(name))
@@ -230,27 +230,6 @@ enum PeerCompletion {
     private static func described(_ name: String) -> String? {
         let line = terminalSafe(name)
         return line.isEmpty ? nil : line
-    }
-
-    /// A key tag (`XXXX-XXXX`), a group id (32 hex digits) or a peer id (52 base32
-    /// characters): lanchatd reads such a word as that identifier, never as a group's name
-    /// (found by QA: a group renamed to a peer's key tag was offered, and sent to the peer).
-    static func isIdentifierShaped(_ word: String) -> Bool {
-        let upper = Array(word.uppercased().utf8)
-        let base32 = { (byte: UInt8) in
-            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "2")...UInt8(ascii: "7")).contains(byte)
-        }
-        if upper.count == 9, upper[4] == UInt8(ascii: "-") {
-            return upper.enumerated().allSatisfy { $0.offset == 4 || base32($0.element) }
-        }
-        if upper.count == 32 {
-            return upper.allSatisfy {
-                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
-                    || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0)
-            }
-        }
-        return upper.count == 52 && upper.allSatisfy(base32)
     }
 
     static func isShellSafe(_ word: String) -> Bool {

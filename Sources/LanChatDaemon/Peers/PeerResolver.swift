@@ -58,18 +58,7 @@ enum PeerResolver {
     /// A peer's id or key tag in shape: never a name, since a PEER argument of that shape
     /// names the key (an alias or a group name of that shape is refused).
     static func looksLikePeerIdentifier(_ text: String) -> Bool {
-        PeerKey(id: text) != nil || looksLikeKeyTag(text)
-    }
-
-    /// `XXXX-XXXX` in the key tag alphabet (RFC 4648 base32), either case: what rule 2 reads.
-    static func looksLikeKeyTag(_ text: String) -> Bool {
-        let characters = Array(text.uppercased().utf8)
-        guard characters.count == 9, characters[4] == UInt8(ascii: "-") else { return false }
-        return characters.enumerated().allSatisfy { index, byte in
-            index == 4
-                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "2")...UInt8(ascii: "7")).contains(byte)
-        }
+        PeerKey(id: text) != nil || IdentifierShape.isKeyTag(text)
     }
 
     /// `who QUERY`: a case-insensitive substring of name, alias, key tag, id, host name, or
