@@ -48,16 +48,18 @@ extension Messenger {
             return cursor
         }
         if let since {
-            guard since + 1 >= oldestKept else {
-                throw .cursorTooOld(
-                    "the events after \(Self.cursorText(since)) are no longer kept; the oldest kept is "
-                        + Self.cursorText(oldestKept),
-                    oldest: Self.cursorText(oldestKept))
-            }
+            // The newest first: a cursor past it (up to Int64.max) is refused before any
+            // arithmetic on it, and the oldest is compared without adding to `since`.
             guard since <= bounds.newest else {
                 throw .cursorTooOld(
                     "\(Self.cursorText(since)) is not a cursor of this event log: the newest is "
                         + Self.cursorText(bounds.newest),
+                    oldest: Self.cursorText(oldestKept))
+            }
+            guard since >= oldestKept - 1 else {
+                throw .cursorTooOld(
+                    "the events after \(Self.cursorText(since)) are no longer kept; the oldest kept is "
+                        + Self.cursorText(oldestKept),
                     oldest: Self.cursorText(oldestKept))
             }
         }
