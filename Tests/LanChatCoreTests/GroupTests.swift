@@ -111,11 +111,45 @@ struct GroupConvergenceTests {
     static let v5 = GroupUpdate(
         id: K.id, version: 5, name: "ops", members: [K.alice, K.bob, K.carol, K.dave])
 
-    @Test func higherVersionFromAMemberApplies() {
-        let next = GroupConvergence.next(after: Self.v5, name: "ops2")
+    @Test func higherVersionFromAMemberApplies() throws {
+        let next = try #require(GroupConvergence.next(after: Self.v5, name: "ops2"))
         #expect(
             GroupConvergence.decide(next, from: K.bob, local: Self.v5, basis: [], ownKey: K.carol)
                 == .apply)
+    }
+
+    /// Found by review: a GROUP at 2^64 − 1 was taken, and the next local change trapped.
+    @Test func aVersionJumpingTooFarIsRefused() {
+        let step = GroupConvergence.largestVersionStep
+        func at(_ version: UInt64) -> GroupUpdate {
+            GroupUpdate(id: K.id, version: version, name: "ops", members: Self.v5.members)
+        }
+        #expect(
+            GroupConvergence.decide(at(.max), from: K.bob, local: nil, basis: [], ownKey: K.carol)
+                == .versionJump)
+        #expect(
+            GroupConvergence.decide(at(step), from: K.bob, local: nil, basis: [], ownKey: K.carol)
+                == .apply)
+        #expect(
+            GroupConvergence.decide(
+                at(5 + step + 1), from: K.bob, local: Self.v5, basis: [], ownKey: K.carol)
+                == .versionJump)
+        #expect(
+            GroupConvergence.decide(
+                at(5 + step), from: K.bob, local: Self.v5, basis: [], ownKey: K.carol) == .apply)
+        // A non-member's jump is still a non-member's GROUP first.
+        #expect(
+            GroupConvergence.decide(
+                at(.max), from: K.mallory, local: Self.v5, basis: [], ownKey: K.carol)
+                == .notFromMember)
+    }
+
+    @Test func atTheTopOfTheRangeThereIsNoNextVersion() {
+        let top = GroupUpdate(id: K.id, version: .max, name: "ops", members: Self.v5.members)
+        #expect(GroupConvergence.next(after: top, name: "ops2") == nil)
+        let winner = GroupUpdate(id: K.id, version: .max, name: "x", members: Self.v5.members)
+        #expect(
+            GroupConvergence.reapply(top, basis: top.members, onto: winner, own: K.alice) == nil)
     }
 
     @Test func groupFromANonMemberIsIgnored() {
@@ -154,10 +188,11 @@ struct GroupConvergenceTests {
 
     /// Alice removes Bob while Bob renames the group, both from version 5: every node, in
     /// whichever order the two version-6 states reach it, ends with the same state.
-    @Test func concurrentChangesConvergeOnEveryNodeInEveryOrder() {
-        let aliceChange = GroupConvergence.next(
-            after: Self.v5, members: [K.alice, K.carol, K.dave])
-        let bobChange = GroupConvergence.next(after: Self.v5, name: "ops-renamed")
+    @Test func concurrentChangesConvergeOnEveryNodeInEveryOrder() throws {
+        let aliceChange = try #require(
+            GroupConvergence.next(
+                after: Self.v5, members: [K.alice, K.carol, K.dave]))
+        let bobChange = try #require(GroupConvergence.next(after: Self.v5, name: "ops-renamed"))
         let changes = [(K.alice, aliceChange), (K.bob, bobChange)]
         var finals: [GroupUpdate] = []
         for node in [K.alice, K.bob, K.carol, K.dave] {
@@ -192,10 +227,12 @@ struct GroupConvergenceTests {
     /// a removal as a change of members, a rename as the name; nothing when the winner has
     /// it already or no longer lists us.
     @Test func aLostChangeIsMadeAgainOnTopOfTheWinner() throws {
-        let rename = GroupConvergence.next(after: Self.v5, name: "ops-renamed")
-        let addErin = GroupConvergence.next(after: Self.v5, members: Self.v5.members + [K.erin])
-        let removeDave = GroupConvergence.next(
-            after: Self.v5, members: Self.v5.members.filter { $0 != K.dave })
+        let rename = try #require(GroupConvergence.next(after: Self.v5, name: "ops-renamed"))
+        let addErin = try #require(
+            GroupConvergence.next(after: Self.v5, members: Self.v5.members + [K.erin]))
+        let removeDave = try #require(
+            GroupConvergence.next(
+                after: Self.v5, members: Self.v5.members.filter { $0 != K.dave }))
         // The add lost to the rename: renamed, and Erin in.
         let added = try #require(
             GroupConvergence.reapply(
@@ -217,8 +254,9 @@ struct GroupConvergenceTests {
             GroupConvergence.reapply(
                 removeDave, basis: Self.v5.members, onto: removeDave, own: K.alice) == nil)
         // The winner removed us: we may not change the group any more.
-        let removeAlice = GroupConvergence.next(
-            after: Self.v5, members: Self.v5.members.filter { $0 != K.alice })
+        let removeAlice = try #require(
+            GroupConvergence.next(
+                after: Self.v5, members: Self.v5.members.filter { $0 != K.alice }))
         #expect(
             GroupConvergence.reapply(
                 addErin, basis: Self.v5.members, onto: removeAlice, own: K.alice) == nil)

@@ -173,7 +173,7 @@ struct GroupMembershipTests {
         let (own, carol) = (try #require(LinkPhaseTests.own), try #require(Self.carol))
         let invited = try await Self.hold(
             harness, version: 1, members: [own, harness.peer, carol], name: "ops")
-        let removed = GroupConvergence.next(after: invited, members: [own, carol])
+        let removed = try #require(GroupConvergence.next(after: invited, members: [own, carol]))
         #expect(
             try await harness.store.saveGroup(
                 StoredGroup(state: removed, basis: invited.members, updatedAt: 2),
@@ -195,7 +195,8 @@ struct GroupMembershipTests {
         #expect(sent == [invited, removed])
 
         // Re-added later: the frame lists it again, and the old membership is not sent.
-        let back = GroupConvergence.next(after: removed, members: [own, harness.peer, carol])
+        let back = try #require(
+            GroupConvergence.next(after: removed, members: [own, harness.peer, carol]))
         #expect(
             try await harness.store.saveGroup(
                 StoredGroup(state: back, basis: removed.members, updatedAt: 3),
@@ -214,7 +215,8 @@ struct GroupMembershipTests {
         let id = try #require(Self.groupID)
         let invited = GroupUpdate(
             id: id, version: 1, name: "ops", members: [own, harness.peer, carol])
-        let removed = GroupConvergence.next(after: invited, members: [harness.peer, carol])
+        let removed = try #require(
+            GroupConvergence.next(after: invited, members: [harness.peer, carol]))
         await harness.link.received([.group(invited), .group(removed)], on: session)
         #expect(try await harness.store.group(id)?.state == removed)
         #expect(session.closeReason == nil)

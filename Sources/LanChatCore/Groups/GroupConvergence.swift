@@ -9,7 +9,14 @@
 ///   (`GroupUpdate.canonicalEncoding`: members sorted) is greater byte by byte wins, so
 ///   every node that has seen both ends with the same one, whatever order they came in.
 /// - An unknown group is taken only when the sender and we are both in it (an invitation).
+/// - No GROUP moves a version by more than `largestVersionStep`.
 public enum GroupConvergence {
+    /// How far one GROUP may move a group's version (from 0 for an invitation). No member
+    /// makes four billion changes; a larger jump, up to the top of the u64, would leave no
+    /// number for the next change (found by review: a GROUP at 2^64 − 1 made the next local
+    /// change trap, and the group could not even be left).
+    public static let largestVersionStep: UInt64 = 1 << 32
+
     public enum Decision: Equatable, Sendable {
         case apply
         /// The same state we hold.
@@ -20,6 +27,8 @@ public enum GroupConvergence {
         case notFromMember
         /// An unknown group that does not list us (or the sender).
         case notInvited
+        /// A version more than `largestVersionStep` past ours (or past 0 for a new group).
+        case versionJump
     }
 
     public static func decide(
@@ -27,10 +36,14 @@ public enum GroupConvergence {
         basis: [PeerKey], ownKey: PeerKey
     ) -> Decision {
         guard let local else {
-            return incoming.hasMember(sender) && incoming.hasMember(ownKey) ? .apply : .notInvited
+            guard incoming.hasMember(sender) && incoming.hasMember(ownKey) else {
+                return .notInvited
+            }
+            return incoming.version > largestVersionStep ? .versionJump : .apply
         }
         if incoming.version > local.version {
-            return local.hasMember(sender) ? .apply : .notFromMember
+            guard local.hasMember(sender) else { return .notFromMember }
+            return incoming.version - local.version > largestVersionStep ? .versionJump : .apply
         }
         guard incoming.version == local.version else { return .stale }
         let theirs = incoming.canonicalEncoding
@@ -64,11 +77,13 @@ public enum GroupConvergence {
         return next(after: winner, name: name, members: members.sorted())
     }
 
-    /// The next state after a local change: one version up, built on `current`.
+    /// The next state after a local change: one version up, built on `current`. Nil at the
+    /// top of the u64, which `largestVersionStep` keeps four billion GROUPs away.
     public static func next(
         after current: GroupUpdate, name: String? = nil, members: [PeerKey]? = nil
-    ) -> GroupUpdate {
-        GroupUpdate(
+    ) -> GroupUpdate? {
+        guard current.version < .max else { return nil }
+        return GroupUpdate(
             id: current.id, version: current.version + 1, name: name ?? current.name,
             members: members ?? current.members)
     }

@@ -46,7 +46,7 @@ extension Messenger {
             guard state.members.count + fresh.count <= ParamsLimits.maxGroupMembers else {
                 throw .badInput("a group has at most \(ParamsLimits.maxGroupMembers) members")
             }
-            return GroupConvergence.next(after: state, members: state.members + fresh)
+            return try Self.next(after: state, members: state.members + fresh)
         }
     }
 
@@ -57,7 +57,7 @@ extension Messenger {
             if let other = removed.first(where: { !state.hasMember($0) }) {
                 throw .badInput("\(directory.describe(other)) is not a member of \(state.name)")
             }
-            return GroupConvergence.next(
+            return try Self.next(
                 after: state, members: state.members.filter { !removed.contains($0) })
         }
     }
@@ -73,7 +73,7 @@ extension Messenger {
             guard state.name != params.name else {
                 throw .badInput("#\(state.name) has that name already")
             }
-            return GroupConvergence.next(after: state, name: params.name)
+            return try Self.next(after: state, name: params.name)
         }
     }
 
@@ -81,8 +81,18 @@ extension Messenger {
         try params.validate()
         let own = directory.ownKey
         return try await change(params.group) { state throws(ControlError) in
-            GroupConvergence.next(after: state, members: state.members.filter { $0 != own })
+            try Self.next(after: state, members: state.members.filter { $0 != own })
         }
+    }
+
+    /// A local change's state, or why there can be none.
+    private static func next(
+        after state: GroupUpdate, name: String? = nil, members: [PeerKey]? = nil
+    ) throws(ControlError) -> GroupUpdate {
+        guard let next = GroupConvergence.next(after: state, name: name, members: members) else {
+            throw .badInput("#\(state.name) can change no more: its version is at the top of its range")
+        }
+        return next
     }
 
     // MARK: GROUP arguments
