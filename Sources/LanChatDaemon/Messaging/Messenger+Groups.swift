@@ -90,7 +90,8 @@ extension Messenger {
         after state: GroupUpdate, name: String? = nil, members: [PeerKey]? = nil
     ) throws(ControlError) -> GroupUpdate {
         guard let next = GroupConvergence.next(after: state, name: name, members: members) else {
-            throw .badInput("#\(state.name) can change no more: its version is at the top of its range")
+            throw .badInput(
+                "#\(state.name) can change no more: its version is at the top of its range")
         }
         return next
     }
