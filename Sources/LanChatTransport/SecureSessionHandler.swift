@@ -279,6 +279,8 @@ final class SecureSessionHandler: ChannelDuplexHandler {
                 fail(
                     TransportError(.channelFailed, "could not encrypt"), sendClose: nil,
                     context: context)
+            } else if !context.channel.isWritable {
+                closeIfPeerStoppedReading(context: context)
             }
         case .close(let reason):
             guard phase == .established, !failed else {
@@ -298,6 +300,18 @@ final class SecureSessionHandler: ChannelDuplexHandler {
                 loopBound.value.close(promise: promise)
             }
         }
+    }
+
+    /// Only checked above the high mark (`isWritable` is false), so a healthy session never
+    /// asks for the count.
+    private func closeIfPeerStoppedReading(context: ChannelHandlerContext) {
+        let waiting = (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
+        guard waiting > configuration.outboundHardLimit else { return }
+        fail(
+            TransportError(
+                .channelFailed,
+                "the peer reads nothing: \(waiting) bytes wait to be sent to it"),
+            sendClose: nil, context: context)
     }
 
     func flush(context: ChannelHandlerContext) {

@@ -36,6 +36,11 @@ public struct TransportConfiguration: Sendable {
     /// Per-session outbound buffer; writers wait (backpressure) above the high mark (§4.5).
     public var writeBufferLowWaterMark = 1 << 20
     public var writeBufferHighWaterMark = 4 << 20
+    /// Past the high mark only small protocol messages are written (ACK, REJECT, READ,
+    /// TYPING: they never wait, see `SessionHandle.sendControl`). A peer that keeps sending
+    /// and never reads would make them pile up without end (found by review); past this many
+    /// bytes waiting, the session is closed.
+    public var outboundHardLimit = 16 << 20
 
     public init() {}
 }
