@@ -7,8 +7,12 @@ import Synchronization
 /// A pin store in memory, for directory tests that need no database.
 final class InMemoryPeerPersistence: PeerPersistence {
     private let rows = Mutex<[PeerKey: PeerRecord]>([:])
+    /// Awaited by `recordPeerSeen` before it writes (a first contact's pin): a test holds a
+    /// session's start there.
+    private let beforeSeen: (@Sendable () async -> Void)?
 
-    init(_ records: [PeerRecord] = []) {
+    init(_ records: [PeerRecord] = [], beforeSeen: (@Sendable () async -> Void)? = nil) {
+        self.beforeSeen = beforeSeen
         rows.withLock { map in
             for record in records { map[record.key] = record }
         }
@@ -20,7 +24,8 @@ final class InMemoryPeerPersistence: PeerPersistence {
         _ key: PeerKey, keyTag: String, name: String?, status: String?, statusText: String?,
         endpoint: Endpoint?, at now: Int64
     ) async throws(StoreError) -> Bool {
-        rows.withLock { map in
+        await beforeSeen?()
+        return rows.withLock { map in
             let isNew = map[key] == nil
             var record =
                 map[key] ?? PeerRecord(key: key, keyTag: keyTag, name: "", firstSeen: now)

@@ -205,9 +205,17 @@ final class LinkRegistry: SessionDelegate, Service {
                 logger.error("cannot record a peer's address: \(error)")
             }
         }
-        state.withLock { state in
+        // Asked again: the stop may have begun while the store was pinning (found by
+        // review: `closeAll` had not counted this session yet, and waited for it forever).
+        let refusing = state.withLock { state in
+            guard !state.refusing else { return true }
             _ = state.counted.insert(session)
             if firstContact { state.onlineNotLogged.insert(key) }
+            return false
+        }
+        if refusing {
+            await session.close(.shutdown)
+            return
         }
         if let change = services.directory.sessionCountChanged(key, by: 1, at: now),
             change.before != change.after
@@ -407,8 +415,9 @@ final class LinkRegistry: SessionDelegate, Service {
         }
     }
 
+    /// Every open session, counted or not yet (one still being pinned is closed here too).
     private func sendCloseToAll(_ reason: CloseReason) async {
-        let sessions = state.withLock { Array($0.counted) }
+        let sessions = state.withLock { Array($0.open) }
         await withTaskGroup(of: Void.self) { group in
             for link in allLinks {
                 group.addTask { await link.closeSession(reason) }
