@@ -16,6 +16,7 @@ import Testing
         let events: EventBus
         let link: PeerLink
         let peer: PeerKey
+        let directory: PeerDirectory
         let run: Task<Void, Never>
 
         static func start(readReceipts: Bool = true, clock: DaemonClock = .system) async throws
@@ -36,7 +37,8 @@ import Testing
             let link = PeerLink(key: peer, services: services)
             let run = Task { await link.run() }
             return Harness(
-                root: root, store: store, events: events, link: link, peer: peer, run: run)
+                root: root, store: store, events: events, link: link, peer: peer,
+                directory: directory, run: run)
         }
 
         func stop() async {
@@ -375,6 +377,44 @@ import Testing
         // The same HELLO again (the next session) changes nothing: no event.
         _ = try await harness.established("b")
         #expect(try await harness.store.events(after: 0, limit: 100).count == before + 1)
+        await harness.stop()
+    }
+
+    /// A PRESENCE flood (found by QA: 50 000 in half a second, each a store write and a
+    /// durable event): a few are applied, the rest wait, and the last one sent stands.
+    @Test(.timeLimit(.minutes(1)))
+    func aPresenceFloodIsPacedAndItsLastWordStands() async throws {
+        let clock = ManualClock()
+        let harness = try await Harness.start(clock: clock.daemonClock)
+        let (session, _) = try await harness.established("a")
+        let before = try await harness.store.events(after: 0, limit: 1000).count
+        for n in 0..<100 {
+            await harness.link.received(
+                [.presence(n.isMultiple(of: 2) ? .away : .busy, statusText: "flood \(n)")],
+                on: session)
+        }
+        func statusText() -> String? {
+            harness.directory.entry(harness.peer)?.record.statusText
+        }
+        let logged = try await harness.store.events(after: 0, limit: 1000).count - before
+        #expect(logged == PresencePacer.burst)
+        #expect(statusText() == "flood \(PresencePacer.burst - 1)")
+        // Its turn comes with the clock, which only this test moves.
+        var turns = 0
+        while statusText() != "flood 99", turns < 10_000 {
+            clock.advance(by: PresencePacer.interval)
+            turns += 1
+            await Task.yield()
+        }
+        #expect(statusText() == "flood 99")
+        // Its event is written just after the directory shows it.
+        var count = 0
+        for _ in 0..<5_000 {
+            count = try await harness.store.events(after: 0, limit: 1000).count - before
+            if count > logged { break }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(count == logged + 1)
         await harness.stop()
     }
 

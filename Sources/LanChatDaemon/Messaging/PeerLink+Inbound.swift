@@ -92,7 +92,7 @@ extension PeerLink {
                 guard await applyReject(stream: stream, seq: seq, reason: reason, on: source)
                 else { return }
             case .presence(let status, let statusText):
-                await applyPresence(status: status, statusText: statusText)
+                await offerPresence(.init(status: status, text: statusText))
             case .typing(let typing):
                 services.events.publish(.typingReceived(peer: key, typing))
             case .group(let update):
@@ -471,7 +471,7 @@ extension PeerLink {
         return true
     }
 
-    private func applyPresence(status: AnnouncedStatus, statusText: String) async {
+    func applyPresence(status: AnnouncedStatus, statusText: String) async {
         let now = services.now()
         let before = announced
         do {

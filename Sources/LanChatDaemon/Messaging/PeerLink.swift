@@ -9,7 +9,7 @@ import Synchronization
 /// work that moves messages.
 ///
 /// Ownership and concurrency: an actor, so its state changes one call at a time. Its
-/// long-lived work runs in `run()`, a child task of the `LinkRegistry` service, as three
+/// long-lived work runs in `run()`, a child task of the `LinkRegistry` service, as four
 /// loops, each woken by its own `Wakeup`:
 /// - inbound: the batches the transport hands over, one at a time, in arrival order (so a
 ///   batch's classification and its commit never interleave with another batch's, whichever
@@ -18,6 +18,7 @@ import Synchronization
 /// - the pump: writes our stream to the session. A separate loop, so receiving never waits on
 ///   a peer that reads slowly.
 /// - the delivery-mark writer: records ACKs as `delivered`, off the inbound path.
+/// - held presence: applies the PRESENCE that `PresencePacer` held back, when its turn comes.
 /// After every `await`, the code asks `phase` whether its session is still current.
 actor PeerLink {
     let key: PeerKey
@@ -45,6 +46,8 @@ actor PeerLink {
     var warnedNameClash = false
     /// When TYPING(1) last went out, for the 2 s rate limit (`PeerLink+Typing`).
     var lastTypingSent: ContinuousClock.Instant?
+    /// How often the peer's PRESENCE is applied (`PeerLink+Presence`).
+    var presencePacer = PresencePacer()
 
     let pumpWakeup = Wakeup()
     let marksWakeup = Wakeup()
@@ -54,6 +57,8 @@ actor PeerLink {
     /// Cuts the inbound loop's wait before it tries again to store a held chunk: the link
     /// stops, or a session goes down (`PeerLink+Inbound`).
     let storeRetryWakeup = Wakeup()
+    /// A PRESENCE was held, or the link stops (`PeerLink+Presence`).
+    let presenceWakeup = Wakeup()
     /// Set once by `requestStop()` (from any thread); the loops finish their work and return.
     private let stopRequested = Atomic<Bool>(false)
 
@@ -77,6 +82,7 @@ actor PeerLink {
             group.addTask { await self.runInbound() }
             group.addTask { await self.runPump() }
             group.addTask { await self.runDeliveryMarks() }
+            group.addTask { await self.runHeldPresence() }
         }
     }
 
@@ -89,6 +95,7 @@ actor PeerLink {
         marksWakeup.signal()
         stopWakeup.signal()
         storeRetryWakeup.signal()
+        presenceWakeup.signal()
     }
 
     nonisolated var isStopping: Bool { stopRequested.load(ordering: .sequentiallyConsistent) }
