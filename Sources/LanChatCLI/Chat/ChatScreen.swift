@@ -45,13 +45,8 @@ package struct ChatScreen {
     package mutating func merge(_ incoming: [MessageInfo]) {
         for message in incoming {
             if let index = messages.lastIndex(where: { $0.id == message.id }) {
-                // A copy has fewer recipients than the message shown (one, or none from an
-                // older daemon); a whole message (a page read again) has them all.
-                if message.group != nil, message.direction == .outgoing,
-                    let shown = messages[index].recipients,
-                    (message.recipients?.count ?? 0) < shown.count
-                {
-                    _ = messages[index].applyCopy(message)
+                if Self.isGroupCopy(message, of: messages[index]) {
+                    messages[index] = Self.overlay(message, onto: messages[index])
                     continue
                 }
                 messages[index] = message
@@ -78,8 +73,49 @@ package struct ChatScreen {
     /// their own connection: merged, the answer's `sent` overwrote a `delivered` already
     /// shown, and the mark stayed ✓ (seen in a full test run on a loaded machine).
     package mutating func addSent(_ answered: [MessageInfo]) {
-        let shown = Set(messages.map(\.id))
-        merge(answered.filter { !shown.contains($0.id) })
+        for message in answered {
+            // A group message's copies can report before the send's answer comes (found by
+            // QA: shown as "1/1" of a group of three, and "read" once that one member read
+            // it): the answer, with every member, takes their place, and what they said,
+            // which is newer than the answer, is laid over it.
+            if let index = messages.lastIndex(where: { $0.id == message.id }) {
+                if message.group != nil, message.direction == .outgoing,
+                    let reported = messages[index].recipients
+                {
+                    var whole = message
+                    for member in reported {
+                        var copy = messages[index]
+                        copy.recipients = [member]
+                        whole = Self.overlay(copy, onto: whole)
+                    }
+                    messages[index] = whole
+                }
+                continue
+            }
+            merge([message])
+        }
+    }
+
+    /// A `message.status` event of one member's copy of an own group message shown (it has
+    /// fewer members than shown, one or none from an older daemon, or one not shown yet),
+    /// where a whole message (the send's answer, a page read again) has them all.
+    static func isGroupCopy(_ message: MessageInfo, of shown: MessageInfo) -> Bool {
+        guard message.group != nil, message.direction == .outgoing,
+            let members = shown.recipients
+        else { return false }
+        let theirs = message.recipients ?? []
+        if theirs.count < members.count { return true }
+        return theirs.count == 1 && !members.contains { $0.peer == theirs[0].peer }
+    }
+
+    /// `copy`'s member laid over `shown`: it replaces that member's entry, or joins them.
+    static func overlay(_ copy: MessageInfo, onto shown: MessageInfo) -> MessageInfo {
+        var result = shown
+        if !result.applyCopy(copy), let member = copy.recipients?.first {
+            result.recipients = (result.recipients ?? []) + [member]
+            result.settleFromRecipients()
+        }
+        return result
     }
 
     /// The newest page read again (after the watch restarted, or a request was accepted):
