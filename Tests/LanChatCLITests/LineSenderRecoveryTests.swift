@@ -96,4 +96,130 @@ import Testing
         #expect(store.texts == ["one", "two", "three"])
         #expect(printed == store.stored.map(\.id))
     }
+
+    // MARK: Found by QA's chaos runs
+
+    /// A conversation the fake daemon holds, ours and the peer's, in order; the first `send`
+    /// is stored, `peerAfterCut` of the peer's messages come after it, and the call is cut off.
+    final class Conversation: Sendable {
+        private let state = Mutex((messages: [MessageInfo](), cut: false))
+        let peerAfterCut: Int
+
+        init(peerAfterCut: Int) { self.peerAfterCut = peerAfterCut }
+
+        var ourTexts: [String] {
+            state.withLock { $0.messages.filter { $0.direction == .outgoing }.map(\.text) }
+        }
+        var ourIDs: [String] {
+            state.withLock { $0.messages.filter { $0.direction == .outgoing }.map(\.id) }
+        }
+
+        /// Nil: the call is cut off (stored all the same).
+        func send(_ texts: [String]) -> [MessageInfo]? {
+            state.withLock { state in
+                let stored = texts.map { Self.message(state.messages.count, $0, outgoing: true) }
+                state.messages += stored
+                guard state.cut else {
+                    state.cut = true
+                    for n in 0..<peerAfterCut {
+                        state.messages.append(Self.message(state.messages.count, "peer \(n)"))
+                    }
+                    return nil
+                }
+                return stored
+            }
+        }
+
+        func history(_ params: HistoryParams) -> HistoryResult {
+            state.withLock { state in
+                let end =
+                    params.before.flatMap { id in state.messages.firstIndex { $0.id == id } }
+                    ?? state.messages.count
+                let start = max(0, end - (params.limit ?? 50))
+                return HistoryResult(
+                    peer: CLIFixtures.bob, messages: Array(state.messages[start..<end]),
+                    hasOlder: start > 0)
+            }
+        }
+
+        static func message(_ index: Int, _ text: String, outgoing: Bool = false) -> MessageInfo {
+            let digits = String(index + 1)
+            return MessageInfo(
+                id: "00000000-0000-4000-8000-"
+                    + String(repeating: "0", count: 12 - digits.count) + digits,
+                peer: CLIFixtures.bobID, direction: outgoing ? .outgoing : .incoming,
+                seq: UInt64(index + 1), text: text, createdAt: CLIFixtures.now,
+                status: outgoing ? .queued : nil)
+        }
+    }
+
+    static func server(_ conversation: Conversation, at path: String? = nil, goneOnCut: Bool)
+        throws -> CannedServer
+    {
+        let server = Mutex<CannedServer?>(nil)
+        let made = try CannedServer(at: path) { connection in
+            while let line = connection.readLine() {
+                let request = Request(line: line)
+                switch request.method {
+                case Methods.Send.name:
+                    let texts = (try? request.params(SendParams.self))??.texts ?? []
+                    guard let stored = conversation.send(texts) else {
+                        // The daemon is gone: its socket too, when `goneOnCut`.
+                        if goneOnCut { server.withLock { $0 }?.stopListening() }
+                        return
+                    }
+                    connection.write(Reply.result(request, SendResult(messages: stored)) + "\n")
+                default:
+                    let params =
+                        (try? request.params(HistoryParams.self)) ?? nil
+                        ?? HistoryParams(peer: "bob")
+                    connection.write(
+                        Reply.result(request, conversation.history(params)) + "\n")
+                }
+            }
+        }
+        server.withLock { $0 = made }
+        return made
+    }
+
+    /// The peer's messages that came after the cut-off batch filled the newest page (found
+    /// by QA: the batch was not found there, sent again and delivered twice).
+    @Test func aBatchStoredBeforeTheCutIsFoundBehindAPageOfThePeersMessages() async throws {
+        let conversation = Conversation(peerAfterCut: 1_500)
+        let server = try Self.server(conversation, goneOnCut: false)
+        defer { server.stop() }
+        let input = InputPipe(closedWith: Array("one\ntwo\nthree\n".utf8))
+        let captured = CapturedOutput()
+        let code = await TestEnvironment.run(
+            ["send", "bob", "--lines"], socket: server.path, standardInput: input.readEnd,
+            output: captured)
+        #expect(code == 0, "\(captured.error)")
+        #expect(conversation.ourTexts == ["one", "two", "three"])
+        #expect(captured.output.split(separator: "\n").map(String.init) == conversation.ourIDs)
+    }
+
+    /// The first batch cut off, and the daemon's socket gone for a while after it (found by
+    /// QA: exit 69, the stored lines' ids unprinted, the rest of the input dropped).
+    @Test func theFirstBatchCutOffIsWaitedForWhileTheDaemonIsAway() async throws {
+        let conversation = Conversation(peerAfterCut: 0)
+        let first = try Self.server(conversation, goneOnCut: true)
+        defer { first.stop() }
+        let input = InputPipe(closedWith: Array("one\ntwo\nthree\n".utf8))
+        let captured = CapturedOutput()
+        let sending = Task {
+            await TestEnvironment.run(
+                ["send", "bob", "--lines"], socket: first.path, standardInput: input.readEnd,
+                output: captured)
+        }
+        var requests = first.requests.makeAsyncIterator()
+        while let line = await requests.next(), !line.contains(Methods.Send.name) {}
+        // Away for a while: some tries find no socket (100 ms, then 200 ms apart).
+        try await Task.sleep(for: .milliseconds(500))
+        let second = try Self.server(conversation, at: first.path, goneOnCut: false)
+        defer { second.stop() }
+        let code = await sending.value
+        #expect(code == 0, "\(captured.error)")
+        #expect(conversation.ourTexts == ["one", "two", "three"])
+        #expect(captured.output.split(separator: "\n").map(String.init) == conversation.ourIDs)
+    }
 }

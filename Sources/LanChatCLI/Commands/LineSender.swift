@@ -73,8 +73,12 @@ struct LineSender {
                     return
                 } catch
                     where error.isDaemonUnreachable
-                    && (reached || !error.isDaemonNotRunning)
+                    && (reached || cutOff || !error.isDaemonNotRunning)
                 {
+                    // A daemon that was never there is said at once (exit 69); once one was
+                    // (an answer, or a call cut off on its way: found by QA, the first batch
+                    // cut off ended the command with 69, its stored lines' ids unprinted and
+                    // the rest of the input dropped), it is waited for.
                     // Refused before it reached a daemon, nothing of the call was done;
                     // otherwise the batch may have been stored.
                     if !error.isDaemonNotRunning { cutOff = true }
@@ -138,14 +142,25 @@ struct LineSender {
 
     /// The batch `texts`, if the daemon stored it before the connection was lost: the same
     /// texts, in order and in a row, among our own messages to the peer created since the call
-    /// was made and not in the batch answered before it. Nil when it is not there.
+    /// was made and not in the batch answered before it. Nil when it is not there. The
+    /// conversation is read back page by page until one of our messages older than the call
+    /// (found by QA: one page of the newest, which the peer's own messages arriving since the
+    /// restart could fill, missed a batch of 1 000 that was then stored and delivered twice).
     func storedBatch(_ texts: [String], since: Timestamp, excluding earlier: Set<String>)
         async throws(ControlError) -> SendResult?
     {
-        let page = try await context.client.history(
-            HistoryParams(peer: command.peer, limit: min(1000, texts.count + 100)))
-        let own = page.messages.filter {
-            $0.direction == .outgoing && $0.createdAt >= since && !earlier.contains($0.id)
+        var own: [MessageInfo] = []
+        var before: String?
+        for _ in 0..<Self.maxLookupPages {
+            let page = try await context.client.history(
+                HistoryParams(peer: command.peer, limit: 1000, before: before))
+            let outgoing = page.messages.filter { $0.direction == .outgoing }
+            own.insert(
+                contentsOf: outgoing.filter { $0.createdAt >= since && !earlier.contains($0.id) },
+                at: 0)
+            let reachedOlder = outgoing.contains { $0.createdAt < since }
+            guard !reachedOlder, page.hasOlder, let oldest = page.messages.first else { break }
+            before = oldest.id
         }
         guard own.count >= texts.count else { return nil }
         for start in 0...(own.count - texts.count) {
@@ -154,4 +169,8 @@ struct LineSender {
         }
         return nil
     }
+
+    /// How far back a cut-off batch is looked for: what the daemon stored from the call on,
+    /// the peer's messages among it, is a few pages at most.
+    static let maxLookupPages = 50
 }

@@ -20,13 +20,16 @@ final class CannedServer: Sendable {
     private let listenFD: Int32
     private let accepted = Counter()
     private let stopped = Counter()
+    private let listening = Counter()
 
     /// Number of connections accepted so far.
     var connectionCount: Int { accepted.value }
 
-    init(script: @escaping @Sendable (ServerConnection) -> Void) throws {
-        directory = try TemporaryDirectory.make()
-        path = directory + "/d.sock"
+    /// `at`: the socket path of a server stopped before (a daemon started again on its
+    /// socket); that server's directory stays its own.
+    init(at reused: String? = nil, script: @escaping @Sendable (ServerConnection) -> Void) throws {
+        directory = reused == nil ? try TemporaryDirectory.make() : ""
+        path = reused ?? directory + "/d.sock"
         (requests, requestSink) = AsyncStream.makeStream(of: String.self)
         listenFD = try UnixListener.listen(path: path)
         let fd = listenFD
@@ -59,11 +62,18 @@ final class CannedServer: Sendable {
     /// Idempotent: a second `close` could hit a descriptor number another test reuses.
     func stop() {
         guard stopped.increment() == 1 else { return }
+        stopListening()
+        requestSink.finish()
+        if !directory.isEmpty { rmdir(directory) }
+    }
+
+    /// No more connections, and no socket at `path` (a daemon gone); the connections
+    /// accepted go on. Idempotent, as `stop`.
+    func stopListening() {
+        guard listening.increment() == 1 else { return }
         shutdown(listenFD, Int32(SHUT_RDWR))
         close(listenFD)
-        requestSink.finish()
         unlink(path)
-        rmdir(directory)
     }
 
     deinit { stop() }
