@@ -303,13 +303,15 @@ extension MessageStore {
     }
 
     /// Puts failed messages back in the queue with new seqs at the end of the current stream
-    /// (their old seqs were already processed by the peer). `id` or `peer` narrows the set.
+    /// (their old seqs were already processed by the peer). `id`, `peer`, `group` and
+    /// `failReason` narrow the set.
     /// A group copy comes back with its group: the link sends what this returns, and without
     /// it the copy went out as a 1:1 message. A peer that has no stream yet gets one: a group
     /// copy refused at once (the member was blocked, or lacked groups) may be the first
     /// message ever sent to it, and was stored outside any stream.
     public func requeueFailed(
-        id: MessageID? = nil, peer: PeerKey? = nil,
+        id: MessageID? = nil, peer: PeerKey? = nil, group: GroupID? = nil,
+        failReason: String? = nil,
         newStreamID: @escaping @Sendable () -> UInt64 = randomStreamID
     ) async throws(StoreError) -> [StoredMessage] {
         try await write("re-queuing failed messages") { db in
@@ -328,6 +330,14 @@ extension MessageStore {
             if let peer {
                 sql += " AND pk = ?"
                 arguments += [peer.blob]
+            }
+            if let group {
+                sql += " AND group_id = ?"
+                arguments += [group.blob]
+            }
+            if let failReason {
+                sql += " AND fail_reason = ?"
+                arguments += [failReason]
             }
             var requeued: [StoredMessage] = []
             for row in try Row.fetchAll(db, sql: sql + " ORDER BY rowid", arguments: arguments) {

@@ -156,6 +156,68 @@ extension EndToEnd {
             }
         }
 
+        /// Found by QA's chaos runs: carol, offline while alice added bob, came back while
+        /// alice was away and still held the state without bob. bob's message to the group
+        /// was refused by carol ("not from a member": she cannot take the newer state from
+        /// bob, §9.7) and stayed failed for good, also once alice was back and carol knew
+        /// bob. It is sent again when carol's GROUP lists them both, and reaches her once.
+        @Test func aCopyRefusedByAMemberWhoseStateWasBehindIsSentAgainOnceItCatchesUp()
+            async throws
+        {
+            try await inSandbox { sandbox in
+                let alice = try await DaemonProcess.start("alice", in: sandbox)
+                let alicePort = try alice.port
+                let bob = try await DaemonProcess.start(
+                    "bob", in: sandbox, peers: ["127.0.0.1:\(alicePort)"])
+                let bobPort = try bob.port
+                var carol = try await DaemonProcess.start(
+                    "carol", in: sandbox, peers: ["127.0.0.1:\(alicePort)", "127.0.0.1:\(bobPort)"])
+                let carolPort = try carol.port
+                #expect(try await alice.awaitOnline(carol.id), "\(alice.log)")
+                #expect(try await bob.awaitOnline(carol.id), "\(bob.log)")
+                let created = try await alice.lanchat(["group", "create", "team", carol.id])
+                #expect(created.status == 0, "\(created)")
+                let groupID = created.output.trimmingCharacters(in: .newlines)
+                let carolHasIt = try await pollUntil(timeout: .seconds(10)) {
+                    try await carol.json(GroupList.self, ["groups"]).groups.map(\.id) == [groupID]
+                }
+                #expect(carolHasIt, "\(carol.log)")
+                #expect(await carol.stop() == .exited(0), "\(carol.log)")
+
+                let added = try await alice.lanchat(["group", "add", groupID, bob.id])
+                #expect(added.status == 0, "\(added)")
+                let bobHasIt = try await pollUntil(timeout: .seconds(10)) {
+                    try await bob.json(GroupList.self, ["groups"]).groups.first?.version == 2
+                }
+                #expect(bobHasIt, "\(bob.log)")
+                #expect(await alice.stop() == .exited(0), "\(alice.log)")
+
+                carol = try await DaemonProcess.start(
+                    "carol", in: sandbox, port: carolPort,
+                    peers: ["127.0.0.1:\(alicePort)", "127.0.0.1:\(bobPort)"])
+                #expect(try await bob.awaitOnline(carol.id), "\(bob.log)")
+                let id = try await bob.send("hello from bob", to: groupID)
+                func carolsCopy() async throws -> String? {
+                    let history = try await bob.json(History.self, ["history", groupID])
+                    return history.messages.first { $0.id == id }?.recipients?
+                        .first { $0.peer == carol.id }?.status
+                }
+                let refused = try await pollUntil(timeout: .seconds(10)) {
+                    try await carolsCopy() == "failed"
+                }
+                #expect(refused, "\(bob.log)\n\(carol.log)")
+
+                let back = try await DaemonProcess.start(
+                    "alice", in: sandbox, port: alicePort)
+                let delivered = try await pollUntil(timeout: .seconds(15)) {
+                    try await carolsCopy() == "delivered"
+                }
+                #expect(delivered, "\(bob.log)\n\(carol.log)\n\(back.log)")
+                let theirs = try await carol.json(History.self, ["history", groupID])
+                #expect(theirs.messages.filter { $0.text == "hello from bob" }.count == 1)
+            }
+        }
+
         /// `read GROUP` prints the group's unread messages, marks them read, and the sender's
         /// `send --wait-read` returns with the member's copy read.
         @Test func readGroupMarksReadAndTheSenderSeesIt() async throws {

@@ -63,6 +63,7 @@ extension PeerLink {
             logger.debug("GROUP \(update.id) from a blocked key ignored")
             return
         }
+        await resendWhatItRefusedAsFromANonMember(update)
         for _ in 0..<3 {
             let local: StoredGroup?
             do {
@@ -101,6 +102,30 @@ extension PeerLink {
                 return
             }
         }
+    }
+
+    /// The peer lists us both in the group now: what it refused of ours in this group "by its
+    /// policy" (it did not know us as a member yet: it held an older state, from before we
+    /// were added, and could not take the newer one from us, §9.7) is sent again, once per
+    /// such GROUP (found by QA: a copy refused so stayed failed for good, also after the
+    /// member's state caught up). A GROUP is sent when the peer's state changes and at each
+    /// session, so this is no loop.
+    private func resendWhatItRefusedAsFromANonMember(_ update: GroupUpdate) async {
+        let own = services.directory.ownKey
+        guard update.hasMember(own), update.hasMember(key) else { return }
+        let requeued: [StoredMessage]
+        do {
+            requeued = try await services.store.requeueFailed(
+                peer: key, group: update.id, failReason: RejectReason.refusedByPolicy.description)
+        } catch {
+            logger.error("cannot re-queue group messages the peer refused: \(error)")
+            return
+        }
+        guard !requeued.isEmpty else { return }
+        logger.notice(
+            "\(requeued.count) message(s) to group \(update.name) that the peer refused before it knew us as a member sent again"
+        )
+        committed(requeued.sorted { $0.seq < $1.seq })
     }
 
     /// Our state `local`, when it is our own change and `update` beats it in an equal-version
