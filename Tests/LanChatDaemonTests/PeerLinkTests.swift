@@ -203,6 +203,40 @@ import Testing
         await harness.stop()
     }
 
+    /// A message re-queued (`retry`) leaves a hole in our stream; a peer whose store was
+    /// restored resumes before it (found by review: the pump stopped at the hole, and nothing
+    /// queued to the peer went out again). The queued messages go on a new stream.
+    @Test(.timeLimit(.minutes(1)))
+    func aHoleWhereThePeerResumesStartsANewStream() async throws {
+        let harness = try await Harness.start()
+        let stored = try await harness.store.enqueue(
+            to: harness.peer, texts: ["one", "two", "three"], at: 2_000)
+        let stream = try #require(stored.first?.stream)
+        _ = try await harness.store.markFailed(
+            peer: harness.peer, stream: stream, seq: 2, reason: "refused")
+        let requeued = try await harness.store.requeueFailed(peer: harness.peer)
+        #expect(requeued.map(\.seq) == [4])
+        // The peer's store, restored, has only seq 1 of the stream.
+        var (_, writes) = try await harness.established(
+            "a", theirHello: Harness.hello(inStream: stream, inDelivered: 1))
+        guard case .messages(let sent) = await writes.next() else {
+            Issue.record("the pump must write the queued messages")
+            return
+        }
+        let wires = sent.compactMap { message -> WireMessage? in
+            if case .message(let wire) = message { return wire }
+            return nil
+        }
+        #expect(Set(wires.map(\.stream)).count == 1)
+        #expect(wires.first?.stream != stream)
+        #expect(wires.map(\.seq) == Array(1...UInt64(wires.count)))
+        let texts = wires.compactMap { wire -> String? in
+            if case .valid(let text) = wire.text { text } else { nil }
+        }
+        #expect(Set(texts) == ["two", "three"])
+        await harness.stop()
+    }
+
     /// An ACK whose mark the store refuses (a full disk) is written once there is room
     /// again, with no later ACK to cover it: the session stays up, and the messages stayed
     /// queued for good (found by QA).

@@ -166,15 +166,7 @@ extension PeerLink {
             logger.warning(
                 "the peer has seen more of our stream than we stored (restored backup?); starting a new stream"
             )
-            do {
-                let fresh = try await services.store.rotateStream(to: key)
-                let state = try await services.store.outgoingState(for: key)
-                outboxCache.removeAll()
-                phase.updateFlow(on: source) {
-                    $0.assigned(stream: fresh, upTo: (state?.nextSeq ?? 1) - 1)
-                }
-            } catch {
-                logger.error("cannot start a new stream: \(error)")
+            guard await startNewStream(on: source) else {
                 return await closeAfterStoreFailure(source)
             }
         }
@@ -183,6 +175,23 @@ extension PeerLink {
         if phase.peerHelloApplied(on: source) {
             if !groupFrames.isEmpty { source.sendControl(groupFrames) }
             pumpWakeup.signal()
+        }
+    }
+
+    /// Our queued messages moved to a fresh stream from seq 1, which the peer adopts
+    /// (§9.4): for a stream we cannot go on with. False when the store failed.
+    func startNewStream(on session: any LinkSession) async -> Bool {
+        do {
+            let fresh = try await services.store.rotateStream(to: key)
+            let state = try await services.store.outgoingState(for: key)
+            outboxCache.removeAll()
+            phase.updateFlow(on: session) {
+                $0.assigned(stream: fresh, upTo: (state?.nextSeq ?? 1) - 1)
+            }
+            return true
+        } catch {
+            logger.error("cannot start a new stream: \(error)")
+            return false
         }
     }
 

@@ -15,6 +15,7 @@ extension PeerLink {
 
     /// Writes batches until nothing is sendable, the session changes, or a write fails.
     private func pumpWhileSendable() async {
+        var restarted = false
         while !shouldStop {
             guard let (current, flow) = phase.established, let stream = flow.stream,
                 let range = flow.sendable
@@ -43,8 +44,20 @@ extension PeerLink {
             }
             let contiguous = Self.contiguousPrefix(of: batch, from: range.lowerBound)
             guard let lastSent = contiguous.last else {
-                logger.error("outbox has no message \(range.lowerBound) of its stream")
-                return
+                // A hole where the peer resumes: a message re-queued (`retry`) or purged
+                // (`forget --purge`) left it, and the peer's cursor went back past it (its
+                // store restored). Waiting would never fill it (found by review: nothing
+                // queued to the peer went out again, on any later session either).
+                guard !restarted else {
+                    logger.error("outbox has no message \(range.lowerBound) of its stream")
+                    return
+                }
+                logger.warning(
+                    "our stream has no message \(range.lowerBound), where the peer resumes (its store restored?); starting a new stream"
+                )
+                restarted = true
+                guard await startNewStream(on: current) else { return }
+                continue
             }
             // A group message never goes to a peer that did not announce groups (§9.7).
             // Copies for a peer known not to support them are failed when stored; this holds
