@@ -161,6 +161,37 @@ import Testing
         #expect(either.contains("Bob") && either.contains("ops"), "\(either)")
     }
 
+    /// Only a path's words are file names to bash (found by QA: `send op<Tab>` gave `ops/`
+    /// in a directory holding `ops`, as `-o filenames` held for every word).
+    @Test(.enabled(if: installed("bash"))) func bashTreatsOnlyPathsAsFileNames() async throws {
+        let path = try await scriptFile("bash")
+        defer { unlink(path) }
+        func completingPath(_ words: [String], previous: String) async throws -> Bool {
+            let outcome = try await run(
+                [
+                    "bash", "-c",
+                    """
+                    source "$0"; shift
+                    COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+                    __lanchat_completing_path \(shellQuoted(previous)) && echo path >&2 || echo words >&2
+                    """,
+                    path, "-",
+                ] + words)
+            #expect(outcome.status == 0, "\(outcome.standardError)")
+            return outcome.standardError.hasPrefix("path")
+        }
+        #expect(try await !completingPath(["lanchat", "send", "op"], previous: "send"))
+        #expect(try await !completingPath(["lanchat", "chat", ""], previous: "chat"))
+        #expect(
+            try await !completingPath(
+                ["lanchat", "--socket", "/tmp/s", "send", "b"], previous: "send"))
+        #expect(try await completingPath(["lanchat", "--socket", "/tm"], previous: "--socket"))
+        #expect(try await completingPath(["lanchat", "backup", "copy"], previous: "backup"))
+        #expect(
+            try await completingPath(
+                ["lanchat", "--color", "never", "backup", ""], previous: "backup"))
+    }
+
     /// The daemon the completed command line names with `--socket`, not the default one:
     /// `lanchat --socket PATH send B<Tab>` with no LANCHAT_SOCKET.
     @Test(.enabled(if: installed("bash") && lanchat != nil))

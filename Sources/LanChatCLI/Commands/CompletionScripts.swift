@@ -121,6 +121,25 @@ enum CompletionScripts {
                 local -i COMP_CWORD="${cword}"
                 local COMP_LINE="${line}"
                 _lanchat "${1}" "${2}" "${previous}"
+                __lanchat_completing_path "${previous}" || compopt +o filenames 2>/dev/null
+            }
+
+            # Whether the word being completed is a path (the value of --socket, the PATH of
+            # `backup`): only then are the words offered file names, which bash quotes and
+            # gives a `/` when a directory here has that name (found by QA: `send op<Tab>`
+            # gave `ops/` in a directory holding `ops`).
+            __lanchat_completing_path() {
+                [[ "${1}" == --socket ]] && return 0
+                local -i index
+                for ((index = 1; index < COMP_CWORD; index++)); do
+                    case "${COMP_WORDS[index]}" in
+                        --socket | --color) index+=1 ;;
+                        -*) ;;
+                        backup) return 0 ;;
+                        *) return 1 ;;
+                    esac
+                done
+                return 1
             }
 
             complete -o filenames -F __lanchat_joining_values lanchat
