@@ -241,9 +241,9 @@ extension PeerLink {
         let groups = run.contains { $0.group != nil } ? await groupsOf(run) : [:]
         guard phase.isCurrent(source) else { return false }
         for var message in run {
-            // The sender's clock is its own business, but an absurd one must not reach
-            // history: a time no timestamp can show becomes the time we received it.
-            if !Timestamp.representable.contains(message.sentAt) { message.sentAt = now }
+            // The sender's clock is its own business, but a time it cannot be right about
+            // must not reach history (`SenderClock`).
+            message.sentAt = SenderClock.shownTime(sentAt: message.sentAt, receivedAt: now)
             if message.stream != working.cursor.stream, message.seq > 1 {
                 // Its sender has these acknowledged by an earlier store of ours: say they are
                 // not in this one, since nobody can ask for them again (found by QA).
