@@ -51,6 +51,20 @@ import Testing
         #expect(!StatusView.render(CLIFixtures.status, style: .plain).contains("warning"))
     }
 
+    /// Found by QA: a host making new keys under known names added a line each to `status`.
+    @Test func pastFiveKeyChangesOneLineCountsTheRest() {
+        var status = CLIFixtures.status
+        status.keyChanges = Array(repeating: Self.change, count: 57)
+        let lines = StatusView.render(status, style: .plain).split(separator: "\n")
+        #expect(lines.filter { $0.contains("is now using a different key") }.count == 5)
+        #expect(
+            lines.contains {
+                $0.hasPrefix("! warning: 52 more new keys under the name of a known peer")
+            })
+        status.keyChanges = Array(repeating: Self.change, count: 5)
+        #expect(!StatusView.render(status, style: .plain).contains("more new key"))
+    }
+
     @Test func verifyShowsTwelveGroupsInThreeRows() {
         let digits = String(repeating: "0123456789", count: 6)
         let text = VerifyView.render(
