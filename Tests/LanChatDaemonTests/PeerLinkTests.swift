@@ -203,6 +203,51 @@ import Testing
         await harness.stop()
     }
 
+    /// A message stored just before a new stream began is moved onto it; its sender's
+    /// late `committed` names the old stream (found by review: it turned the flow back to
+    /// the old stream, and the pump wrote that stream again from seq 1).
+    @Test(.timeLimit(.minutes(1)))
+    func aLateCommitOfTheOldStreamLeavesTheNewOneCurrent() async throws {
+        let harness = try await Harness.start()
+        let first = try await harness.store.enqueue(to: harness.peer, texts: ["one"], at: 2_000)
+        await harness.link.committed(first)
+        let old = try #require(first.first?.stream)
+        var (session, writes) = try await harness.established(
+            "a", theirHello: Harness.hello(inStream: old))
+        guard case .messages = await writes.next() else {
+            Issue.record("the pump must write 'one'")
+            return
+        }
+        await harness.link.received([.ack(stream: old, delivered: 1)], on: session)
+        // Stored, its commit not yet told to the link...
+        let late = try await harness.store.enqueue(to: harness.peer, texts: ["two"], at: 2_001)
+        // ...when the peer's next HELLO has seen more of the stream than we hold: new stream.
+        (session, writes) = try await harness.established(
+            "b", theirHello: Harness.hello(inStream: old, inDelivered: 5))
+        guard case .messages(let moved) = await writes.next() else {
+            Issue.record("the pump must write 'two' on the new stream")
+            return
+        }
+        let fresh = try #require(Self.wires(moved).first?.stream)
+        #expect(fresh != old)
+        await harness.link.committed(late)
+        let third = try await harness.store.enqueue(to: harness.peer, texts: ["three"], at: 2_002)
+        await harness.link.committed(third)
+        guard case .messages(let next) = await writes.next() else {
+            Issue.record("the pump must write 'three'")
+            return
+        }
+        #expect(Self.wires(next).map(\.stream) == [fresh], "\(next)")
+        // Right after what the new stream began with (`one` too, if its delivery mark was
+        // not written yet: the peer drops it by id).
+        #expect(Self.wires(next).map(\.seq) == [UInt64(Self.wires(moved).count + 1)])
+        await harness.stop()
+    }
+
+    static func wires(_ messages: [AppMessage]) -> [WireMessage] {
+        messages.compactMap { if case .message(let wire) = $0 { wire } else { nil } }
+    }
+
     /// A message re-queued (`retry`) leaves a hole in our stream; a peer whose store was
     /// restored resumes before it (found by review: the pump stopped at the hole, and nothing
     /// queued to the peer went out again). The queued messages go on a new stream.

@@ -125,7 +125,7 @@ extension PeerLink {
         logger.notice(
             "\(requeued.count) message(s) to group \(update.name) that the peer refused before it knew us as a member sent again"
         )
-        committed(requeued.sorted { $0.seq < $1.seq })
+        await committed(requeued.sorted { $0.seq < $1.seq })
     }
 
     /// Our state `local`, when it is our own change and `update` beats it in an equal-version

@@ -214,10 +214,32 @@ actor PeerLink {
     // MARK: Outgoing
 
     /// New messages to this peer are on disk: remember them and get them moving.
-    func committed(_ messages: [StoredMessage]) {
+    ///
+    /// Messages of a stream other than the flow's were stored before a new stream began
+    /// (`startNewStream` moved them onto it while their sender was on its way here; found by
+    /// review: taken as they came, they turned the flow back to the old stream, which the
+    /// pump then wrote again from seq 1). The store says which stream is current then.
+    func committed(_ messages: [StoredMessage]) async {
         guard let last = messages.last else { return }
+        if let current = phase.flow?.stream, current != last.stream {
+            await adoptStoredStream()
+            return
+        }
         outboxCache.keep(messages)
         phase.committed(stream: last.stream, upTo: last.seq)
+        pumpWakeup.signal()
+    }
+
+    private func adoptStoredStream() async {
+        let state: OutgoingStreamState?
+        do {
+            state = try await services.store.outgoingState(for: key)
+        } catch {
+            logger.error("cannot read the outbox: \(error)")
+            return
+        }
+        guard let state else { return }
+        phase.committed(stream: state.stream, upTo: state.nextSeq - 1)
         pumpWakeup.signal()
     }
 
