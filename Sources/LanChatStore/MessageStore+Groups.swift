@@ -144,6 +144,25 @@ extension MessageStore {
         }
     }
 
+    /// The group's current frame queued for each of `peers` that has none queued: a member
+    /// we send to learns the group from us, whoever told us of it. Returns the peers it was
+    /// queued for.
+    public func queueGroupFrame(_ state: GroupUpdate, for peers: [PeerKey]) async throws(StoreError)
+        -> [PeerKey]
+    {
+        let frame = Data(AppMessage.group(state).encoded())
+        return try await write("queuing a group's frame") { db in
+            var queued: [PeerKey] = []
+            for peer in peers {
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO group_outbox (pk, gid, frame) VALUES (?, ?, ?)",
+                    arguments: [peer.blob, state.id.blob, frame])
+                if db.changesCount > 0 { queued.append(peer) }
+            }
+            return queued
+        }
+    }
+
     /// Who made the group's current state: the `changedBy` of its latest `group.changed`
     /// (our own key for a local change); nil when the log no longer holds one.
     public func groupStateAuthor(_ group: GroupID) async throws(StoreError) -> PeerKey? {

@@ -28,9 +28,16 @@ final class GroupFanout: Sendable {
 
 /// Storing a group's new state (our own change, or one we accepted from a member) and handing
 /// it to everyone who must learn it: the members and the members it removed. Whoever accepts a
-/// new state passes it on to every member (a member added while its adder is offline learns
-/// the group from whoever writes to it first), and a state is passed on only when it replaced
-/// an older one, so the spreading ends.
+/// new state passes it on to every member it knows (a member added while its adder is offline
+/// learns the group from whoever writes to it first), and a state is passed on only when it
+/// replaced an older one, so the spreading ends.
+///
+/// Our own change pins the keys it names that we never met (we chose them). A member's does
+/// not, and is passed on only to members we have met or pinned (found by review: one GROUP of
+/// 8 KiB from any key, naming us and 254 made-up keys, pinned 254 peers that `who --all`
+/// then listed, and queued 255 copies of itself, 2 MB written per frame). A member we never
+/// met hears of the group from its members that know it; a message of ours it refused
+/// meanwhile, not knowing the group, is sent again once it does (`PeerLink+Groups`).
 struct GroupPublisher {
     let services: LinkServices
 
@@ -55,10 +62,14 @@ struct GroupPublisher {
             basis = previous?.state.members ?? []
         }
         let removed = (previous?.state.members ?? []).filter { !state.hasMember($0) }
-        let recipients = Array(Set(state.members + removed)).filter { $0 != own }.sorted()
+        let named = Array(Set(state.members + removed)).filter { $0 != own }.sorted()
         let now = services.now()
-        for recipient in recipients {
-            try await services.directory.pinAhead(recipient, at: now)
+        let recipients: [PeerKey]
+        if author == own {
+            for key in named { try await services.directory.pinAhead(key, at: now) }
+            recipients = named
+        } else {
+            recipients = named.filter { services.directory.isPinned($0) }
         }
         let saved = try await services.store.saveGroup(
             StoredGroup(

@@ -22,6 +22,20 @@ extension Messenger {
                 "#\(group.state.name) has no other member: nothing would be sent; "
                     + "'lanchat group add' someone first")
         }
+        // A member we never met, named by another member's change, is not pinned until we
+        // send to it (`GroupPublisher`): its copy needs its key in the store, and the member
+        // the group's frame before it, in case nobody told it of the group yet.
+        let now = services.now()
+        let unmet = members.filter { !directory.isPinned($0) }
+        do {
+            for member in unmet { try await directory.pinAhead(member, at: now) }
+            if !unmet.isEmpty {
+                let queued = try await store.queueGroupFrame(group.state, for: unmet)
+                await services.groupFanout.framesQueued(for: queued)
+            }
+        } catch {
+            throw .storeUnavailable("message not stored: \(error)")
+        }
         let refused = await refusedMembers(members)
         // Before storing: from then on, every change to the copies is an event here.
         let subscription = wait.map { _ in
