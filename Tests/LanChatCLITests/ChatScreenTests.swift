@@ -103,6 +103,67 @@ import Testing
         #expect(atStart.cursorColumn == 2)
     }
 
+    /// In a long line, Left moves the cursor within the screenful that ends the line; the
+    /// text scrolls only once the cursor leaves it (found by QA: the cursor stayed at the
+    /// right edge and the text scrolled under it).
+    @Test func leftMovesTheCursorWithinTheLinesLastScreenful() {
+        var input = LineEditor()
+        let typed = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+        for character in typed { _ = input.apply(.character(character)) }
+        let screen = ChatScreen(peer: Self.bob)
+        func rendered() -> ChatScreen.Rendered {
+            screen.render(width: 41, height: 10, input: input, now: Self.now, zone: Self.utc)
+        }
+        let atEnd = rendered()
+        #expect(atEnd.rows.last == "> " + typed.suffix(38))
+        #expect(atEnd.cursorColumn == 40)
+        for _ in 0..<5 { _ = input.apply(.left) }
+        let moved = rendered()
+        #expect(moved.rows.last == atEnd.rows.last)
+        #expect(moved.cursorColumn == 35)
+        // Past the screenful's start, the view follows with room on the cursor's left.
+        for _ in 0..<40 { _ = input.apply(.left) }
+        let before = rendered()
+        #expect(before.rows.last?.hasPrefix("> ") == true)
+        #expect(before.cursorColumn > 2 && before.cursorColumn < 40)
+        let row = Array(before.rows.last ?? "")
+        #expect(row[before.cursorColumn] == Array(typed)[typed.count - 45])
+    }
+
+    /// Fewer than four rows: the line being typed is still drawn, at the bottom, with what
+    /// fits above it (found by QA: at three rows it was not drawn at all).
+    @Test func aShortTerminalKeepsTheInputLine() {
+        var input = LineEditor()
+        for character in "xyz" { _ = input.apply(.character(character)) }
+        var screen = ChatScreen(peer: Self.bob)
+        screen.merge([Self.message("1", "hello")])
+        for height in 1...3 {
+            let rendered = screen.render(
+                width: 40, height: height, input: input, now: Self.now, zone: Self.utc)
+            #expect(rendered.rows.count == height)
+            #expect(rendered.rows.last == "> xyz")
+            #expect(rendered.cursorRow == height - 1)
+            #expect(rendered.cursorColumn == 5)
+        }
+        let three = screen.render(
+            width: 40, height: 3, input: input, now: Self.now, zone: Self.utc)
+        #expect(three.rows[1].hasSuffix("hello"))
+    }
+
+    /// An own message's mark wraps as one piece (found by QA: "✓✓" ended a row and "read"
+    /// began the next).
+    @Test func aStatusMarkIsNeverSplitAcrossRows() {
+        var screen = ChatScreen(peer: Self.bob)
+        var own = Self.message("1", "aaaa bbbb cccc dddd e", out: true, status: .read)
+        own.readAt = Self.now
+        screen.merge([own])
+        for width in 30...60 {
+            let rows = screen.conversationRows(width: width, now: Self.now, zone: Self.utc)
+            #expect(rows.contains { $0.hasSuffix("✓✓ read") }, "\(width): \(rows)")
+            #expect(!rows.contains { $0.hasSuffix("✓✓") }, "\(width): \(rows)")
+        }
+    }
+
     /// `chat GROUP`: the header names the group, each incoming line its sender, and no one
     /// member's presence or typing stands for the conversation.
     @Test func aGroupConversationShowsTheGroupAndEachSender() {

@@ -158,7 +158,6 @@ package struct ChatScreen {
         width: Int, height: Int, input: LineEditor, now: Timestamp, zone: any UTCOffsetProvider
     ) -> Rendered {
         let width = max(width, 10)
-        let height = max(height, 4)
         let header = fit(
             group.map {
                 "#" + terminalSafe($0.name) + "  " + GroupText.memberCount($0.members.count)
@@ -166,6 +165,17 @@ package struct ChatScreen {
                 ?? PeerText.nameWithAlias(peer) + "  " + peer.keyTag + "  "
                 + (daemonAway ? "presence unknown" : PeerText.presence(peer, style: .plain).0),
             width)
+        let (inputRow, cursorColumn) = inputRow(input, width: width)
+        // Too short for all four parts: the line being typed first, then what fits above it
+        // (found by QA: at 3 rows it was not drawn at all).
+        guard height >= 4 else {
+            let newest = conversationRows(width: width, now: now, zone: zone).last.map {
+                fit($0, width)
+            }
+            let above = height >= 3 ? [header, newest ?? ""] : height == 2 ? [newest ?? ""] : []
+            return Rendered(
+                rows: above + [inputRow], cursorRow: above.count, cursorColumn: cursorColumn)
+        }
         let conversationHeight = height - 3
         var body = conversationRows(width: width, now: now, zone: zone).map { fit($0, width) }
         if body.count > conversationHeight {
@@ -174,7 +184,6 @@ package struct ChatScreen {
         } else {
             body = Array(repeating: "", count: conversationHeight - body.count) + body
         }
-        let (inputRow, cursorColumn) = inputRow(input, width: width)
         return Rendered(
             rows: [header] + body + [
                 fit(presenceLine(now: now, zone: zone, width: width), width), inputRow,
@@ -189,16 +198,17 @@ package struct ChatScreen {
     /// The input line scrolled so the cursor stays in view.
     private func inputRow(_ input: LineEditor, width: Int) -> (String, Int) {
         let room = width - DisplayWidth.of(Self.prompt) - 1
-        // Back from the cursor while the characters fit: as wide as the screen, not the line
-        // (a pasted line of 70 000 characters was measured again for every start tried, on
-        // every key: chat stopped answering).
-        var start = input.cursor
-        var beforeCursor = 0
-        while start > 0 {
-            let columns = DisplayWidth.of(input.text[start - 1])
-            if beforeCursor + columns > room { break }
-            beforeCursor += columns
-            start -= 1
+        // While the cursor is within the line's last screenful, that screenful is shown and
+        // the cursor moves in it (found by QA: Left scrolled the text under a cursor pinned
+        // to the right edge); before it, the view keeps half a screen left of the cursor.
+        // Each walk goes back at most a screen's width, never over the whole line (a pasted
+        // line of 70 000 characters, measured again on every key, stopped chat answering).
+        let tailStart = Self.start(of: input.text, before: input.text.count, within: room)
+        let start =
+            input.cursor >= tailStart
+            ? tailStart : Self.start(of: input.text, before: input.cursor, within: room / 2)
+        let beforeCursor = input.text[start..<input.cursor].reduce(0) {
+            $0 + DisplayWidth.of($1)
         }
         var shown: [Character] = []
         var used = 0
@@ -212,6 +222,19 @@ package struct ChatScreen {
         return (
             Self.prompt + terminalSafe(String(shown)), DisplayWidth.of(Self.prompt) + beforeCursor
         )
+    }
+
+    /// Where a run of `text` that ends before `end` and fits in `columns` begins.
+    private static func start(of text: [Character], before end: Int, within columns: Int) -> Int {
+        var start = end
+        var used = 0
+        while start > 0 {
+            let width = DisplayWidth.of(text[start - 1])
+            if used + width > columns { break }
+            used += width
+            start -= 1
+        }
+        return start
     }
 
     /// The presence line in at most `width` columns when a shorter wording fits (found by
@@ -282,6 +305,7 @@ package struct ChatScreen {
 
     /// Fewer columns than this beside the time and name, and a message's text goes below.
     static let narrowestText = 20
+    static let noBreakSpace: Character = "\u{00A0}"
 
     /// The conversation's rows, oldest first, and the row each message starts on.
     private func layout(width: Int, now: Timestamp, zone: any UTCOffsetProvider)
@@ -318,7 +342,9 @@ package struct ChatScreen {
             if message.direction == .outgoing,
                 let mark = HistoryView.statusMark(message, style: .plain)
             {
-                text += "  " + mark
+                // One unit to the wrapping (found by QA: "✓✓" at the end of a row and "read"
+                // alone on the next): its spaces go in as no-break spaces, out as spaces.
+                text += "  " + String(mark.map { $0 == " " ? Self.noBreakSpace : $0 })
             }
             starts.append(rows.count)
             // Too narrow to write beside the time and name (found by QA: 8 columns of text
@@ -330,7 +356,8 @@ package struct ChatScreen {
             var first = beside
             for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
                 for piece in DisplayWidth.wrap(String(line), width: room) {
-                    rows.append((first ? prefix : lead) + piece)
+                    let shown = String(piece.map { $0 == Self.noBreakSpace ? " " : $0 })
+                    rows.append((first ? prefix : lead) + shown)
                     first = false
                 }
             }
