@@ -1,3 +1,4 @@
+import Glibc
 import LanChatCore
 import LanChatCrypto
 import NIOCore
@@ -120,9 +121,23 @@ final class SecureSessionHandler: ChannelDuplexHandler {
         // Socket errors (e.g. ECONNRESET) end the connection; report them once.
         guard !failed else { return }
         failed = true
-        context.fireErrorCaught(
-            error as? TransportError ?? TransportError(.channelFailed, "socket error: \(error)"))
+        context.fireErrorCaught(error as? TransportError ?? Self.socketError(error))
         context.close(promise: nil)
+    }
+
+    /// A socket's error in the system's words (found by QA: NIO's own text, "read(descriptor:
+    /// pointer:size:): Connection reset by peer) (errno: 104)", reached the log); a reset
+    /// is a connection lost, as an end without CLOSE is (PROTOCOL.md §4.4).
+    static func socketError(_ error: any Error) -> TransportError {
+        guard let ioError = error as? IOError else {
+            return TransportError(.channelFailed, "socket error: \(error)")
+        }
+        if ioError.errnoCode == ECONNRESET {
+            return TransportError(
+                .connectionLost, "connection lost (reset by the peer), possibly truncated")
+        }
+        return TransportError(
+            .channelFailed, "socket error: " + String(cString: strerror(ioError.errnoCode)))
     }
 
     private func wipe() {
