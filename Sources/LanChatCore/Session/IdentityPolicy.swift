@@ -26,6 +26,9 @@ public struct IdentityPolicy: Sendable {
         case pinnedKeyMismatch(expected: PeerKey, presented: PeerKey)
         /// Row 5: a discovery record did not match the device (spoofed or stale).
         case announcedKeyMismatch(expected: PeerKey, presented: PeerKey)
+        /// §3.8's "rate limits on 'new peer' prompts and per-IP throttling": one more key
+        /// never met, from an address that brought too many lately (decided by the daemon).
+        case tooManyNewKeys
     }
 
     public func decide(remote: PeerKey, expectation: Expectation?, isBlocked: Bool)

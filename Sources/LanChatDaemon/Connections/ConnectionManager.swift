@@ -333,6 +333,8 @@ actor ConnectionManager {
                     now: clock.wallMilliseconds())
             case .ownKey, .blocked:
                 target.wanted = false
+            case .tooManyNewKeys:
+                break  // dialled again with the backoff; the budget frees up within the hour
             }
         case .connectFailed(let error), .handshakeFailed(let error):
             dialFailure = "\(error)"

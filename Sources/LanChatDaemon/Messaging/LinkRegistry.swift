@@ -31,6 +31,8 @@ final class LinkRegistry: SessionDelegate, Service {
         var links: [PeerKey: PeerLink] = [:]
         /// Set when the daemon begins to stop: a session that completes now is closed.
         var refusing = false
+        /// Keys never met, per address (§3.8's per-IP throttling of new peers).
+        var newKeys = NewKeyBudget()
         /// Set when `run()` ended: links made now never run, so they start stopped.
         var stopped = false
         /// Sessions counted in the directory's presence, so each is uncounted exactly once.
@@ -132,9 +134,28 @@ final class LinkRegistry: SessionDelegate, Service {
     func authorize(_ remote: PeerKey, connection: ConnectionInfo) async
         -> Result<Void, IdentityPolicy.Rejection>
     {
-        let verdict = policy.decide(
+        var verdict = policy.decide(
             remote: remote, expectation: connection.expectation,
             isBlocked: services.directory.isBlocked(remote))
+        if case .success = verdict, !services.directory.isPinned(remote),
+            let address = connection.remoteAddress.map(NewKeyBudget.plainAddress)
+        {
+            let now = services.clock.monotonic()
+            switch state.withLock({ $0.newKeys.admit(from: address, at: now) }) {
+            case .admitted:
+                break
+            case .refused(let firstInWindow):
+                if firstInWindow {
+                    logger.warning(
+                        """
+                        refusing keys never met from \(address) for a while: \
+                        \(NewKeyBudget.perAddress) new keys came from it within the hour \
+                        (a host making a new key for each connection?)
+                        """)
+                }
+                verdict = .failure(.tooManyNewKeys)
+            }
+        }
         if case .failure(let rejection) = verdict {
             report(rejection, address: connection.remoteAddress)
         }
@@ -148,6 +169,8 @@ final class LinkRegistry: SessionDelegate, Service {
             logger.debug("connection to ourselves at \(place) closed")
         case .blocked:
             logger.debug("blocked key at \(place) refused")
+        case .tooManyNewKeys:
+            logger.debug("new key at \(place) refused: too many new keys from there")
         case .pinnedKeyMismatch(let expected, let presented):
             // Also shown by `who` and `status` (found by QA: the log alone told the user
             // nothing of a HIGH report).
