@@ -1,11 +1,11 @@
 import LanChatCore
 import LanChatCrypto
 import LanChatStore
-import LanChatTransport
 import Synchronization
 import Testing
 
 @testable import LanChatDaemon
+@testable import LanChatTransport
 
 /// PROTOCOL.md §4.6 under a flood: when admission refuses connections from an address, a known
 /// peer last reached there and without a session is dialled back at once (our dial budget is
@@ -78,5 +78,45 @@ import Testing
         clock.advance(.milliseconds(600))
         await manager.inboundRefused(from: "10.9.9.9")
         #expect(await manager.nextAttempt(for: known) == clock.now.withLock { $0 })
+    }
+}
+
+/// A static peer (`--peer`) that stops cleanly is dialled again from the backoff's start,
+/// whatever failed before (found by QA: after a few restarts in a row, 2 s, 8 s, 32 s, 2 min,
+/// then 5 min); a peer found over mDNS waits for its record to come back.
+@Suite struct StaticPeerRestartTests {
+    @Test(arguments: [nil, "eth0"])
+    func aStaticPeerThatStoppedCleanlyIsDialledAgainSoon(interface: String?) async throws {
+        let root = try TestRoot()
+        defer { root.remove() }
+        let store = try MessageStore.open(path: root.path + "/lanchat.sqlite3")
+        defer { try? store.close() }
+        let clock = DialBackTests.ManualClock()
+        let manager = try DialBackTests.manager(records: [], store: store, clock: clock)
+        let key = try DialBackTests.key(0x31)
+        let instance = ServiceInstance(name: "peer", interface: interface)
+        let endpoint = Endpoint(host: "10.7.7.7", port: 7000)
+        await manager.handle(
+            .found(
+                DiscoveredPeer(
+                    instance: instance, hostName: "", endpoints: [endpoint],
+                    announcement: PeerAnnouncement(
+                        key: key, maxVersion: 1, status: .available, statusText: ""))))
+        // Dials that failed before: the backoff is up to minutes.
+        for _ in 0..<8 {
+            await manager.finished(
+                instance, endpoint: endpoint,
+                outcome: .connectFailed(TransportError(.connectFailed, "refused")))
+        }
+        let start = clock.now.withLock { $0 }
+        await manager.sessionEnded(
+            with: key, end: .closedByPeer(.shutdown), lifetime: .seconds(5))
+        let next = try #require(await manager.nextAttempt(for: key))
+        if interface == nil {
+            #expect(next - start <= .milliseconds(1_250), "\(next - start)")
+        } else {
+            // mDNS will say when it is back: no hurry.
+            #expect(next - start > .seconds(60), "\(next - start)")
+        }
     }
 }
