@@ -231,65 +231,57 @@ import Testing
         #expect(screen.messages.first?.recipients?.count == 2)
     }
 
+    /// A chat on a group of bob and carol.
+    static func groupScreen() -> ChatScreen {
+        let carol = PeerInfo(id: "C", keyTag: "CCCC-CCCC", name: "carol", presence: .online)
+        var screen = ChatScreen(peer: Self.bob)
+        screen.group = GroupInfo(id: "g", name: "ops", members: [Self.bob, carol], version: 2)
+        return screen
+    }
+
+    /// Our group message "fast" as the daemon shapes it: `members` its recipients, each with
+    /// `status` (one member: a copy's `message.status` event; all: the send's answer).
+    static func ownGroupMessage(_ members: [String], _ status: MessageStatus) -> MessageInfo {
+        var message = Self.message("9", "fast", out: true, status: status)
+        message.group = "g"
+        message.peer = "OWN"
+        message.recipients = members.map { member in
+            RecipientInfo(
+                peer: member, status: status,
+                deliveredAt: status == .delivered || status == .read ? Self.now : nil,
+                readAt: status == .read ? Self.now : nil)
+        }
+        return message
+    }
+
     /// Copies can report before the send's answer comes (found by QA: 20 lines sent fast to
     /// a group of three showed half as "1/1", and "read" once that one member had read them):
     /// the answer, with every member, takes the message's place with the copies laid over it.
     @Test func copiesReportedBeforeTheSendsAnswerCountAmongAllMembers() {
-        let carol = PeerInfo(id: "C", keyTag: "CCCC-CCCC", name: "carol", presence: .online)
-        var screen = ChatScreen(peer: Self.bob)
-        screen.group = GroupInfo(id: "g", name: "ops", members: [Self.bob, carol], version: 2)
-        func copy(_ member: String, _ status: MessageStatus) -> MessageInfo {
-            var copy = Self.message("9", "fast", out: true, status: status)
-            copy.group = "g"
-            copy.peer = "OWN"
-            copy.recipients = [
-                RecipientInfo(
-                    peer: member, status: status, deliveredAt: Self.now,
-                    readAt: status == .read ? Self.now : nil)
-            ]
-            return copy
-        }
+        var screen = Self.groupScreen()
         func row() -> String? {
             screen.render(
                 width: 60, height: 10, input: LineEditor(), now: Self.now, zone: Self.utc
             ).rows.first { $0.contains("fast") }
         }
-        screen.merge([copy("C", .delivered)])
+        screen.merge([Self.ownGroupMessage(["C"], .delivered)])
         // Another member's copy, still before the answer: it joins, it does not replace.
-        screen.merge([copy("B", .delivered)])
+        screen.merge([Self.ownGroupMessage(["B"], .delivered)])
         #expect(screen.messages.first?.recipients?.count == 2)
-        var answer = Self.message("9", "fast", out: true, status: .queued)
-        answer.group = "g"
-        answer.peer = "OWN"
-        answer.recipients = [
-            RecipientInfo(peer: "B", status: .queued), RecipientInfo(peer: "C", status: .queued),
-        ]
-        screen.addSent([answer])
+        screen.addSent([Self.ownGroupMessage(["B", "C"], .queued)])
         #expect(screen.messages.count == 1)
         #expect(row()?.hasSuffix("fast  ✓✓ 2/2") == true, "\(row() ?? "")")
         // carol reads it; bob has not: not read.
-        screen.merge([copy("C", .read)])
+        screen.merge([Self.ownGroupMessage(["C"], .read)])
         #expect(row()?.hasSuffix("fast  ✓✓ 2/2 (1 read)") == true, "\(row() ?? "")")
         #expect(screen.messages.first?.status == .delivered)
     }
 
-    /// The answer first and one copy after it, as usual, still counts among all members.
+    /// A copy before the answer of a group of three is not taken for the whole message.
     @Test func aCopyBeforeTheAnswerOfAThreeMemberGroupIsNotTakenForTheWholeMessage() {
-        let carol = PeerInfo(id: "C", keyTag: "CCCC-CCCC", name: "carol", presence: .online)
-        var screen = ChatScreen(peer: Self.bob)
-        screen.group = GroupInfo(id: "g", name: "ops", members: [Self.bob, carol], version: 2)
-        var early = Self.message("9", "fast", out: true, status: .read)
-        early.group = "g"
-        early.peer = "OWN"
-        early.recipients = [RecipientInfo(peer: "C", status: .read, readAt: Self.now)]
-        screen.merge([early])
-        var answer = Self.message("9", "fast", out: true, status: .queued)
-        answer.group = "g"
-        answer.peer = "OWN"
-        answer.recipients = [
-            RecipientInfo(peer: "B", status: .queued), RecipientInfo(peer: "C", status: .queued),
-        ]
-        screen.addSent([answer])
+        var screen = Self.groupScreen()
+        screen.merge([Self.ownGroupMessage(["C"], .read)])
+        screen.addSent([Self.ownGroupMessage(["B", "C"], .queued)])
         #expect(screen.messages.first?.recipients?.count == 2)
         #expect(screen.messages.first?.status == .queued)
         #expect(screen.messages.first?.recipients?.first { $0.peer == "C" }?.status == .read)

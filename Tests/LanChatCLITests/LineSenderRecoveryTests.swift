@@ -70,16 +70,23 @@ import Testing
         }
     }
 
+    /// `lanchat send bob --lines` of "one", "two", "three" against the daemon at `socket`.
+    static func sendThreeLines(socket: String) async -> (
+        code: Int32, printed: [String], error: String
+    ) {
+        let input = InputPipe(closedWith: Array("one\ntwo\nthree\n".utf8))
+        let captured = CapturedOutput()
+        let code = await TestEnvironment.run(
+            ["send", "bob", "--lines"], socket: socket, standardInput: input.readEnd,
+            output: captured)
+        return (code, captured.output.split(separator: "\n").map(String.init), captured.error)
+    }
+
     func run(storeBeforeCut: Bool) async throws -> (store: Store, printed: [String], code: Int32) {
         let store = Store()
         let server = try Self.server(store, storeBeforeCut: storeBeforeCut)
         defer { server.stop() }
-        let input = InputPipe(closedWith: Array("one\ntwo\nthree\n".utf8))
-        let captured = CapturedOutput()
-        let code = await TestEnvironment.run(
-            ["send", "bob", "--lines"], socket: server.path, standardInput: input.readEnd,
-            output: captured)
-        let printed = captured.output.split(separator: "\n").map(String.init)
+        let (code, printed, _) = await Self.sendThreeLines(socket: server.path)
         return (store, printed, code)
     }
 
@@ -153,13 +160,19 @@ import Testing
         }
     }
 
-    static func server(_ conversation: Conversation, at path: String? = nil, goneOnCut: Bool)
-        throws -> CannedServer
-    {
+    static func server(
+        _ conversation: Conversation, at path: String? = nil, goneOnCut: Bool,
+        goneAtFirstQuestion: Bool = false
+    ) throws -> CannedServer {
         let server = Mutex<CannedServer?>(nil)
         let made = try CannedServer(at: path) { connection in
             while let line = connection.readLine() {
                 let request = Request(line: line)
+                if goneAtFirstQuestion {
+                    // Killed before its first answer: the connection and the socket go.
+                    server.withLock { $0 }?.stopListening()
+                    return
+                }
                 switch request.method {
                 case Methods.Send.name:
                     let texts = (try? request.params(SendParams.self))??.texts ?? []
@@ -188,14 +201,10 @@ import Testing
         let conversation = Conversation(peerAfterCut: 1_500)
         let server = try Self.server(conversation, goneOnCut: false)
         defer { server.stop() }
-        let input = InputPipe(closedWith: Array("one\ntwo\nthree\n".utf8))
-        let captured = CapturedOutput()
-        let code = await TestEnvironment.run(
-            ["send", "bob", "--lines"], socket: server.path, standardInput: input.readEnd,
-            output: captured)
-        #expect(code == 0, "\(captured.error)")
+        let (code, printed, error) = await Self.sendThreeLines(socket: server.path)
+        #expect(code == 0, "\(error)")
         #expect(conversation.ourTexts == ["one", "two", "three"])
-        #expect(captured.output.split(separator: "\n").map(String.init) == conversation.ourIDs)
+        #expect(printed == conversation.ourIDs)
     }
 
     /// The first batch cut off, and the daemon's socket gone for a while after it (found by
@@ -204,22 +213,49 @@ import Testing
         let conversation = Conversation(peerAfterCut: 0)
         let first = try Self.server(conversation, goneOnCut: true)
         defer { first.stop() }
-        let input = InputPipe(closedWith: Array("one\ntwo\nthree\n".utf8))
-        let captured = CapturedOutput()
-        let sending = Task {
-            await TestEnvironment.run(
-                ["send", "bob", "--lines"], socket: first.path, standardInput: input.readEnd,
-                output: captured)
-        }
+        let sending = Task { await Self.sendThreeLines(socket: first.path) }
         var requests = first.requests.makeAsyncIterator()
         while let line = await requests.next(), !line.contains(Methods.Send.name) {}
         // Away for a while: some tries find no socket (100 ms, then 200 ms apart).
         try await Task.sleep(for: .milliseconds(500))
         let second = try Self.server(conversation, at: first.path, goneOnCut: false)
         defer { second.stop() }
-        let code = await sending.value
-        #expect(code == 0, "\(captured.error)")
+        let (code, printed, error) = await sending.value
+        #expect(code == 0, "\(error)")
         #expect(conversation.ourTexts == ["one", "two", "three"])
-        #expect(captured.output.split(separator: "\n").map(String.init) == conversation.ourIDs)
+        #expect(printed == conversation.ourIDs)
+    }
+
+    /// The daemon killed before it answered the question asked before the first line, and
+    /// away for a while (found by QA: exit 75, the input lost).
+    @Test func aDaemonGoneBeforeItsFirstAnswerIsWaitedFor() async throws {
+        let conversation = Conversation(peerAfterCut: 0)
+        let first = try Self.server(conversation, goneOnCut: false, goneAtFirstQuestion: true)
+        defer { first.stop() }
+        let sending = Task { await Self.sendThreeLines(socket: first.path) }
+        var requests = first.requests.makeAsyncIterator()
+        _ = await requests.next()
+        // Away for a while: some tries find no socket (100 ms, then 200 ms apart).
+        try await Task.sleep(for: .milliseconds(500))
+        let second = try Self.server(conversation, at: first.path, goneOnCut: false)
+        defer { second.stop() }
+        let (code, printed, error) = await sending.value
+        #expect(code == 0, "\(error)")
+        #expect(error.contains("went away before it answered"), "\(error)")
+        // The first batch is cut off too (the fake cuts its first send): found, not sent twice.
+        #expect(conversation.ourTexts == ["one", "two", "three"])
+        #expect(printed == conversation.ourIDs)
+    }
+
+    /// No daemon at all: said at once, before any line is read (exit 69).
+    @Test func noDaemonAtAllIsSaidAtOnce() async throws {
+        let conversation = Conversation(peerAfterCut: 0)
+        let server = try Self.server(conversation, goneOnCut: false)
+        server.stopListening()
+        defer { server.stop() }
+        let (code, printed, _) = await Self.sendThreeLines(socket: server.path)
+        #expect(code == 69)
+        #expect(printed.isEmpty)
+        #expect(conversation.ourTexts.isEmpty)
     }
 }

@@ -10,8 +10,8 @@ import LanChatControl
 /// number and skipped; the good lines around it are still sent, and the command exits 65
 /// once input ends. A `--wait` that runs out is reported the same way and the stream goes on
 /// (the lines are stored and will be delivered; `journalctl -f | … --wait` must not end at
-/// the peer's first absence): exit 75 once input ends. A daemon that goes away after the
-/// first answer (a restart) is waited for, as `lanchat watch` does, and the lines that came
+/// the peer's first absence): exit 75 once input ends. A daemon that goes away once it has
+/// answered the first question (`checkPeer`) is waited for, as `lanchat watch` does, and the lines that came
 /// meanwhile are sent once it is back (QA: the line in hand was dropped unsaid); a batch cut
 /// off on its way is looked for before it is sent again (`send(_:)`). Any other error from
 /// the daemon stops at once with its own exit code.
@@ -24,11 +24,11 @@ struct LineSender {
     static let maxBatchCount = 1000
 
     func run() async throws(ControlError) {
+        try await checkPeer()
         let queue = LineBatchQueue()
         LineReader.start(fd: context.environment.standardInput, into: queue)
         var rejected = 0
         var timedOut: [ControlError] = []
-        var reached = false
         /// The held warning is said once per key change, not once per batch.
         var warned: KeyChangeInfo?
         /// The ids of the last batch answered: a batch whose fate a lost connection left open
@@ -63,22 +63,16 @@ struct LineSender {
                         context.err(SendCommand.heldWarning(keyChange))
                         warned = keyChange
                     }
-                    reached = true
                     if away { context.err("lanchat: lanchatd is back; sending goes on\n") }
                     return
                 } catch  where error.isTimeout {
                     context.err("lanchat: \(error.message)\n")
                     timedOut.append(error)
-                    reached = true
                     return
-                } catch
-                    where error.isDaemonUnreachable
-                    && (reached || cutOff || !error.isDaemonNotRunning)
-                {
-                    // A daemon that was never there is said at once (exit 69); once one was
-                    // (an answer, or a call cut off on its way: found by QA, the first batch
-                    // cut off ended the command with 69, its stored lines' ids unprinted and
-                    // the rest of the input dropped), it is waited for.
+                } catch  where error.isDaemonUnreachable {
+                    // The daemon answered `checkPeer`: gone now, it is waited for (found by
+                    // QA: a daemon gone before the first batch was answered ended the command
+                    // with 69, stored lines' ids unprinted and the rest of the input dropped).
                     // Refused before it reached a daemon, nothing of the call was done;
                     // otherwise the batch may have been stored.
                     if !error.isDaemonNotRunning { cutOff = true }
@@ -137,6 +131,36 @@ struct LineSender {
                 "\(lines) not seen \(command.waitRead ? "read" : "delivered") in time (ids "
                     + "above); they stay stored and will still be delivered",
                 messageIDs: last.data?.messageIDs ?? [])
+        }
+    }
+
+    /// Asked before the first line, which may come hours later (`journalctl -f |`): a daemon
+    /// that is not running or a PEER that names no one fails now (69, 67). A daemon that goes
+    /// away before it answers (killed, restarted) is waited for, as later (found by QA: the
+    /// command ended with 75 and the input was lost).
+    private func checkPeer() async throws(ControlError) {
+        var backoff = WatchFollower.firstBackoff
+        var away = false
+        while true {
+            do {
+                _ = try await context.client.history(HistoryParams(peer: command.peer, limit: 1))
+                if away { context.err("lanchat: lanchatd is back\n") }
+                return
+            } catch  where error.isDaemonUnreachable && (away || !error.isDaemonNotRunning) {
+                if !away {
+                    context.err(
+                        "lanchat: lanchatd went away before it answered; waiting for it "
+                            + "(Ctrl-C to stop)\n")
+                }
+                away = true
+                let unreachable = error
+                do {
+                    try await Task.sleep(for: backoff)
+                } catch {
+                    throw unreachable
+                }
+                backoff = min(backoff * 2, WatchFollower.maxBackoff)
+            }
         }
     }
 

@@ -91,9 +91,6 @@ struct SendCommand: AsyncParsableCommand {
         let context = global.makeContext()
         let environment = context.environment
         if lines {
-            // Asked before the first line, which may come hours later (`journalctl -f |`):
-            // a daemon that is not running or a PEER that names no one fails now (69, 67).
-            _ = try await context.client.history(HistoryParams(peer: peer, limit: 1))
             try await LineSender(command: self, context: context).run()
             return
         }
