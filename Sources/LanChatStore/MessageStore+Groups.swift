@@ -179,11 +179,16 @@ extension MessageStore {
 
     /// The GROUP frames `peer` must have, the latest per group, after the last one that
     /// listed it where a later one removed it: sent first on every session.
-    public func groupFrames(for peer: PeerKey) async throws(StoreError) -> [GroupUpdate] {
+    /// `group`: only that group's (the one just changed), not every group the peer shares.
+    public func groupFrames(for peer: PeerKey, group: GroupID? = nil) async throws(StoreError)
+        -> [GroupUpdate]
+    {
         try await read("reading group frames", settling: false) { db in
             try Row.fetchAll(
-                db, sql: "SELECT membership, frame FROM group_outbox WHERE pk = ? ORDER BY gid",
-                arguments: [peer.blob]
+                db,
+                sql: "SELECT membership, frame FROM group_outbox WHERE pk = ?"
+                    + (group == nil ? "" : " AND gid = ?") + " ORDER BY gid",
+                arguments: StatementArguments([peer.blob] + (group.map { [$0.blob] } ?? []))
             ).flatMap { row in
                 [row["membership"] as Data?, row["frame"] as Data?].compactMap { $0 }
             }.compactMap { frame in

@@ -248,6 +248,33 @@ struct GroupMembershipTests {
         await harness.stop()
     }
 
+    /// A change of one group sends that group's frames, not every group the peer shares
+    /// (found by review: n groups cost n² frames).
+    @Test func aChangeSendsOnlyThatGroupsFrame() async throws {
+        let harness = try await PeerLinkTests.Harness.start()
+        let own = try #require(LinkPhaseTests.own)
+        let first = try await Self.hold(
+            harness, version: 1, members: [own, harness.peer], name: "ops")
+        let otherID = try #require(GroupID(bytes: [UInt8](repeating: 0x0D, count: 16)))
+        let other = GroupUpdate(id: otherID, version: 1, name: "dev", members: [own, harness.peer])
+        #expect(
+            try await harness.store.saveGroup(
+                StoredGroup(state: other, basis: [], updatedAt: 1), recipients: [harness.peer],
+                expectedVersion: nil, changedBy: own))
+        var (_, writes) = try await harness.established("s1")
+        // The session's start sends both.
+        guard case .control(let atStart) = await writes.next() else {
+            Issue.record("the session's start must send the groups")
+            return
+        }
+        #expect(
+            atStart.count == 2 && atStart.contains(.group(first)) && atStart.contains(.group(other))
+        )
+        await harness.link.sendGroupFrames(of: otherID)
+        #expect(await writes.next() == .control([.group(other)]))
+        await harness.stop()
+    }
+
     /// Stores a group with the link's peer and asks the link to send it, as
     /// `GroupPublisher` does.
     static func queueGroup(on harness: PeerLinkTests.Harness) async throws -> GroupUpdate {

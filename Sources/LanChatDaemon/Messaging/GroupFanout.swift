@@ -2,8 +2,9 @@ import LanChatCore
 import LanChatStore
 import Synchronization
 
-/// Tells the links of peers that have new GROUP frames waiting (`group_outbox`) to send them
-/// on their established session now. Connected by `LinkRegistry` at its creation; the links
+/// Tells the links of peers that have a new GROUP frame waiting (`group_outbox`) to send it
+/// on their established session now: that group's frames only (found by review: every
+/// group the peer shared went again with each change, so n groups cost n² frames). Connected by `LinkRegistry` at its creation; the links
 /// and the messenger only know this, not the registry. Peers without a session get their
 /// frames first thing on their next session.
 final class GroupFanout: Sendable {
@@ -11,18 +12,18 @@ final class GroupFanout: Sendable {
     /// reabstraction thunks around it on every `withLock` that hands it out (see
     /// `EventCommitObserver`), so each call would cost more than the last.
     private struct Push: Sendable {
-        let call: @Sendable ([PeerKey]) async -> Void
+        let call: @Sendable ([PeerKey], GroupID) async -> Void
     }
 
     private let push = Mutex<Push?>(nil)
 
-    func connect(_ push: @escaping @Sendable ([PeerKey]) async -> Void) {
+    func connect(_ push: @escaping @Sendable ([PeerKey], GroupID) async -> Void) {
         self.push.withLock { $0 = Push(call: push) }
     }
 
-    func framesQueued(for peers: [PeerKey]) async {
+    func framesQueued(for peers: [PeerKey], of group: GroupID) async {
         guard let push = push.withLock({ $0 }) else { return }
-        await push.call(peers)
+        await push.call(peers, group)
     }
 }
 
@@ -78,7 +79,7 @@ struct GroupPublisher {
             recipients: recipients,
             expectedVersion: previous?.state.version, changedBy: author)
         guard saved else { return .conflict }
-        await services.groupFanout.framesQueued(for: recipients)
+        await services.groupFanout.framesQueued(for: recipients, of: state.id)
         return .saved
     }
 }

@@ -70,8 +70,8 @@ final class LinkRegistry: SessionDelegate, Service {
         (createdLinks, created) = AsyncStream.makeStream(of: PeerLink.self)
         (sessionChanges, sessionChangesContinuation) = AsyncStream.makeStream(
             of: SessionChange.self)
-        services.groupFanout.connect { [weak self] peers in
-            for peer in peers { await self?.existingLink(for: peer)?.sendGroupFrames() }
+        services.groupFanout.connect { [weak self] peers, group in
+            for peer in peers { await self?.existingLink(for: peer)?.sendGroupFrames(of: group) }
         }
     }
 

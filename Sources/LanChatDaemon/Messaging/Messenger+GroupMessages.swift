@@ -31,7 +31,7 @@ extension Messenger {
             for member in unmet { try await directory.pinAhead(member, at: now) }
             if !unmet.isEmpty {
                 let queued = try await store.queueGroupFrame(group.state, for: unmet)
-                await services.groupFanout.framesQueued(for: queued)
+                await services.groupFanout.framesQueued(for: queued, of: group.state.id)
             }
         } catch {
             throw .storeUnavailable("message not stored: \(error)")

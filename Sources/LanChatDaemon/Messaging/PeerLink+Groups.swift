@@ -11,13 +11,13 @@ extension PeerLink {
         return session.capabilities & Capabilities.groups != 0
     }
 
-    /// Sends every GROUP frame queued for this peer on the established session. Versions make
-    /// a repeat harmless, so every session gets them all.
+    /// Sends the GROUP frames queued for this peer (of `group` only, when one changed) on the
+    /// established session. Versions make a repeat harmless, so every session gets them all.
     ///
     /// With a session up but its HELLO not yet applied, the frames are not sent here: that
     /// HELLO sends them first thing (`groupFramesForNewSession`), and the phase tells it to
     /// read them again, since it may have read them before this one was queued.
-    func sendGroupFrames() async {
+    func sendGroupFrames(of group: GroupID? = nil) async {
         guard let (session, _) = phase.established else {
             phase.groupFrameQueued()
             return
@@ -25,7 +25,7 @@ extension PeerLink {
         guard sessionSupportsGroups else { return }
         let frames: [GroupUpdate]
         do {
-            frames = try await services.store.groupFrames(for: key)
+            frames = try await services.store.groupFrames(for: key, group: group)
         } catch {
             logger.error("cannot read the group frames: \(error)")
             return
