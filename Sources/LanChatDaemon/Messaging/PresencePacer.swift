@@ -3,8 +3,9 @@ import LanChatCore
 /// How often a peer's PRESENCE is applied (found by QA: a peer sent 50 000 in half a second;
 /// each was a store write and a durable `peer.presence` event, 50 s of the daemon's work and
 /// 112 000 events that every `watch --since` replays). PROTOCOL.md §9.6 sends PRESENCE when
-/// the user changes presence: a few in a row are applied at once, then one every
-/// `interval`. A frame that comes sooner is held, the latest replacing the one held, and
+/// the user changes presence, which reaches peers within a second (PRODUCT.md's figure, and
+/// system scenario 13, which changes it five times in a row): ten in a row are applied at
+/// once, then one every `interval`. A frame that comes sooner is held, the latest replacing the one held, and
 /// applied when its turn comes, so the peer's last word is always the one that stands.
 /// Pure: the link owns one and passes the time in.
 struct PresencePacer {
@@ -13,8 +14,8 @@ struct PresencePacer {
         var text: String
     }
 
-    static let burst = 3
-    static let interval: Duration = .seconds(5)
+    static let burst = 10
+    static let interval: Duration = .seconds(2)
 
     private var tokens = Double(Self.burst)
     private var refilledAt: ContinuousClock.Instant?
