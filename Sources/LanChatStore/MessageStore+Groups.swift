@@ -121,6 +121,10 @@ extension MessageStore {
                 // A recipient this change removed keeps the last frame that listed it, so
                 // that one which never had the group (offline since before it was invited)
                 // can take it before the removal, and the messages sent while it was in.
+                // So does every recipient when the change's author left: the frame before
+                // lists the author, whose frames alone a member that never had the group
+                // cannot take (found by QA: a creator who left before the others came
+                // online left them with no group, and its messages refused).
                 try db.execute(
                     sql: """
                         INSERT INTO group_outbox (pk, gid, frame) VALUES (?, ?, ?)
@@ -131,7 +135,7 @@ extension MessageStore {
                         """,
                     arguments: [
                         recipient.blob, group.state.id.blob, frame,
-                        group.state.hasMember(recipient),
+                        group.state.hasMember(recipient) && group.state.hasMember(changedBy),
                     ])
             }
             try db.execute(

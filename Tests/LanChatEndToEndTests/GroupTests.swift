@@ -218,6 +218,48 @@ extension EndToEnd {
             }
         }
 
+        /// Found by QA's chaos runs: alice creates a group with bob and carol while both are
+        /// away, writes to it and leaves. Her frames alone reach them, and the last does not
+        /// list her: taken as no invitation, the group was lost for both and her message
+        /// refused. The frame before her leaving goes first now.
+        @Test func aCreatorWhoLeftBeforeTheOthersCameBackLeavesThemTheGroup() async throws {
+            try await inSandbox { sandbox in
+                let alice = try await DaemonProcess.start("alice", in: sandbox)
+                let alicePort = try alice.port
+                let bob = try await DaemonProcess.start(
+                    "bob", in: sandbox, peers: ["127.0.0.1:\(alicePort)"])
+                let carol = try await DaemonProcess.start(
+                    "carol", in: sandbox, peers: ["127.0.0.1:\(alicePort)"])
+                #expect(try await alice.awaitOnline(bob.id), "\(alice.log)")
+                #expect(try await alice.awaitOnline(carol.id), "\(alice.log)")
+                let (bobPort, carolPort) = (try bob.port, try carol.port)
+                #expect(await bob.stop() == .exited(0), "\(bob.log)")
+                #expect(await carol.stop() == .exited(0), "\(carol.log)")
+
+                let created = try await alice.lanchat(["group", "create", "team", bob.id, carol.id])
+                #expect(created.status == 0, "\(created)")
+                let groupID = created.output.trimmingCharacters(in: .newlines)
+                let id = try await alice.send("before I go", to: groupID)
+                let left = try await alice.lanchat(["group", "leave", groupID])
+                #expect(left.status == 0, "\(left)")
+
+                let backBob = try await DaemonProcess.start(
+                    "bob", in: sandbox, port: bobPort, peers: ["127.0.0.1:\(alicePort)"])
+                let backCarol = try await DaemonProcess.start(
+                    "carol", in: sandbox, port: carolPort, peers: ["127.0.0.1:\(alicePort)"])
+                for member in [backBob, backCarol] {
+                    let has = try await pollUntil(timeout: .seconds(10)) {
+                        let history = try await member.json(History.self, ["history", groupID])
+                        return history.messages.contains { $0.id == id }
+                    }
+                    #expect(has, "\(member.log)\n\(alice.log)")
+                    let groups = try await member.json(GroupList.self, ["groups"])
+                    #expect(groups.groups.map(\.id) == [groupID], "\(member.log)")
+                    #expect(groups.groups.first?.version == 2)
+                }
+            }
+        }
+
         /// `read GROUP` prints the group's unread messages, marks them read, and the sender's
         /// `send --wait-read` returns with the member's copy read.
         @Test func readGroupMarksReadAndTheSenderSeesIt() async throws {
