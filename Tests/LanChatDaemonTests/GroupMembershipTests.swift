@@ -223,6 +223,48 @@ struct GroupMembershipTests {
         await harness.stop()
     }
 
+    /// A member removed may still have messages on their way when the removal is made: they
+    /// are taken for a while; a message it sends later is refused (found by QA: a removed
+    /// member could post for as long as no later change came).
+    @Test(.timeLimit(.minutes(1)))
+    func aRemovedMembersMessageIsTakenOnlyShortlyAfterItsRemoval() async throws {
+        let clock = ManualClock()
+        let harness = try await PeerLinkTests.Harness.start(clock: clock.daemonClock)
+        let (own, carol) = (try #require(LinkPhaseTests.own), try #require(Self.carol))
+        try await harness.store.addPeer(carol, keyTag: "TAG", name: "m", at: 1)
+        let id = try #require(Self.groupID)
+        let invited = GroupUpdate(
+            id: id, version: 1, name: "ops", members: [own, harness.peer, carol])
+        let removed = try #require(GroupConvergence.next(after: invited, members: [own, carol]))
+        #expect(
+            try await harness.store.saveGroup(
+                StoredGroup(
+                    state: removed, basis: invited.members,
+                    updatedAt: clock.daemonClock.wallMilliseconds()),
+                recipients: [carol], expectedVersion: nil, changedBy: own))
+        var (session, writes) = try await harness.established("s1")
+        func groupMessage(_ seq: UInt64) -> AppMessage {
+            .message(
+                WireMessage(
+                    stream: 77, seq: seq, id: MessageID.random(), sentAt: 1_000,
+                    group: id.bytes, text: "from the removed member"))
+        }
+        await harness.link.received([groupMessage(1)], on: session)
+        guard case .control(let first) = await writes.next() else {
+            Issue.record("an answer must be written")
+            return
+        }
+        #expect(first == [.ack(stream: 77, delivered: 1)], "\(first)")
+        clock.advance(by: .seconds(Int64(PeerLink.removalGrace / 1000) + 1))
+        await harness.link.received([groupMessage(2)], on: session)
+        guard case .control(let second) = await writes.next() else {
+            Issue.record("an answer must be written")
+            return
+        }
+        #expect(second.contains(.reject(stream: 77, seq: 2, reason: .refusedByPolicy)), "\(second)")
+        await harness.stop()
+    }
+
     /// `--accept contacts`: a group that reached us first from a non-contact member (carol,
     /// passing it on) is a request; the same group sent by a contact who is a member is not
     /// one any more, whichever copy came first (found by QA: it depended on the order).

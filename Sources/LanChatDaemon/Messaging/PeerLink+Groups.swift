@@ -201,12 +201,16 @@ extension PeerLink {
     }
 
     /// A group MSG is taken only on a session that negotiated groups, for a group we hold,
-    /// from one of its members (or of the state it was built on); others are REJECTed as
-    /// refused by policy (processed, not stored).
+    /// from one of its members, or of the state it was built on while that change is recent
+    /// (`removalGrace`: a message crossing the change that removed its sender; found by QA,
+    /// a removed member could post for as long as no later change came). Others are
+    /// REJECTed as refused by policy (processed, not stored).
     func groupPolicy(_ message: WireMessage, groups: [GroupID: StoredGroup]) -> RejectReason? {
         guard let bytes = message.group else { return nil }
         guard sessionSupportsGroups, let id = GroupID(bytes: bytes), let group = groups[id],
-            group.state.hasMember(key) || group.basis.contains(key)
+            group.state.hasMember(key)
+                || (group.basis.contains(key)
+                    && services.now() - group.updatedAt < Self.removalGrace)
         else {
             logger.info("rejecting group message \(message.seq): not from a member")
             return .refusedByPolicy

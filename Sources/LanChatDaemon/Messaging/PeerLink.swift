@@ -63,6 +63,9 @@ actor PeerLink {
     private let stopRequested = Atomic<Bool>(false)
 
     static let maxBatch = Limits.maxAckBatch
+    /// How long after a group change its former members' messages are still taken, in
+    /// milliseconds (`groupPolicy`).
+    static let removalGrace: Int64 = 10 * 60 * 1000
     static let maxCachedMessages = 4 * Limits.maxInFlight
 
     init(key: PeerKey, services: LinkServices) {
