@@ -212,7 +212,11 @@ extension PeerLink {
                 || (group.basis.contains(key)
                     && services.now() - group.updatedAt < Self.removalGrace)
         else {
-            logger.info("rejecting group message \(message.seq): not from a member")
+            if let heldBack = rejectionLines.take(at: services.clock.monotonic()) {
+                logger.info(
+                    "rejecting group message \(message.seq): not from a member\(LogLineBudget.suffix(heldBack))"
+                )
+            }
             return .refusedByPolicy
         }
         return nil

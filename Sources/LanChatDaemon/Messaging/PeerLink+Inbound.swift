@@ -244,11 +244,13 @@ extension PeerLink {
             // The sender's clock is its own business, but a time it cannot be right about
             // must not reach history (`SenderClock`).
             message.sentAt = SenderClock.shownTime(sentAt: message.sentAt, receivedAt: now)
-            if message.stream != working.cursor.stream, message.seq > 1 {
+            if message.stream != working.cursor.stream, message.seq > 1,
+                let heldBack = newStreamLines.take(at: services.clock.monotonic())
+            {
                 // Its sender has these acknowledged by an earlier store of ours: say they are
                 // not in this one, since nobody can ask for them again (found by QA).
                 logger.warning(
-                    "\(PeerDirectory.keyTag(key)) sent message \(message.seq) of a stream new to this store: its messages 1 to \(message.seq - 1) were acknowledged by an earlier store of this node (restored from a backup, or a new data directory) and are not here"
+                    "\(PeerDirectory.keyTag(key)) sent message \(message.seq) of a stream new to this store: its messages 1 to \(message.seq - 1) were acknowledged by an earlier store of this node (restored from a backup, or a new data directory) and are not here\(LogLineBudget.suffix(heldBack))"
                 )
             }
             switch working.classify(message, policy: { groupPolicy($0, groups: groups) }) {
@@ -257,7 +259,11 @@ extension PeerLink {
                     records.append(IncomingRecord(message: message, text: text))
                 }
             case .reject(let reason):
-                logger.info("rejecting message \(message.seq): \(reason.why)")
+                if let heldBack = rejectionLines.take(at: services.clock.monotonic()) {
+                    logger.info(
+                        "rejecting message \(message.seq): \(reason.why)\(LogLineBudget.suffix(heldBack))"
+                    )
+                }
                 replies.append(.reject(stream: message.stream, seq: message.seq, reason: reason))
             case .duplicate:
                 break

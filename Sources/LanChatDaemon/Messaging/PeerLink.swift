@@ -48,6 +48,9 @@ actor PeerLink {
     var lastTypingSent: ContinuousClock.Instant?
     /// How often the peer's PRESENCE is applied (`PeerLink+Presence`).
     var presencePacer = PresencePacer()
+    /// The log lines the peer's MSGs can cause, each kind at most every 10 s.
+    var newStreamLines = LogLineBudget()
+    var rejectionLines = LogLineBudget()
 
     let pumpWakeup = Wakeup()
     let marksWakeup = Wakeup()
