@@ -64,6 +64,24 @@ import Testing
         #expect(try await !directory.admitMessages(from: Self.bob, at: 14))
     }
 
+    /// Found by QA: "alice " beside "alice" was no key change.
+    @Test func aNameThatOnlyLooksAlikeIsTheSameName() async throws {
+        for variant in ["bob ", " Bob", "b\u{200B}ob", "ｂｏｂ", "BOB\u{00A0}"] {
+            #expect(
+                PeerDirectory.comparableName(variant) == "bob",
+                "\(variant.unicodeScalars.map(\.value))")
+        }
+        #expect(PeerDirectory.comparableName("bob  smith") == "bob smith")
+        #expect(PeerDirectory.comparableName("bobby") != "bob")
+        let newBobKey = PeerResolverTests.key(0x25)
+        let (directory, _) = Self.directory(
+            Self.records + [
+                PeerRecord(key: newBobKey, keyTag: "EEEE-5555", name: "", firstSeen: 9)
+            ])
+        let earlier = try await directory.noteNameClash(newBobKey, name: "bob ", at: 10)
+        #expect(earlier?.key == Self.bob)
+    }
+
     @Test func blockingDropsTheRequestAndVerificationSettlesAKeyChange() async throws {
         let newBobKey = PeerResolverTests.key(0x24)
         let (directory, persistence) = Self.directory(

@@ -1,3 +1,4 @@
+import Foundation
 import LanChatControl
 import LanChatCore
 import LanChatStore
@@ -116,7 +117,7 @@ extension PeerDirectory {
         guard !name.isEmpty, let entry = entry(key), entry.record.keyChangedFrom == nil,
             entry.record.trust != .verified, !hasTakenOver(key)
         else { return nil }
-        let folded = name.lowercased()
+        let folded = Self.comparableName(name)
         // The earlier key the user knows by that name, by its display name or the alias it
         // was added with; of several, the one that matters most: a verified one, else a
         // contact, else the latest seen (not the oldest, perhaps long removed).
@@ -124,8 +125,8 @@ extension PeerDirectory {
             // A key replaced by a newer one (`linkKey`) is retired: its name moved on.
             $0.pinned && $0.key != key && $0.record.replacedBy == nil
                 && $0.record.firstSeen <= entry.record.firstSeen
-                && ($0.record.name.lowercased() == folded
-                    || $0.record.alias?.lowercased() == folded)
+                && (Self.comparableName($0.record.name) == folded
+                    || $0.record.alias.map(Self.comparableName) == folded)
         }.max { Self.clashRank($0) < Self.clashRank($1) }
         guard let earlier else { return nil }
         guard try await persistence.recordKeyChange(key, from: earlier.key, at: now) else {
@@ -133,6 +134,17 @@ extension PeerDirectory {
         }
         modify(key) { $0.record.keyChangedFrom = earlier.key }
         return earlier
+    }
+
+    /// A name as a person reads it, for `noteNameClash`: case, compatibility forms (ｆｕｌｌ
+    /// ｗｉｄｔｈ), invisible characters and white space at the ends or doubled do not make
+    /// another name (found by QA: "alice " beside "alice" was no key change; lookalikes in
+    /// other scripts are beyond this).
+    static func comparableName(_ name: String) -> String {
+        let visible = name.precomposedStringWithCompatibilityMapping.lowercased()
+            .unicodeScalars.filter { $0.properties.generalCategory != .format }
+        return String(String.UnicodeScalarView(visible))
+            .split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
     /// How much an earlier key with a new key's name matters to the user (`noteNameClash`).
