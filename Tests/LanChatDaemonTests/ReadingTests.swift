@@ -335,6 +335,8 @@ struct ReadingTests {
                 "999999999": "is not a cursor of this event log: the newest is",
                 // The largest Int64: found by review, `since + 1` trapped and ended lanchatd.
                 "9223372036854775807": "is not a cursor of this event log: the newest is",
+                "+0000000000000001": "'+0000000000000001' is not a cursor",
+                String(repeating: "0", count: 29) + "1": "is not a cursor (a number of 16 digits",
             ]
             for (bad, saying) in said {
                 do {

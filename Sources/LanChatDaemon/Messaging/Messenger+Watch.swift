@@ -234,8 +234,13 @@ extension Messenger {
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
+    /// Digits only, as `cursorText` writes them (found by QA: "+1" and a 30-digit number were
+    /// taken as cursors).
     static func cursor(parsing text: String) -> Int64? {
-        guard let value = Int64(text), value >= 0 else { return nil }
+        guard (1...19).contains(text.utf8.count),
+            text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let value = Int64(text)
+        else { return nil }
         return value
     }
 }
