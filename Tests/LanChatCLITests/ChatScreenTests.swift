@@ -103,31 +103,43 @@ import Testing
         #expect(atStart.cursorColumn == 2)
     }
 
-    /// In a long line, Left moves the cursor within the screenful that ends the line; the
-    /// text scrolls only once the cursor leaves it (found by QA: the cursor stayed at the
-    /// right edge and the text scrolled under it).
-    @Test func leftMovesTheCursorWithinTheLinesLastScreenful() {
+    /// In a long line the cursor moves within the view, which scrolls only when the cursor
+    /// would leave it, either way (found by QA, twice: the text scrolled under a cursor kept
+    /// at the right edge, then in the middle). As chat's loop does, the view's start is
+    /// kept from one drawing to the next.
+    @Test func theCursorMovesWithinTheViewOfALongLineEitherWay() {
         var input = LineEditor()
-        let typed = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+        let typed = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         for character in typed { _ = input.apply(.character(character)) }
-        let screen = ChatScreen(peer: Self.bob)
-        func rendered() -> ChatScreen.Rendered {
-            screen.render(width: 41, height: 10, input: input, now: Self.now, zone: Self.utc)
+        var screen = ChatScreen(peer: Self.bob)
+        func press(_ key: ChatKey, times: Int = 1) -> ChatScreen.Rendered {
+            for _ in 0..<times { _ = input.apply(key) }
+            screen.inputStart = screen.inputViewStart(input, width: 41)
+            return screen.render(
+                width: 41, height: 10, input: input, now: Self.now, zone: Self.utc)
         }
-        let atEnd = rendered()
-        #expect(atEnd.rows.last == "> " + typed.suffix(38))
+        let atEnd = press(.end)
+        #expect(atEnd.rows.last == "> " + String(typed.suffix(38)))
         #expect(atEnd.cursorColumn == 40)
-        for _ in 0..<5 { _ = input.apply(.left) }
-        let moved = rendered()
+        // Left: the cursor goes to the view's left edge, the text stays.
+        let moved = press(.left, times: 38)
         #expect(moved.rows.last == atEnd.rows.last)
-        #expect(moved.cursorColumn == 35)
-        // Past the screenful's start, the view follows with room on the cursor's left.
-        for _ in 0..<40 { _ = input.apply(.left) }
-        let before = rendered()
-        #expect(before.rows.last?.hasPrefix("> ") == true)
-        #expect(before.cursorColumn > 2 && before.cursorColumn < 40)
-        let row = Array(before.rows.last ?? "")
-        #expect(row[before.cursorColumn] == Array(typed)[typed.count - 45])
+        #expect(moved.cursorColumn == 2)
+        // One more: the view scrolls by one character, the cursor stays at the edge.
+        let scrolled = press(.left)
+        // (The cell under the cursor shows a character too: 39 of them while more follow.)
+        #expect(scrolled.rows.last == "> " + String(typed[23..<62]))
+        #expect(scrolled.cursorColumn == 2)
+        // Home, then Right: the cursor goes to the right edge before the text moves.
+        let home = press(.home)
+        #expect(home.rows.last == "> " + String(typed[0..<39]))
+        #expect(home.cursorColumn == 2)
+        let right = press(.right, times: 38)
+        #expect(right.rows.last == home.rows.last)
+        #expect(right.cursorColumn == 40)
+        let further = press(.right)
+        #expect(further.rows.last == "> " + String(typed[1..<40]))
+        #expect(further.cursorColumn == 40)
     }
 
     /// Fewer than four rows: the line being typed is still drawn, at the bottom, with what
@@ -161,6 +173,13 @@ import Testing
             let rows = screen.conversationRows(width: width, now: Self.now, zone: Self.utc)
             #expect(rows.contains { $0.hasSuffix("✓✓ read") }, "\(width): \(rows)")
             #expect(!rows.contains { $0.hasSuffix("✓✓") }, "\(width): \(rows)")
+            // On a row of its own, it lines up with the text (found by QA: one column further
+            // in when the text filled its row exactly).
+            let first = Array(rows.first { $0.contains("aaaa") } ?? "")
+            let textColumn = (0..<first.count).first { Array(first[$0...]).starts(with: "aaaa") }
+            for row in rows where row.drop { $0 == " " } == "✓✓ read" {
+                #expect(row.prefix { $0 == " " }.count == textColumn, "\(width): \(rows)")
+            }
         }
     }
 

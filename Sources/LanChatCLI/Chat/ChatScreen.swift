@@ -33,6 +33,8 @@ package struct ChatScreen {
     package var daemonAway = false
     /// Rows scrolled back from the newest (PageUp/PageDown, `/more`); 0 follows new ones.
     package var scrollBack = 0
+    /// Where the input line's view began at the last drawing (`inputViewStart`).
+    package var inputStart = 0
 
     package init(peer: PeerInfo) {
         self.peer = peer
@@ -196,17 +198,22 @@ package struct ChatScreen {
     static let lineBreakMark: Character = "↵"
 
     /// The input line scrolled so the cursor stays in view.
+    /// Where the input line's view begins: where it began last (`inputStart`), moved only as
+    /// far as the cursor needs to stay in view, and back while the line's end leaves room
+    /// (found by QA, twice: the text scrolled under a cursor kept at one column, first at
+    /// the right edge, then in the middle). Each walk goes back at most a screen's width,
+    /// never over the whole line (a pasted line of 70 000 characters, measured again on
+    /// every key, stopped chat answering).
+    package func inputViewStart(_ input: LineEditor, width: Int) -> Int {
+        let room = max(width, 10) - DisplayWidth.of(Self.prompt) - 1
+        var start = min(inputStart, input.cursor)
+        start = max(start, Self.start(of: input.text, before: input.cursor, within: room))
+        return min(start, Self.start(of: input.text, before: input.text.count, within: room))
+    }
+
     private func inputRow(_ input: LineEditor, width: Int) -> (String, Int) {
         let room = width - DisplayWidth.of(Self.prompt) - 1
-        // While the cursor is within the line's last screenful, that screenful is shown and
-        // the cursor moves in it (found by QA: Left scrolled the text under a cursor pinned
-        // to the right edge); before it, the view keeps half a screen left of the cursor.
-        // Each walk goes back at most a screen's width, never over the whole line (a pasted
-        // line of 70 000 characters, measured again on every key, stopped chat answering).
-        let tailStart = Self.start(of: input.text, before: input.text.count, within: room)
-        let start =
-            input.cursor >= tailStart
-            ? tailStart : Self.start(of: input.text, before: input.cursor, within: room / 2)
+        let start = inputViewStart(input, width: width)
         let beforeCursor = input.text[start..<input.cursor].reduce(0) {
             $0 + DisplayWidth.of($1)
         }
@@ -305,7 +312,6 @@ package struct ChatScreen {
 
     /// Fewer columns than this beside the time and name, and a message's text goes below.
     static let narrowestText = 20
-    static let noBreakSpace: Character = "\u{00A0}"
 
     /// The conversation's rows, oldest first, and the row each message starts on.
     private func layout(width: Int, now: Timestamp, zone: any UTCOffsetProvider)
@@ -338,14 +344,13 @@ package struct ChatScreen {
                 SmartTime.clock(local) + "  " + label
                 + String(repeating: " ", count: labelWidth - DisplayWidth.of(label)) + "  "
             let indent = String(repeating: " ", count: DisplayWidth.of(prefix))
-            var text = HistoryView.displayable(message.text)
-            if message.direction == .outgoing,
-                let mark = HistoryView.statusMark(message, style: .plain)
-            {
-                // One unit to the wrapping (found by QA: "✓✓" at the end of a row and "read"
-                // alone on the next): its spaces go in as no-break spaces, out as spaces.
-                text += "  " + String(mark.map { $0 == " " ? Self.noBreakSpace : $0 })
-            }
+            let text = HistoryView.displayable(message.text)
+            // The mark goes after the text as one piece, on the text's last row when it fits
+            // there, else on a row of its own (found by QA: "✓✓" ended one row and "read"
+            // began the next; and one column too far in when the text filled its row).
+            let mark =
+                message.direction == .outgoing
+                ? HistoryView.statusMark(message, style: .plain) : nil
             starts.append(rows.count)
             // Too narrow to write beside the time and name (found by QA: 8 columns of text
             // at 20): the text goes below them, indented by two.
@@ -353,13 +358,17 @@ package struct ChatScreen {
             if !beside { rows.append(String(prefix.dropLast(2))) }
             let (lead, room) =
                 beside ? (indent, width - DisplayWidth.of(prefix)) : ("  ", width - 2)
-            var first = beside
-            for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-                for piece in DisplayWidth.wrap(String(line), width: room) {
-                    let shown = String(piece.map { $0 == Self.noBreakSpace ? " " : $0 })
-                    rows.append((first ? prefix : lead) + shown)
-                    first = false
+            var pieces = text.split(separator: "\n", omittingEmptySubsequences: false)
+                .flatMap { DisplayWidth.wrap(String($0), width: room) }
+            if let mark, let last = pieces.last {
+                if DisplayWidth.of(last) + 2 + DisplayWidth.of(mark) <= room {
+                    pieces[pieces.count - 1] = last + "  " + mark
+                } else {
+                    pieces.append(mark)
                 }
+            }
+            for (index, piece) in pieces.enumerated() {
+                rows.append((index == 0 && beside ? prefix : lead) + piece)
             }
         }
         return (rows, starts)

@@ -67,6 +67,7 @@ final class ChatTerminalLoop {
         var running = true
         while running {
             size = (terminal.width, terminal.height)
+            screen.inputStart = screen.inputViewStart(editor, width: terminal.width)
             terminal.draw(
                 screen.render(
                     width: terminal.width, height: terminal.height, input: editor, now: now(),
