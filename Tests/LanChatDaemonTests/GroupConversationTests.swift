@@ -232,7 +232,8 @@ struct GroupConversationTests {
                 _ = try await alice.client.history(HistoryParams(peer: group.id, after: unknown))
                 Issue.record("an unknown id was taken")
             } catch {
-                #expect(error.exitCode == 64)
+                // Bad input (65), not a usage error (found by QA: it exited 64).
+                #expect(error.exitCode == 65)
                 #expect(error.message == "no message \(unknown) in this conversation with ops")
             }
         }

@@ -196,7 +196,7 @@ extension Messenger {
         do {
             page = try await store.groupHistory(group.state.id, limit: limit, anchor: anchor)
         } catch  where error.kind == .notFound {
-            throw .invalidParams("\(error.description) with \(group.state.name)")
+            throw .badInput("\(error.description) with \(group.state.name)")
         } catch {
             throw .storeUnavailable("cannot read history: \(error)")
         }

@@ -70,7 +70,7 @@ extension Messenger {
         do {
             page = try await store.history(with: peer.key, limit: limit, anchor: anchor)
         } catch  where error.kind == .notFound {
-            throw .invalidParams("\(error.description) with \(peer.displayName)")
+            throw .badInput("\(error.description) with \(peer.displayName)")
         } catch {
             throw .storeUnavailable("cannot read history: \(error)")
         }
