@@ -242,6 +242,17 @@ import Testing
         #expect(HistoryView.groupMark(own, style: .plain) == "✓✓ 1/2")
     }
 
+    /// An own group message's inbox preview counts its members, as `history` does (found by
+    /// QA: only "✓✓").
+    @Test func anInboxPreviewOfAnOwnGroupMessageCountsItsMembers() {
+        var own = CLIFixtures.outgoing(3, "to all", .delivered, at: "2026-11-21T12:02:00Z")
+        own.group = String(repeating: "a", count: 32)
+        own.recipients = [
+            RecipientInfo(peer: "B", status: .read), RecipientInfo(peer: "C", status: .delivered),
+        ]
+        #expect(InboxView.preview(own, style: .plain) == "You: to all ✓✓ 2/2 (1 read)")
+    }
+
     /// An inbox preview starts at the first thing written, not at leading blank lines.
     @Test func anInboxPreviewSkipsLeadingWhiteSpace() {
         let message = CLIFixtures.incoming(1, "\n\n\t\ttabbed start", at: "2026-11-21T12:03:00Z")

@@ -157,7 +157,10 @@ package enum InboxView {
         let text = truncated(
             String(message.text.drop { $0.isWhitespace || $0.isNewline }), columns: length)
         guard message.direction == .outgoing else { return text }
-        let mark = statusMark(message.status, style: style).map { " " + $0 } ?? ""
+        // A group message's mark counts its members, as in `history` (found by QA: only
+        // "✓✓" stood for "delivered to 2 of 2, read by 1").
+        let groupMark = HistoryView.groupMark(message, style: style)
+        let mark = (groupMark ?? statusMark(message.status, style: style)).map { " " + $0 } ?? ""
         return style.dim("You:") + " " + text + mark
     }
 
