@@ -35,10 +35,18 @@ final class CannedServer: Sendable {
         let fd = listenFD
         let sink = requestSink
         let accepted = self.accepted
+        // The accept loop owns the listening descriptor and closes it when accept fails
+        // (after `stopListening` shut it down). Closed by `stop` instead, its number could be
+        // reused by another test's server before this loop first called accept, which then
+        // took that server's connections (a flaky test: its daemon never saw the request).
         DispatchQueue(label: "canned.accept").async {
             while true {
                 let connectionFD = accept(fd, nil, nil)
-                guard connectionFD >= 0 else { return }
+                guard connectionFD >= 0 else {
+                    if errno == EINTR { continue }
+                    close(fd)
+                    return
+                }
                 accepted.increment()
                 let connection = ServerConnection(fd: connectionFD, sink: sink)
                 DispatchQueue(label: "canned.connection").async {
@@ -59,7 +67,7 @@ final class CannedServer: Sendable {
         }
     }
 
-    /// Idempotent: a second `close` could hit a descriptor number another test reuses.
+    /// Idempotent.
     func stop() {
         guard stopped.increment() == 1 else { return }
         stopListening()
@@ -68,11 +76,11 @@ final class CannedServer: Sendable {
     }
 
     /// No more connections, and no socket at `path` (a daemon gone); the connections
-    /// accepted go on. Idempotent, as `stop`.
+    /// accepted go on. Idempotent, as `stop`. The descriptor is shut down, which ends the
+    /// accept loop, and closed by that loop.
     func stopListening() {
         guard listening.increment() == 1 else { return }
         shutdown(listenFD, Int32(SHUT_RDWR))
-        close(listenFD)
         unlink(path)
     }
 
