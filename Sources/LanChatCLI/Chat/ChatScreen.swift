@@ -197,7 +197,6 @@ package struct ChatScreen {
     /// One column, as a line break's own width (`DisplayWidth.of("\n")`).
     static let lineBreakMark: Character = "↵"
 
-    /// The input line scrolled so the cursor stays in view.
     /// Where the input line's view begins: where it began last (`inputStart`), moved only as
     /// far as the cursor needs to stay in view, and back while the line's end leaves room
     /// (found by QA, twice: the text scrolled under a cursor kept at one column, first at
@@ -211,6 +210,7 @@ package struct ChatScreen {
         return min(start, Self.start(of: input.text, before: input.text.count, within: room))
     }
 
+    /// The input line scrolled so the cursor stays in view, and the cursor's column.
     private func inputRow(_ input: LineEditor, width: Int) -> (String, Int) {
         let room = width - DisplayWidth.of(Self.prompt) - 1
         let start = inputViewStart(input, width: width)

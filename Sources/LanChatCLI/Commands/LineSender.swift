@@ -11,10 +11,10 @@ import LanChatControl
 /// once input ends. A `--wait` that runs out is reported the same way and the stream goes on
 /// (the lines are stored and will be delivered; `journalctl -f | … --wait` must not end at
 /// the peer's first absence): exit 75 once input ends. A daemon that goes away once it has
-/// answered the first question (`checkPeer`) is waited for, as `lanchat watch` does, and the lines that came
-/// meanwhile are sent once it is back (QA: the line in hand was dropped unsaid); a batch cut
-/// off on its way is looked for before it is sent again (`send(_:)`). Any other error from
-/// the daemon stops at once with its own exit code.
+/// answered the first question (`checkPeer`) is waited for, as `lanchat watch` does, and the
+/// lines that came meanwhile are sent once it is back (QA: the line in hand was dropped
+/// unsaid); a batch cut off on its way is looked for before it is sent again (`send(_:)`).
+/// Any other error from the daemon stops at once with its own exit code.
 struct LineSender {
     let command: SendCommand
     let context: CommandContext
@@ -86,13 +86,7 @@ struct LineSender {
                                     + "sent once it is back (Ctrl-C to stop)\n")
                     }
                     away = true
-                    let unreachable = error
-                    do {
-                        try await Task.sleep(for: backoff)
-                    } catch {
-                        throw unreachable  // interrupted while waiting: the lines were not sent
-                    }
-                    backoff = min(backoff * 2, WatchFollower.maxBackoff)
+                    try await Self.pause(&backoff, after: error)
                 }
             }
         }
@@ -153,15 +147,22 @@ struct LineSender {
                             + "(Ctrl-C to stop)\n")
                 }
                 away = true
-                let unreachable = error
-                do {
-                    try await Task.sleep(for: backoff)
-                } catch {
-                    throw unreachable
-                }
-                backoff = min(backoff * 2, WatchFollower.maxBackoff)
+                try await Self.pause(&backoff, after: error)
             }
         }
+    }
+
+    /// Waits `backoff` before the daemon is tried again, and doubles it for the next time.
+    /// Interrupted (Ctrl-C), the command ends with `unreachable`: what waits was not sent.
+    private static func pause(_ backoff: inout Duration, after unreachable: ControlError)
+        async throws(ControlError)
+    {
+        do {
+            try await Task.sleep(for: backoff)
+        } catch {
+            throw unreachable
+        }
+        backoff = min(backoff * 2, WatchFollower.maxBackoff)
     }
 
     /// The batch `texts`, if the daemon stored it before the connection was lost: the same

@@ -4,9 +4,10 @@ import Synchronization
 
 /// Tells the links of peers that have a new GROUP frame waiting (`group_outbox`) to send it
 /// on their established session now: that group's frames only (found by review: every
-/// group the peer shared went again with each change, so n groups cost n² frames). Connected by `LinkRegistry` at its creation; the links
-/// and the messenger only know this, not the registry. Peers without a session get their
-/// frames first thing on their next session.
+/// group the peer shared went again with each change, so n groups cost n² frames).
+/// Connected by `LinkRegistry` at its creation; the links and the messenger only know this,
+/// not the registry. Peers without a session get their frames first thing on their next
+/// session.
 final class GroupFanout: Sendable {
     /// In a struct, not bare in the generic `Mutex`: a bare function value gets two more
     /// reabstraction thunks around it on every `withLock` that hands it out (see

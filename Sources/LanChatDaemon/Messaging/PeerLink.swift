@@ -49,8 +49,8 @@ actor PeerLink {
     /// How often the peer's PRESENCE is applied (`PeerLink+Presence`).
     var presencePacer = PresencePacer()
     /// The log lines the peer's MSGs can cause, each kind at most every 10 s.
-    var newStreamLines = LogLineBudget()
-    var rejectionLines = LogLineBudget()
+    var newStreamLines = LogLineBudget(interval: .seconds(10))
+    var rejectionLines = LogLineBudget(interval: .seconds(10))
 
     let pumpWakeup = Wakeup()
     let marksWakeup = Wakeup()

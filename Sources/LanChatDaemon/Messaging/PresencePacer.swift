@@ -5,8 +5,8 @@ import LanChatCore
 /// 112 000 events that every `watch --since` replays). PROTOCOL.md §9.6 sends PRESENCE when
 /// the user changes presence, which reaches peers within a second (PRODUCT.md's figure, and
 /// system scenario 13, which changes it five times in a row): ten in a row are applied at
-/// once, then one every `interval`. A frame that comes sooner is held, the latest replacing the one held, and
-/// applied when its turn comes, so the peer's last word is always the one that stands.
+/// once, then one every `interval`. A frame that comes sooner is held, the latest replacing
+/// the one held, and applied when its turn comes, so the peer's last word always stands.
 /// Pure: the link owns one and passes the time in.
 struct PresencePacer {
     struct Presence: Equatable {
