@@ -64,6 +64,36 @@ public final class ArrivalScope: Sendable {
         return Self.decide(target, allowed: interfaces, table: localAddresses())
     }
 
+    /// Where a connection is taken now, as `status` lists it: with a list, the addresses its
+    /// interfaces hold and loopback's, each with `port` (IPv6 in brackets, a link-local one
+    /// with its interface); nil without one (the listener's own wildcard says it all).
+    public func listeningAddresses(port: Int) -> [String]? {
+        let interfaces = self.interfaces
+        guard !interfaces.isEmpty else { return nil }
+        return Self.listeningAddresses(port: port, allowed: interfaces, table: localAddresses())
+    }
+
+    static func listeningAddresses(port: Int, allowed: [String], table: [LocalAddress])
+        -> [String]
+    {
+        let taken = table.filter { entry in
+            let target = Target(bytes: entry.bytes)
+            return target.isLoopback || allowed.contains(entry.interface)
+        }
+        // IPv4 first, then IPv6; each family in the table's order.
+        let ordered = taken.filter { $0.bytes.count == 4 } + taken.filter { $0.bytes.count != 4 }
+        var listed: [String] = []
+        for entry in ordered {
+            let target = Target(bytes: entry.bytes)
+            let text =
+                entry.bytes.count == 4
+                ? "\(target.description):\(port)"
+                : "[\(target.description)\(target.isLinkLocal ? "%" + entry.interface : "")]:\(port)"
+            if !listed.contains(text) { listed.append(text) }
+        }
+        return listed
+    }
+
     /// The rule itself, on plain values.
     static func decide(_ target: Target, allowed: [String], table: [LocalAddress]) -> Decision {
         if allowed.isEmpty || target.isLoopback { return .accepted }

@@ -87,6 +87,27 @@ struct ArrivalScopeTests {
 
     var linkLocalDescription: String? { ArrivalScope.Target(linkLocal(scope: 2))?.description }
 
+    @Test func statusListsTheAddressesOfTheListedInterfacesAndLoopback() {
+        let table =
+            Self.table + [
+                .init(interface: "lo", bytes: Array(repeating: 0, count: 15) + [1], index: 1)
+            ]
+        #expect(
+            ArrivalScope.listeningAddresses(port: 7000, allowed: ["eth0"], table: table) == [
+                "127.0.0.1:7000", "10.0.0.1:7000", "[fe80::1%eth0]:7000", "[::1]:7000",
+            ])
+        // An interface that has no address now: loopback is all that takes connections.
+        #expect(
+            ArrivalScope.listeningAddresses(port: 7000, allowed: ["eth9"], table: table) == [
+                "127.0.0.1:7000", "[::1]:7000",
+            ])
+        #expect(scope([]).listeningAddresses(port: 7000) == nil)
+        #expect(
+            scope(["wlan0"]).listeningAddresses(port: 7000) == [
+                "127.0.0.1:7000", "192.168.1.20:7000", "[fe80::1%wlan0]:7000",
+            ])
+    }
+
     @Test func theSystemTableHasLoopback() {
         let table = ArrivalScope.systemAddresses()
         #expect(table.contains { $0.bytes == [127, 0, 0, 1] && $0.index > 0 }, "\(table)")

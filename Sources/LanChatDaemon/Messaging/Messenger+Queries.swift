@@ -22,7 +22,7 @@ extension Messenger {
             apiVersion: ControlAPI.version, startedAt: runtime.startedAt,
             uptimeSeconds: Double(
                 runtime.startInstant.duration(to: services.clock.monotonic()).components.seconds),
-            listening: runtime.listening, avahi: avahi, peersOnline: directory.onlineCount,
+            listening: runtime.listening(), avahi: avahi, peersOnline: directory.onlineCount,
             queued: counts.queued, unread: counts.unread, dataDir: runtime.dataDirectory,
             socket: runtime.socketPath, keyChanges: keyChangeInfos,
             identityAlerts: identityAlertInfos)

@@ -254,7 +254,8 @@ struct RuntimeFacts: Sendable {
     let name: @Sendable () -> String
     let startedAt: Timestamp
     let startInstant: ContinuousClock.Instant
-    let listening: [String]
+    /// The addresses that take connections now (`--interface` and its reload move them).
+    let listening: @Sendable () -> [String]
     let dataDirectory: String
     let socketPath: String
     let mdnsEnabled: Bool

@@ -135,7 +135,13 @@ public final class Daemon: Sendable {
         let connections = ConnectionManager(
             transport: transport, registry: registry, directory: directory, clock: clock,
             logger: logger, discoveryState: configuration.mdns ? .connecting : .disabled)
-        let listening = [listener.localAddress?.description ?? "\(configuration.listenHost):?"]
+        // The bound wildcard, or with --interface the addresses that take connections now.
+        let bound = [listener.localAddress?.description ?? "\(configuration.listenHost):?"]
+        let arrivalScope = transport.arrivalScope
+        let port = Int(listener.port)
+        let listening: @Sendable () -> [String] = {
+            arrivalScope.listeningAddresses(port: port) ?? bound
+        }
         let runtime = RuntimeFacts(
             name: { profile.snapshot.name },
             startedAt: Timestamp(millisecondsSince1970: clock.wallMilliseconds()),

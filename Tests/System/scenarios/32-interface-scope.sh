@@ -26,6 +26,10 @@ host_daemon_start h1 --name h1 --no-mdns --peer "$h2_addr:$PORT" >/dev/null
 refused() { log_has_since h2 lanchatd "$mark" "refusing a connection to $h2_addr on eth0"; }
 wait_until 5000 "h2 refuses the connection made to its eth0 address" refused >/dev/null
 netsim_log "h2 refused h1's connection to $h2_addr (eth0 not in interface = lcnone0)"
+# status lists what takes connections: loopback only, not the wildcard the socket is bound to.
+listening=$(host_run h2 lanchat status --json | jq -c .listening)
+[[ $listening == "[\"127.0.0.1:$PORT\"]" || $listening == "[\"127.0.0.1:$PORT\",\"[::1]:$PORT\"]" ]] ||
+  fail "h2's status lists $listening with only lcnone0 allowed"
 [[ $(json_peer_presence h2 h1) == absent ]] || fail "h2 knows h1 although it refused the connection"
 [[ $(json_peer_presence h1 h2) != online ]] || fail "h1 has a session with h2"
 
@@ -59,4 +63,7 @@ wait_until 5000 "h1's message is delivered" delivered >/dev/null
 [[ $(json_history_field h2 h1 id | tail -1) == "$id" ]] || fail "h2 has not got h1's message"
 ! log_has_since h2 lanchatd "$mark" "refusing a connection" || fail "h2 refused a connection after allowing eth0"
 netsim_log "after the reload h1's connection to eth0 was taken and its message delivered"
+listening=$(host_run h2 lanchat status --json | jq -r '.listening[]')
+grep -qx "$h2_addr:$PORT" <<<"$listening" || fail "h2's status does not list $h2_addr:$PORT: $listening"
+netsim_log "h2's status lists $(tr '\n' ' ' <<<"$listening")"
 host_bg_stop h2 local >/dev/null
