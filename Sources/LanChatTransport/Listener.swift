@@ -92,7 +92,8 @@ extension Transport {
                     return channel.eventLoop.makeFailedFuture(
                         TransportError(.admissionRefused, "not an allowed interface"))
                 }
-                let admissionKey = remote?.host ?? "unknown"
+                let admissionKey =
+                    remote.map { SourceAddress(host: $0.host).description } ?? "unknown"
                 if let refusal = admission.admit(admissionKey) {
                     if let suppressed = refusalLog.shouldLog() {
                         logger.notice(
@@ -102,7 +103,7 @@ extension Transport {
                                 "alsoRefused": "\(suppressed)",
                             ])
                     }
-                    refusedInboundContinuation.yield(admissionKey)
+                    if let remote { refusedInboundContinuation.yield(remote.host) }
                     // NIO drops a failed child initializer's channel without closing it:
                     // close it here, or every refused connection keeps a descriptor.
                     channel.close(promise: nil)

@@ -53,11 +53,16 @@ public struct SessionInfo: Sendable, Hashable {
 }
 
 extension Endpoint {
-    /// The address NIO reports for a TCP peer, as an `Endpoint`.
+    /// The address NIO reports for a TCP peer, as an `Endpoint`. A dual-stack listener sees
+    /// an IPv4 peer as `::ffff:10.0.0.5`: it is taken as `10.0.0.5`, the address that peer
+    /// is dialled at and listed with (found by review: dialling back a refused peer compared
+    /// the two forms, and never matched over IPv4).
     init?(_ address: SocketAddress?) {
         guard let address, let ip = address.ipAddress, let port = address.port,
             let port16 = UInt16(exactly: port)
         else { return nil }
-        self.init(host: ip, port: port16)
+        let host =
+            ArrivalScope.Target(address).map { $0.bytes.count == 4 ? $0.description : ip } ?? ip
+        self.init(host: host, port: port16)
     }
 }

@@ -138,7 +138,7 @@ final class LinkRegistry: SessionDelegate, Service {
             remote: remote, expectation: connection.expectation,
             isBlocked: services.directory.isBlocked(remote))
         if case .success = verdict, !services.directory.isPinned(remote),
-            let address = connection.remoteAddress.map(NewKeyBudget.plainAddress)
+            let address = connection.remoteAddress.map({ SourceAddress(host: $0.host) })
         {
             let now = services.clock.monotonic()
             switch state.withLock({ $0.newKeys.admit(from: address, at: now) }) {

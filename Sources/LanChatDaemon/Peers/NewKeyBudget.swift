@@ -1,12 +1,13 @@
 import LanChatCore
+import LanChatTransport
 
 /// PROTOCOL.md §3.8: "rate limits on 'new peer' prompts and per-IP throttling". A key met
 /// for the first time is pinned (TOFU), listed by `who --all` and given a link for the life
 /// of the daemon; one under a known name is a key-change warning in `who` and `status`. A
 /// host that makes a new key for each connection (found by QA: 57 in an afternoon) could
-/// grow all of that without end. So an address brings at most `perAddress` keys never met
-/// within `window` (room for a host shared by many users, each with a daemon of their own);
-/// more are refused at the handshake. Keys already pinned (met before, or named by `--peer
+/// grow all of that without end. So an address (`SourceAddress`: an IPv6 one as its /64)
+/// brings at most `perAddress` keys never met within `window` (room for a host shared by
+/// many users, each with a daemon of their own); more are refused at the handshake. Keys already pinned (met before, or named by `--peer
 /// ID@…`, `add`, a group of ours) never count, nor does loopback: what comes from this
 /// machine is no LAN host's doing. Pure: `LinkRegistry` owns one behind its lock and passes
 /// the time in.
@@ -32,9 +33,10 @@ struct NewKeyBudget {
 
     private var records: [String: Record] = [:]
 
-    /// Whether one more new key from `address` may be met at `now`; counted when so.
-    mutating func admit(from address: String, at now: Instant) -> Decision {
-        if Self.isLoopback(address) { return .admitted }
+    /// Whether one more new key from `source` may be met at `now`; counted when so.
+    mutating func admit(from source: SourceAddress, at now: Instant) -> Decision {
+        if source.isLoopback { return .admitted }
+        let address = source.description
         var record = records[address] ?? Record()
         record.contacts.removeAll { now - $0 >= Self.window }
         if record.contacts.isEmpty { record.warned = false }
@@ -49,18 +51,6 @@ struct NewKeyBudget {
         }
         record.contacts.append(now)
         return .admitted
-    }
-
-    static func isLoopback(_ address: String) -> Bool {
-        address.hasPrefix("127.") || address == "::1"
-    }
-
-    /// The address a connection came from, an IPv4 one as such (a dual-stack listener sees
-    /// `::ffff:10.0.0.5`, a dial `10.0.0.5`: one host, one count).
-    static func plainAddress(_ endpoint: Endpoint) -> String {
-        let host = endpoint.host
-        return host.lowercased().hasPrefix("::ffff:") && host.contains(".")
-            ? String(host.dropFirst(7)) : host
     }
 
     private mutating func forgetIdle(at now: Instant) {
