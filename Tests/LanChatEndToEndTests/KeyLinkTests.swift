@@ -117,6 +117,40 @@ extension EndToEnd {
 }
 
 extension EndToEnd.KeyLink {
+    /// §3.8 row 7 is about a new key. A known peer that takes another's name (carol restarts
+    /// as "Bob") is no key change: no warning, nothing to link, bob keeps his conversation
+    /// (found by QA: `verify --link` gave carol bob's 152 messages).
+    @Test func aKnownPeerTakingAnothersNameIsNoKeyChange() async throws {
+        try await inSandbox { sandbox in
+            let pair = try await DaemonPair.start(in: sandbox)
+            let alice = pair.alice
+            try await alice.sendDelivered("for bob only", to: "bob")
+            let alicePort = try alice.port
+            var carol = try await DaemonProcess.start(
+                "carol", in: sandbox, peers: ["127.0.0.1:\(alicePort)"])
+            #expect(try await alice.awaitOnline(carol.id), "\(alice.log)")
+            try await alice.sendDelivered("for carol", to: "carol")
+            let carolPort = try carol.port
+            #expect(await carol.stop() == .exited(0))
+
+            carol = try await DaemonProcess.start(
+                "Bob", in: sandbox, port: carolPort, peers: ["127.0.0.1:\(alicePort)"],
+                dataDirectory: sandbox.file("carol-data"), socket: sandbox.file("carol.sock"))
+            // Her HELLO is applied before her message: once it arrives, any warning is there.
+            let renamed = try await carol.send("still carol", to: alice.id)
+            #expect(try await alice.awaitReceived(renamed, from: carol.keyTag) != nil)
+            #expect(try await alice.peer(carol.id)?.name == "Bob")
+            #expect(try await alice.json(WhoKeyChanges.self, ["who"]).keyChanges.isEmpty)
+            let link = try await alice.lanchat(["verify", carol.keyTag, "--link"])
+            #expect(link.status == 1, "\(link)")
+            #expect(link.standardError.contains("nothing to link"), "\(link)")
+            let bobs = try await alice.json(HistoryResult.self, ["history", pair.bob.keyTag])
+            #expect(bobs.messages.map(\.text) == ["for bob only"])
+        }
+    }
+}
+
+extension EndToEnd.KeyLink {
     /// The status of each of `old`'s copies in `daemon`'s history of #team, oldest first.
     static func oldKeysCopies(_ daemon: DaemonProcess, _ old: DaemonProcess) async throws
         -> [String]

@@ -134,7 +134,12 @@ extension PeerLink {
             logger.error("cannot record the peer's HELLO: \(error)")
         }
         await logIfAnnouncedChanged(from: before, at: now)
-        await warnIfNameBelongsToAnotherKey(hello.name, at: now)
+        // Row 7 is about a key that is new: the first name it says. A key we knew under
+        // another name that takes a known one is no key change (found by QA: carol renamed
+        // "Bob" was offered bob's conversation by `verify --link`).
+        if before.map({ $0.name.isEmpty }) ?? true {
+            await warnIfNameBelongsToAnotherKey(hello.name, at: now)
+        }
         let outgoing: OutgoingStreamState?
         do {
             outgoing = try await services.store.outgoingState(for: key)
@@ -201,8 +206,8 @@ extension PeerLink {
         await source.close(.normal)
     }
 
-    /// PROTOCOL.md §3.8 row 7: a key presenting the display name of another pinned peer is
-    /// a new, separate peer (never merged); the user is told, once.
+    /// PROTOCOL.md §3.8 row 7: a new key presenting the display name of another pinned peer
+    /// is a new, separate peer (never merged); the user is told, once.
     private func warnIfNameBelongsToAnotherKey(_ name: String, at now: Int64) async {
         guard !warnedNameClash, !name.isEmpty else { return }
         let other: PeerEntry?
