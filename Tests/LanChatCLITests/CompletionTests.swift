@@ -144,8 +144,9 @@ import Testing
         #expect(offered.contains("Bob"), "\(offered)")
     }
 
-    /// A GROUP-only argument offers groups, a group's members peers (QA: `group rename
-    /// <Tab>` offered peers, `group create x <Tab>` groups); PEER-or-GROUP offers both.
+    /// A GROUP-only argument offers groups, a PEER-only one (a group's members, `block`…)
+    /// peers (QA: `group rename <Tab>` offered peers, `group create x <Tab>` groups);
+    /// PEER-or-GROUP offers both.
     @Test(.enabled(if: installed("bash") && lanchat != nil))
     func bashCompletesGroupsOrPeersAsTheArgumentTakes() async throws {
         let server = try FakeDaemon.start()
@@ -157,8 +158,16 @@ import Testing
         let members = try await bashCompletions(
             ["lanchat", "group", "create", "x", ""], variables: variables)
         #expect(members.contains("Bob") && !members.contains("ops"), "\(members)")
-        let either = try await bashCompletions(["lanchat", "send", ""], variables: variables)
-        #expect(either.contains("Bob") && either.contains("ops"), "\(either)")
+        for command in ["send", "archive", "accept"] {
+            let either = try await bashCompletions(["lanchat", command, ""], variables: variables)
+            #expect(either.contains("Bob") && either.contains("ops"), "\(command): \(either)")
+        }
+        // Commands that take a peer only offer no group (found by QA: `block <Tab>` offered
+        // groups, which the command then refused with exit 67).
+        for command in ["block", "unblock", "verify", "alias", "remove", "retry"] {
+            let peers = try await bashCompletions(["lanchat", command, ""], variables: variables)
+            #expect(peers.contains("Bob") && !peers.contains("ops"), "\(command): \(peers)")
+        }
     }
 
     /// Only a path's words are file names to bash (found by QA: `send op<Tab>` gave `ops/`

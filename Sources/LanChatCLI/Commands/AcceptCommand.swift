@@ -9,7 +9,7 @@ struct AcceptCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @OptionGroup var target: PeerArgument
+    @OptionGroup var target: PeerOrGroupArgument
 
     func run() async throws {
         let peer = try target.checked()

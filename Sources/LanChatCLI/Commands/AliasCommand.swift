@@ -11,7 +11,7 @@ struct AliasCommand: AsyncParsableCommand {
 
     @Argument(
         help: ArgumentHelp("The peer (see PEER in lanchat --help).", valueName: "peer"),
-        completion: .peers)
+        completion: .peersOnly)
     var peer: String
 
     @Argument(help: ArgumentHelp("The alias.", valueName: "name"))

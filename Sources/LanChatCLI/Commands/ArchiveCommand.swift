@@ -11,7 +11,7 @@ struct ArchiveCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @OptionGroup var target: PeerArgument
+    @OptionGroup var target: PeerOrGroupArgument
 
     func run() async throws {
         let peer = try target.checked()

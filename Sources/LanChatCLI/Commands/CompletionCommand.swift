@@ -37,8 +37,9 @@ struct CompletionCommand: ParsableCommand {
     }
 }
 
-/// The hidden `lanchat complete-peers`, which the completion scripts run for a PEER
-/// argument: one word per known peer, one a line. One `who --all` call with a short time
+/// The hidden `lanchat complete-peers`: the words a PEER argument completes with, one a line,
+/// for a completion of one's own (the generated scripts get them through ArgumentParser's
+/// `---completion`, which runs `CompletionKind.peers`). One `who --all` call with a short time
 /// limit; when lanchatd is not running or does not answer it prints nothing and exits 0, so
 /// completing never prints an error into the user's command line.
 struct CompletePeersCommand: AsyncParsableCommand {

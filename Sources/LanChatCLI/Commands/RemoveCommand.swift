@@ -12,7 +12,7 @@ struct RemoveCommand: AsyncParsableCommand {
 
     @Argument(
         help: ArgumentHelp("The peer (see PEER in lanchat --help).", valueName: "peer"),
-        completion: .peers)
+        completion: .peersOnly)
     var peer: String
 
     @Flag(

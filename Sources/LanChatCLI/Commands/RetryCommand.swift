@@ -13,7 +13,7 @@ struct RetryCommand: AsyncParsableCommand {
     @Argument(
         help: ArgumentHelp(
             "A message id or a peer; without it, every failed message.", valueName: "id|peer"),
-        completion: .peers)
+        completion: .peersOnly)
     var target: String?
 
     func run() async throws {
