@@ -63,6 +63,11 @@ extension ContactLimits {
         }
         guard !trimmed.unicodeScalars.contains(where: \.isControlOrBidiOverride)
         else { throw .badInput("an alias cannot contain control or bidi characters") }
+        // `#NAME` always names a group (found by QA: an alias '#ops' was taken, then every
+        // command given it looked for a group).
+        guard !trimmed.hasPrefix("#") else {
+            throw .badInput("an alias cannot start with '#', which names a group")
+        }
         return trimmed
     }
 }

@@ -250,6 +250,35 @@ struct BadParamsTests {
         }
     }
 
+    /// `#NAME` names a group, so no alias starts with '#'; a contact added again under
+    /// another name is not renamed behind the user's back (found by QA, both).
+    @Test func aHashAliasAndAddingAContactAgainUnderAnotherNameAreRefused() async throws {
+        try await withConnectedPair { alice, bob in
+            await Self.expectRefused(Self.badInput, "alias '#ops'") {
+                () async throws(ControlError) in
+                try await alice.client.alias(AliasParams(peer: bob.id, name: "#ops"))
+            }
+            await Self.expectRefused(Self.badInput, "add '#ops'") {
+                () async throws(ControlError) in
+                try await alice.client.add(AddParams(name: "#ops", id: bob.id))
+            }
+            _ = try await alice.client.add(AddParams(name: "bobby", id: bob.id))
+            // The same name again is no change, and no error.
+            _ = try await alice.client.add(AddParams(name: "bobby", id: bob.id))
+            do throws(ControlError) {
+                _ = try await alice.client.add(AddParams(name: "robert", id: bob.id))
+                Issue.record("a contact was renamed by add")
+            } catch {
+                #expect(error.exitCode == 1, "\(error)")
+                #expect(error.message.contains("lanchat alias bobby robert"), "\(error)")
+            }
+            let record = try await alice.client.who(WhoParams(all: true)).peers.first {
+                $0.id == bob.id
+            }
+            #expect(record?.alias == "bobby" && record?.contact == true)
+        }
+    }
+
     /// A key no handshake can ever succeed with (a low-order point: the all-zero id) is no
     /// contact to keep.
     @Test func addRefusesALowOrderKey() async throws {

@@ -41,6 +41,14 @@ extension Messenger {
                 "\(blocked.labelled) is blocked; 'lanchat unblock' it first"
             )
         }
+        if let known = directory.entry(key), known.record.contact,
+            let current = known.record.alias, current != alias
+        {
+            // Found by QA: adding a contact again under another name renamed it silently.
+            throw .failed(
+                "\(known.labelled) is already a contact; to call it \(alias), "
+                    + "'lanchat alias \(current) \(alias)'")
+        }
         let entry = try await changing { () async throws(DirectoryError) -> PeerEntry in
             try await directory.addContact(key, alias: alias, at: services.now())
         }
