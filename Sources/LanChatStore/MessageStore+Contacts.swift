@@ -233,10 +233,20 @@ extension MessageStore {
     /// that causes it is stored, with the same clock reading.
     static let inRequest = "received_at >= ?"
 
-    /// A peer's rows are requests, not conversations, while `request_since` is set: the
-    /// inbox, the unread counts and "read everything" leave them out.
+    /// A peer's conversation is a request while `request_since` is set: the inbox shows it
+    /// only as it stood before (`conversationBeforeRequestSelect`), the counts take its
+    /// `unread` column out.
     static let notARequest =
         "pk NOT IN (SELECT pk FROM peers WHERE request_since IS NOT NULL)"
+
+    /// A row of `messages` (unaliased) that no pending request holds: a request holds only
+    /// what its peer sent since it opened; what came before (a peer `remove`d, then writing
+    /// again under `--accept contacts`) stays the conversation's (found by QA: all of it
+    /// left the inbox and could not be read).
+    static let notInARequest = """
+        NOT EXISTS (SELECT 1 FROM peers p WHERE p.pk = messages.pk
+            AND p.request_since IS NOT NULL AND messages.received_at >= p.request_since)
+        """
 
     /// A message of a pending group request (schema v7) is the group's, held as its sender's
     /// are: never read until the group is accepted.

@@ -31,7 +31,7 @@ extension MessageStore {
             // hold it (found by QA: it stayed unread in the inbox, yet `read` skipped it).
             var unread =
                 "direction = 0 AND read_at IS NULL AND "
-                + "(group_id IS NOT NULL OR \(Self.notARequest)) AND " + Self.notAGroupRequest
+                + "(group_id IS NOT NULL OR \(Self.notInARequest)) AND " + Self.notAGroupRequest
             var arguments: StatementArguments = []
             if let peer {
                 unread += " AND pk = ? AND group_id IS NULL"
@@ -159,10 +159,19 @@ extension MessageStore {
     }
 
     /// Its WHERE is the partial index `messages_unread`'s, so counting reads only that index;
-    /// pending message requests are not unread messages.
+    /// what a pending message request holds is not unread messages.
     static let unreadCountSQL =
         "SELECT count(*) FROM messages INDEXED BY messages_unread WHERE direction = 0 AND read_at IS NULL AND "
-        + notARequest
+        + notInARequest
+
+    /// The unread messages of conversations with a pending request that came before it: the
+    /// conversation's `unread` column counts the request's too.
+    static let unreadBeforeRequestsSQL = """
+        SELECT coalesce(sum((SELECT count(*) FROM messages u INDEXED BY messages_unread
+            WHERE u.direction = 0 AND u.read_at IS NULL AND u.pk = p.pk
+                AND u.group_id IS NULL AND u.received_at < p.request_since)), 0)
+        FROM peers p WHERE p.request_since IS NOT NULL
+        """
 
     /// Every unread message the inbox shows: the unread counts of the 1:1 conversations that
     /// are no pending request, and of the groups that are none (kept by the v5 and v6
@@ -173,7 +182,7 @@ extension MessageStore {
         "SELECT (SELECT coalesce(sum(c.unread), 0) FROM conversations c WHERE c."
         + notARequest + ") + (SELECT coalesce(sum(c.unread), 0) "
         + "FROM group_conversations c JOIN groups g ON g.gid = c.gid "
-        + "WHERE g.request_since IS NULL)"
+        + "WHERE g.request_since IS NULL) + (\(unreadBeforeRequestsSQL))"
 
     /// The inbox: conversations that are (or are not) archived, newest activity first.
     ///
@@ -182,12 +191,16 @@ extension MessageStore {
     /// activity would be one more page written by every message's commit.
     public func conversations(archived: Bool) async throws(StoreError) -> [StoredConversation] {
         try await read("reading the inbox") { db in
-            let rows = try ColumnReader.fetchAll(
-                db.cachedStatement(
-                    sql: Self.conversationSelect + """
-                         WHERE c.archived = ? AND c.\(Self.notARequest)
-                        """),
-                arguments: [archived], Self.conversation)
+            let rows =
+                try ColumnReader.fetchAll(
+                    db.cachedStatement(
+                        sql: Self.conversationSelect + """
+                             WHERE c.archived = ? AND c.\(Self.notARequest)
+                            """),
+                    arguments: [archived], Self.conversation)
+                + ColumnReader.fetchAll(
+                    db.cachedStatement(sql: Self.conversationBeforeRequestSelect),
+                    arguments: [archived], Self.conversation)
             // Newest activity first, then the newest last message; ties keep the scan order.
             return rows.sorted(byKey: { ($0.updatedAt ?? .min, $0.lastMessage?.rowID ?? 0) }, by: >)
         }
@@ -227,6 +240,24 @@ extension MessageStore {
     static let conversationSelect = """
         SELECT c.pk, c.archived, c.updated_at, c.unread, \(StoredMessage.columns(of: "m"))
         FROM conversations c LEFT JOIN messages m ON m.rowid = c.last_message
+        """
+
+    /// The conversations with a pending request that had messages before it, as they stood
+    /// then: their last message, its time and their unread count from before the request
+    /// (`notInARequest`). Outgoing rows all came before: writing to a peer accepts it.
+    static let conversationBeforeRequestSelect = """
+        SELECT c.pk, c.archived,
+            CASE m.direction WHEN 0 THEN coalesce(m.received_at, m.created_at)
+                ELSE m.created_at END,
+            (SELECT count(*) FROM messages u INDEXED BY messages_unread
+                WHERE u.direction = 0 AND u.read_at IS NULL AND u.pk = c.pk
+                    AND u.group_id IS NULL AND u.received_at < p.request_since),
+            \(StoredMessage.columns(of: "m"))
+        FROM peers p JOIN conversations c ON c.pk = p.pk
+        JOIN messages m ON m.rowid = (
+            SELECT max(l.rowid) FROM messages l WHERE l.pk = p.pk AND l.group_id IS NULL
+                AND NOT (l.direction = 0 AND l.received_at >= p.request_since))
+        WHERE p.request_since IS NOT NULL AND c.archived = ?
         """
 
     static func conversation(_ row: ColumnReader) throws -> StoredConversation {

@@ -95,6 +95,20 @@ struct ContactsStoreTests {
         _ = try await receive(store, from: bob, texts: ["me again"], at: 150)
         let request = try #require(try await store.requests().first)
         #expect(request.count == 1 && request.firstMessage?.text == "me again")
+        // The conversation from before stays in the inbox as it stood, and is read as any
+        // other (found by QA: it left the inbox, and `read` refused it).
+        let inbox = try await store.conversations(archived: false)
+        #expect(inbox.count == 1 && inbox.first?.peer == bob, "\(inbox)")
+        #expect(inbox.first?.lastMessage?.text == "sure" && inbox.first?.unread == 2)
+        #expect(inbox.first?.updatedAt == 20)
+        #expect(try await store.unreadCount() == 2)
+        #expect(try await store.unreadCount(peer: bob) == 2)
+        let marked = try await store.markRead(peer: bob, at: 160)
+        #expect(marked.messages.map(\.text) == ["lunch?", "at noon"])
+        #expect(try await store.markRead(peer: nil, at: 161).messages.isEmpty)
+        #expect(try await store.unreadCount() == 0)
+        #expect(try await store.conversations(archived: false).first?.unread == 0)
+        #expect(try await store.requests().first?.count == 1)
 
         try await store.block(bob)
         let left = try await store.history(with: bob, limit: 10).messages.map(\.text)

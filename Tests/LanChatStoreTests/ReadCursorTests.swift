@@ -117,8 +117,9 @@ struct ReadCursorTests {
         try await interleaved(store, group: state.id)
         #expect(try await store.unreadCount() == 3)
 
-        #expect(try await store.openRequest(bob, at: 250))
-        // The 1:1 messages are the request's now; the group's is still the group's.
+        // Opened before they came (as a request opens before the message that causes it):
+        // the 1:1 messages are the request's; the group's is still the group's.
+        #expect(try await store.openRequest(bob, at: 150))
         #expect(try await store.unreadCount() == 1)
         let read = try await store.markRead(peer: nil, at: 300)
         #expect(read.messages.map(\.text) == ["group 2"])

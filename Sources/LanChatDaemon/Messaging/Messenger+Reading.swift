@@ -61,22 +61,22 @@ extension Messenger {
         if let query = params.peer, let group = try await groupTarget(query) {
             return try await readGroup(group)
         }
-        let peer = try params.peer.map { query throws(ControlError) in
-            let entry = try conversationPeer(query)
-            guard !entry.record.hasPendingRequest else {
-                throw .failed(
-                    "\(entry.labelled) sent a message request; 'lanchat accept' it to read it"
-                )
-            }
-            return entry.key
+        let entry = try params.peer.map { query throws(ControlError) in
+            try conversationPeer(query)
         }
         let marking: ReadMarking
         do {
             marking = try await store.markRead(
-                peer: peer, at: services.now(),
+                peer: entry?.key, at: services.now(),
                 raisingReadCursors: services.readReceipts.enabled)
         } catch {
             throw .storeUnavailable("cannot mark messages read: \(error)")
+        }
+        // What a request holds is not read: say so when nothing else was (the conversation
+        // from before it, if any, is read as any other).
+        if let entry, entry.record.hasPendingRequest, marking.messages.isEmpty {
+            throw .failed(
+                "\(entry.labelled) sent a message request; 'lanchat accept' it to read it")
         }
         for receipt in marking.receipts {
             await registry.link(for: receipt.peer).readLocally(
