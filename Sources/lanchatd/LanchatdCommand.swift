@@ -177,8 +177,10 @@ struct LanchatdCommand: AsyncParsableCommand {
         where value?.isEmpty == true {
             throw .usage("\(option) is empty; give a path")
         }
-        if interfaces.contains(where: \.isEmpty) {
-            throw .usage("--interface is empty; give an interface name")
+        if let problem = interfaces.lazy.compactMap(DaemonConfiguration.interfaceNameProblem)
+            .first
+        {
+            throw .usage("--interface \(problem)")
         }
         var settings = DaemonSettings()
         settings.name = name

@@ -144,6 +144,15 @@ import Testing
         ("peer = [\"a..b:1\"]", "peer: 'a..b:1': 'a..b' is not a host name or an IP address"),
         ("data-dir = \"relative\"", "data-dir: must be an absolute path"),
         ("log-level = \"loud\"", "log-level: expected trace, debug"),
+        // Names no Linux interface can have (found by QA: taken, "used once it appears").
+        ("interface = [\"\"]", "interface: is empty"),
+        ("interface = [\"eth0\", \"sixteen-bytes-xx\"]", "interface: 'sixteen-bytes-xx' is longer"),
+        ("interface = \"a/b\"", "interface: 'a/b' cannot be an interface name"),
+        ("interface = \"eth0 \"", "interface: 'eth0 ' cannot be an interface name"),
+        (
+            "notify-command = \"\(String(repeating: "x", count: 131_072))\"",
+            "notify-command: is longer than 128 KiB"
+        ),
     ])
     func wrongValueNamesFileLineAndKey(_ line: String, _ reason: String) throws {
         let error = try #require(failure("# settings\n  \(line)\n"))
@@ -167,6 +176,16 @@ import Testing
         let error = try #require(failure(text))
         #expect(error.description.hasPrefix(Self.path + line), "\(error)")
         #expect(error.description.contains(": " + key), "\(error)")
+    }
+
+    /// The parser's words, said as the mistake a user made (found by QA).
+    @Test(arguments: [
+        ("port = 99999999999999999999\n", "port: the number is too large"),
+        ("name = \"a\"\nname = \"b\"\n", "name: the key is given twice"),
+    ])
+    func aParserErrorSaysTheMistake(text: String, reason: String) throws {
+        let error = try #require(failure(text))
+        #expect(error.description.contains(reason), "\(error)")
     }
 
     @Test func aDanglingLinkOrAFIFOIsNoConfigurationFile() throws {

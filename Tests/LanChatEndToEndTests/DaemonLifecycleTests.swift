@@ -323,6 +323,9 @@ extension EndToEnd {
                     // An empty path would be the current directory (found by QA: the data
                     // directory took it over and made it 0700).
                     ["--data-dir", ""], ["--socket", ""], ["--config", ""], ["--interface", ""],
+                    // Names no Linux interface can have (found by QA: taken, and the daemon
+                    // then took connections on loopback only).
+                    ["--interface", "sixteen-bytes-xx"], ["--interface", "a/b"],
                 ]
                 for arguments in cases {
                     let logPath = sandbox.file("usage.log")

@@ -197,18 +197,30 @@ extension EndToEnd {
                 let child = try DaemonProcess.launchRaw(
                     [
                         "--config", config, "--data-dir", sandbox.file("c-data"), "--socket",
-                        socket,
+                        socket, "--read-receipts", "off",
                     ], in: sandbox, logPath: logPath)
                 let name = { try await Self.statusName(sandbox, socket: socket) }
                 #expect(try await pollUntil(timeout: .seconds(10)) { try await name() == "carol" })
                 #expect(!DaemonProcess.readLog(logPath).contains(" debug "))
 
-                try Self.write("name = \"carol2\"\nlog-level = \"debug\"\n", to: config)
+                try Self.write(
+                    "name = \"carol2\"\nlog-level = \"debug\"\nread-receipts = \"on\"\n",
+                    to: config)
                 child.send(SIGHUP)
                 #expect(try await pollUntil(timeout: .seconds(5)) { try await name() == "carol2" })
+                // The reload's lines come after it applied the name: wait for the last one.
+                // A key the command line gives is not the file's to change, and it says so
+                // (found by QA: said nowhere).
+                let overridden =
+                    "reload: read-receipts in \(config) not used: --read-receipts on the command line wins"
+                #expect(
+                    try await pollUntil(timeout: .seconds(5)) {
+                        DaemonProcess.readLog(logPath).contains(overridden)
+                    })
                 let log = DaemonProcess.readLog(logPath)
                 #expect(log.contains("reload: name: 'carol' → 'carol2'"), "\(log)")
                 #expect(log.contains("reload: log-level: info → debug"), "\(log)")
+                #expect(!log.contains("read-receipts: off → on"), "\(log)")
                 #expect(child.termination == nil)
             }
         }

@@ -29,6 +29,9 @@ public enum ConfigurationFile {
             text = try utf8Text(bytes, path: path)
         case .failure(let failure) where failure.code == ENOENT && !required && !exists(path):
             return DaemonSettings()
+        case .failure(let failure) where failure.code == EFBIG:
+            throw .configuration(
+                "\(path): larger than 1 MiB; a configuration file is a few lines (lanchatd(8))")
         case .failure(let failure):
             throw .configuration("\(path): cannot read: \(failure.reason)")
         }
@@ -48,7 +51,7 @@ public enum ConfigurationFile {
             // "the file, the line and the key").
             let key = Self.key(onLine: at.line, in: text).map { "\($0): " } ?? ""
             throw .configuration(
-                "\(path):\(at.line):\(at.column): \(key)\(error.description)")
+                "\(path):\(at.line):\(at.column): \(key)\(Self.plainReason(error.description))")
         } catch {
             throw .configuration("\(path): \(error)")
         }
@@ -69,6 +72,18 @@ public enum ConfigurationFile {
             }
         }
         return settings
+    }
+
+    /// The TOML parser's words where a user would not recognise the mistake in them (found
+    /// by QA); anything else as the parser says it.
+    static func plainReason(_ parser: String) -> String {
+        if parser.contains("cannot redefine existing") {
+            return "the key is given twice (\(parser))"
+        }
+        if parser.contains("not representable in 64 bits") {
+            return "the number is too large (\(parser))"
+        }
+        return parser
     }
 
     /// Why one key's value cannot be used.
@@ -125,7 +140,11 @@ public enum ConfigurationFile {
             settings.noMDNS = try bool(value)
         },
         "interface": { settings, value, _ throws(KeyError) in
-            settings.interfaces = try strings(value)
+            let names = try strings(value)
+            if let problem = names.lazy.compactMap(DaemonConfiguration.interfaceNameProblem).first {
+                throw KeyError(reason: problem)
+            }
+            settings.interfaces = names
         },
         "read-receipts": { settings, value, _ throws(KeyError) in
             // `true`/`false`, or the command line's words `"on"`/`"off"`.
@@ -149,7 +168,11 @@ public enum ConfigurationFile {
             settings.accept = policy
         },
         "notify-command": { settings, value, _ throws(KeyError) in
-            settings.notifyCommand = try string(value)
+            let command = try string(value)
+            if let problem = DaemonConfiguration.notifyCommandProblem(command) {
+                throw KeyError(reason: problem)
+            }
+            settings.notifyCommand = command
         },
         "log-level": { settings, value, _ throws(KeyError) in
             guard let level = Logger.Level(rawValue: try string(value)) else {

@@ -92,8 +92,9 @@ public final class ConfigurationReload: Sendable {
             )
             return []
         }
+        let overridden: [String]
         do {
-            new = try inputs.source.resolve()
+            (new, overridden) = try inputs.source.resolveNoting()
             fileWasThere.withLock { $0 = fileIsThere }
         } catch {
             logger.error("reload: \(error.description); keeping the running configuration")
@@ -152,6 +153,9 @@ public final class ConfigurationReload: Sendable {
             current.notifyCommand = new.notifyCommand
             current.readReceipts = new.readReceipts
             current.interfaces = new.interfaces
+        }
+        for key in overridden {
+            changes.append("\(key) in \(file) not used: --\(key) on the command line wins")
         }
         for change in changes { logger.notice("reload: \(change)") }
         if changes.isEmpty { logger.notice("reload: \(file): nothing changed") }

@@ -114,6 +114,39 @@ public struct DaemonConfiguration: Sendable {
         return nil
     }
 
+    /// Why `name` can never name a network interface on Linux, or nil. One that does not
+    /// exist yet is fine (a VPN or USB interface comes later), but a name the kernel cannot
+    /// give would scope the daemon to loopback for ever (found by QA: accepted, "used once
+    /// it appears").
+    public static func interfaceNameProblem(_ name: String) -> String? {
+        if name.isEmpty { return "is empty; give an interface name" }
+        // IFNAMSIZ is 16 with the terminating NUL (dev_valid_name in the kernel).
+        if name.utf8.count > 15 {
+            return "'\(name)' is longer than 15 bytes, which no interface name is"
+        }
+        if name == "." || name == ".." || name.contains("/")
+            || name.unicodeScalars.contains(where: {
+                $0.properties.isWhitespace || $0.properties.generalCategory == .control
+            })
+        {
+            return
+                "'\(name)' cannot be an interface name (no '/', white space or control characters)"
+        }
+        return nil
+    }
+
+    /// The longest command `/bin/sh -c` can be given: the kernel refuses a longer single
+    /// argument (MAX_ARG_STRLEN, 32 pages) at every message, so it is refused at load
+    /// (found by QA: accepted, then "could not be started (errno 7)" for each message).
+    static let maxNotifyCommandBytes = 32 * 4096 - 1
+
+    public static func notifyCommandProblem(_ command: String) -> String? {
+        guard command.utf8.count <= maxNotifyCommandBytes else {
+            return "is longer than 128 KiB, more than /bin/sh -c can be given"
+        }
+        return command.utf8.contains(0) ? "cannot contain a NUL character" : nil
+    }
+
     /// Checks the values a user can get wrong; the message says which and why.
     public func validate() throws(DaemonError) {
         if let problem = Self.displayNameProblem(name) { throw .usage("--name \(problem)") }

@@ -39,6 +39,27 @@ public struct DaemonSettings: Sendable, Equatable {
         return merged
     }
 
+    /// The keys both give, with different values, where `other` (the command line) wins:
+    /// what a reload of the file cannot change (found by QA: said nowhere).
+    public func keysOverridden(by other: DaemonSettings) -> [String] {
+        var keys: [String] = []
+        func check<T: Equatable>(_ key: String, _ mine: T?, _ theirs: T?) {
+            if let mine, let theirs, mine != theirs { keys.append(key) }
+        }
+        check("name", name, other.name)
+        check("data-dir", dataDirectory, other.dataDirectory)
+        check("socket", socketPath, other.socketPath)
+        check("port", port, other.port)
+        check("peer", peers, other.peers)
+        check("no-mdns", noMDNS, other.noMDNS)
+        check("interface", interfaces, other.interfaces)
+        check("read-receipts", readReceipts, other.readReceipts)
+        check("log-level", logLevel, other.logLevel)
+        check("accept", accept, other.accept)
+        check("notify-command", notifyCommand, other.notifyCommand)
+        return keys
+    }
+
     /// `base` with every value given here.
     public func applied(to base: DaemonConfiguration) -> DaemonConfiguration {
         var configuration = base
@@ -81,12 +102,21 @@ public struct ConfigurationSource: Sendable {
 
     /// Defaults, then the file, then the command line.
     public func resolve() throws(DaemonError) -> DaemonConfiguration {
+        try resolveNoting().configuration
+    }
+
+    /// `resolve()`, and the file's keys the command line overrides.
+    func resolveNoting() throws(DaemonError) -> (
+        configuration: DaemonConfiguration, overridden: [String]
+    ) {
         var settings = DaemonSettings()
         if let filePath {
             settings = try ConfigurationFile.load(
                 path: filePath, required: fileRequired, environment: environment)
         }
-        return settings.overlaid(by: commandLine).applied(
-            to: .defaults(environment: environment))
+        return (
+            settings.overlaid(by: commandLine).applied(to: .defaults(environment: environment)),
+            settings.keysOverridden(by: commandLine)
+        )
     }
 }
