@@ -24,13 +24,16 @@ public struct StatusResult: Codable, Sendable, Hashable {
     public var keyChanges: [KeyChangeInfo]
     /// Pinned peers whose address answered with another key (as `who`'s).
     public var identityAlerts: [IdentityAlertInfo]
+    /// Why the last reload (SIGHUP) kept the running configuration, or nil when it applied
+    /// (or none was asked for): the file on disk is then not what runs.
+    public var reloadError: String?
 
     public init(
         name: String, id: String, keyTag: String, status: Availability, statusText: String,
         version: String, apiVersion: Int, startedAt: Timestamp, uptimeSeconds: Double,
         listening: [String], avahi: String, peersOnline: Int, queued: Int, unread: Int,
         dataDir: String, socket: String, keyChanges: [KeyChangeInfo] = [],
-        identityAlerts: [IdentityAlertInfo] = []
+        identityAlerts: [IdentityAlertInfo] = [], reloadError: String? = nil
     ) {
         self.name = name
         self.id = id
@@ -50,15 +53,41 @@ public struct StatusResult: Codable, Sendable, Hashable {
         self.socket = socket
         self.keyChanges = keyChanges
         self.identityAlerts = identityAlerts
+        self.reloadError = reloadError
     }
 
     enum CodingKeys: String, CodingKey {
         case name, id, keyTag, status, statusText, version, apiVersion, startedAt
         case uptimeSeconds, listening, avahi, peersOnline, queued, unread, dataDir, socket
-        case keyChanges, identityAlerts
+        case keyChanges, identityAlerts, reloadError
     }
 
-    /// `keyChanges` and `identityAlerts` may be absent (a daemon older than them).
+    /// Every field, `reloadError` as null when there is none (every listed field is present).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(id, forKey: .id)
+        try container.encode(keyTag, forKey: .keyTag)
+        try container.encode(status, forKey: .status)
+        try container.encode(statusText, forKey: .statusText)
+        try container.encode(version, forKey: .version)
+        try container.encode(apiVersion, forKey: .apiVersion)
+        try container.encode(startedAt, forKey: .startedAt)
+        try container.encode(uptimeSeconds, forKey: .uptimeSeconds)
+        try container.encode(listening, forKey: .listening)
+        try container.encode(avahi, forKey: .avahi)
+        try container.encode(peersOnline, forKey: .peersOnline)
+        try container.encode(queued, forKey: .queued)
+        try container.encode(unread, forKey: .unread)
+        try container.encode(dataDir, forKey: .dataDir)
+        try container.encode(socket, forKey: .socket)
+        try container.encode(keyChanges, forKey: .keyChanges)
+        try container.encode(identityAlerts, forKey: .identityAlerts)
+        try container.encode(reloadError, forKey: .reloadError)
+    }
+
+    /// `keyChanges`, `identityAlerts` and `reloadError` may be absent (a daemon older than
+    /// them).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -81,7 +110,8 @@ public struct StatusResult: Codable, Sendable, Hashable {
             keyChanges: try container.decodeIfPresent([KeyChangeInfo].self, forKey: .keyChanges)
                 ?? [],
             identityAlerts: try container.decodeIfPresent(
-                [IdentityAlertInfo].self, forKey: .identityAlerts) ?? [])
+                [IdentityAlertInfo].self, forKey: .identityAlerts) ?? [],
+            reloadError: try container.decodeIfPresent(String.self, forKey: .reloadError))
     }
 }
 

@@ -88,7 +88,7 @@ enum Fixtures {
     static let statusJSON =
         #"{"apiVersion":1,"avahi":"running","dataDir":"/home/alice/.local/share/lanchat","#
         + #""id":"\#(aliceID)","identityAlerts":[],"keyChanges":[],"keyTag":"ALIC-EAAA","listening":["0.0.0.0:41000","[::]:41000"],"#
-        + #""name":"alice@box","peersOnline":2,"queued":3,"#
+        + #""name":"alice@box","peersOnline":2,"queued":3,"reloadError":null,"#
         + #""socket":"/run/user/1000/lanchat/lanchatd.sock","startedAt":"2026-11-21T06:29:48.123Z","#
         + #""status":"busy","statusText":"deep work","unread":4,"uptimeSeconds":7384.25,"#
         + #""version":"0.1.0"}"#

@@ -122,6 +122,18 @@ extension EndToEnd {
                 #expect(alice.child.termination == nil)
                 #expect(try await alice.peer(bob.id)?.presence == "online")
                 #expect(alice.logLines(containing: "reload: peer removed").isEmpty)
+                // status says it too, until a reload applies (found by QA: only the log did).
+                let failed = try await alice.json(StatusReload.self, ["status"]).reloadError
+                #expect(failed?.contains("\(config):") == true, "\(failed ?? "nil")")
+                let text = try await alice.lanchat(["status"]).output
+                #expect(text.contains("the last reload failed"), "\(text)")
+                try Self.write(
+                    "name = \"alice\"\npeer = [\"127.0.0.1:\(try bob.port)\"]\n", to: config)
+                alice.child.send(SIGHUP)
+                #expect(
+                    try await pollUntil(timeout: .seconds(5)) {
+                        try await alice.json(StatusReload.self, ["status"]).reloadError == nil
+                    })
             }
         }
 
@@ -264,6 +276,10 @@ extension EndToEnd {
                         "\(config) is gone; keeping the running configuration")
                 }
                 #expect(kept, "\(DaemonProcess.readLog(logPath))")
+                let reload = try await sandbox.lanchat(["--socket", socket, "status", "--json"])
+                #expect(
+                    try reload.decoded(StatusReload.self).reloadError?.contains("is gone") == true,
+                    "\(reload)")
                 #expect(try await name() == "dora2")
                 #expect(child.termination == nil)
             }

@@ -33,6 +33,12 @@ package enum StatusView {
         }.joined()
         text += KeyChangeText.warnings(
             status.keyChanges, alerts: status.identityAlerts, style: style)
+        if let reloadError = status.reloadError {
+            text +=
+                style.red(
+                    "warning: the last reload failed, so the configuration file is not what "
+                        + "runs: \(terminalSafe(reloadError))") + "\n"
+        }
         if status.apiVersion != ControlAPI.version {
             text +=
                 style.yellow(

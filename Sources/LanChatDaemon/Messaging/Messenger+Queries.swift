@@ -25,7 +25,7 @@ extension Messenger {
             listening: runtime.listening(), avahi: avahi, peersOnline: directory.onlineCount,
             queued: counts.queued, unread: counts.unread, dataDir: runtime.dataDirectory,
             socket: runtime.socketPath, keyChanges: keyChangeInfos,
-            identityAlerts: identityAlertInfos)
+            identityAlerts: identityAlertInfos, reloadError: runtime.reloadError())
     }
 
     /// What the links know the peers acknowledged and the store may not show yet

@@ -263,4 +263,6 @@ struct RuntimeFacts: Sendable {
     let keepPresence: @Sendable (OwnProfile.Snapshot) throws(PresenceFileError) -> Void
     /// Tells discovery to update the TXT record.
     let presenceChanged: @Sendable (OwnProfile.Snapshot) -> Void
+    /// Why the last reload kept the running configuration (`ReloadOutcome`), or nil.
+    var reloadError: @Sendable () -> String? = { nil }
 }

@@ -60,8 +60,15 @@ public final class ConfigurationReload: Sendable {
     /// defaults: the running configuration is kept, as with a `--config` file gone.
     private let fileWasThere: Mutex<Bool>
 
-    init(inputs: Inputs, running: DaemonConfiguration, targets: Targets, logger: Logger) {
+    /// What `status` says of the last reload.
+    private let outcome: ReloadOutcome
+
+    init(
+        inputs: Inputs, running: DaemonConfiguration, targets: Targets, outcome: ReloadOutcome,
+        logger: Logger
+    ) {
         self.inputs = inputs
+        self.outcome = outcome
         self.targets = targets
         self.logger = logger
         self.running = Mutex(running)
@@ -90,6 +97,7 @@ public final class ConfigurationReload: Sendable {
             logger.error(
                 "reload: \(file) is gone; keeping the running configuration (restart lanchatd to run without the file)"
             )
+            outcome.failed("\(file) is gone (restart lanchatd to run without the file)")
             return []
         }
         let overridden: [String]
@@ -98,8 +106,10 @@ public final class ConfigurationReload: Sendable {
             fileWasThere.withLock { $0 = fileIsThere }
         } catch {
             logger.error("reload: \(error.description); keeping the running configuration")
+            outcome.failed(error.description)
             return []
         }
+        outcome.applied()
         let old = running.withLock { $0 }
         var changes: [String] = []
         var peers = old.staticPeers

@@ -142,6 +142,7 @@ public final class Daemon: Sendable {
         let listening: @Sendable () -> [String] = {
             arrivalScope.listeningAddresses(port: port) ?? bound
         }
+        let reloadOutcome = ReloadOutcome()
         let runtime = RuntimeFacts(
             name: { profile.snapshot.name },
             startedAt: Timestamp(millisecondsSince1970: clock.wallMilliseconds()),
@@ -152,7 +153,8 @@ public final class Daemon: Sendable {
                 try presenceFile.save(
                     PresenceFile.Saved(status: snapshot.status, statusText: snapshot.statusText))
             },
-            presenceChanged: { snapshot in announcer.announce(snapshot) })
+            presenceChanged: { snapshot in announcer.announce(snapshot) },
+            reloadError: { reloadOutcome.lastFailure })
         // The store tells `watch` streams and the search indexer when the event log grew (on
         // its writer queue: both only signal).
         let eventFeed = EventFeed()
@@ -209,7 +211,7 @@ public final class Daemon: Sendable {
                         notifyCommand: notifyCommand,
                         readReceipts: readReceipts, clock: clock, mdns: mdns,
                         arrivalScope: transport.arrivalScope),
-                    logger: logger
+                    outcome: reloadOutcome, logger: logger
                 ).service())
         }
         let notifier = SystemdNotifier(environment: environment)

@@ -82,6 +82,11 @@ struct StatusCounts: Decodable, Sendable {
     var unread: Int
 }
 
+/// `lanchat status --json`: why the last reload kept the running configuration.
+struct StatusReload: Decodable, Sendable {
+    var reloadError: String?
+}
+
 /// RFC 3339 with milliseconds, as the API writes timestamps.
 enum APITimestamp {
     static func parse(_ text: String) -> Date? {
