@@ -3,6 +3,7 @@ import LanChatStore
 import Testing
 
 @testable import LanChatDaemon
+@testable import LanChatTransport
 
 /// After a rename the connection manager dials each peer with a session once more, so that a
 /// new session's HELLO carries the name (PROTOCOL.md §3.9's planned re-handshake). The
@@ -57,5 +58,21 @@ import Testing
         #expect(await manager.renewSessions([(reachable, .zero)]) == [reachable])
         #expect(await manager.targetCount == 1)
         #expect(await manager.nextAttempt(for: reachable) == now + .seconds(1))
+
+        // Refused (the peer's rate limit): dialled again with the backoff, not given up on
+        // (found by QA: the peer kept an old name). A session made ends the renewal.
+        let instance = ServiceInstance(name: "renewal:2:\(reachable.id)", interface: nil)
+        await manager.finished(
+            instance, endpoint: address,
+            outcome: .handshakeFailed(
+                TransportError(.handshakeFailed, "closed during the handshake")))
+        let retry = try #require(await manager.nextAttempt(for: reachable))
+        #expect(retry > clock.now.withLock { $0 })
+        await manager.finished(
+            instance, endpoint: address,
+            outcome: .sessionEnded(
+                remoteKey: reachable, lifetime: .seconds(1), end: .closedLocally(.normal)))
+        #expect(await manager.nextAttempt(for: reachable) == nil)
+        #expect(await manager.targetCount == 0)
     }
 }

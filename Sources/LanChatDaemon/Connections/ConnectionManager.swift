@@ -363,18 +363,17 @@ actor ConnectionManager {
                 case .renewal: label + " to renew the session"
                 case .announced: instance.name
                 }
-            let next =
-                target.kind == .renewal
-                ? "it sees the new name with its next session"
-                : "trying again in \(delay.wholeMilliseconds) ms"
+            let next = "trying again in \(delay.wholeMilliseconds) ms"
             logger.log(
                 level: firstInARow ? .info : .debug,
                 "cannot reach \(what): \(dialFailure); \(next)",
                 metadata: ["attempt": "\(target.backoff.failures)"])
         }
         target.nextAttempt = now + delay
-        // A renewal is one attempt, whatever came of it.
-        if target.kind == .renewal { target.wanted = false }
+        // A renewal is done once a session carried the name. One that could not be made is
+        // tried again with the backoff while the session with the old name lasts (found by
+        // QA: sixty quick renames met the peer's rate limit, and the peer kept an old name).
+        if target.kind == .renewal && dialFailure == nil { target.wanted = false }
         targets[instance] = target.wanted ? target : nil
         wakeup.signal()
     }
