@@ -37,9 +37,15 @@ extension MessageStore {
         let descriptor = Glibc.open(
             path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            let reason = String(cString: strerror(errno))
+            let code = errno
+            let reason = String(cString: strerror(code))
+            var status = stat()
+            // An existing directory is EEXIST too: said as the trailing slash's is (QA).
+            if code == EEXIST, lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+                throw BackupError("\(path) names a directory; give the backup a file name in it")
+            }
             throw BackupError(
-                errno == EEXIST
+                code == EEXIST
                     ? "\(path) already exists; a backup never overwrites a file, choose a new path"
                     : "cannot create \(path): \(reason)")
         }
