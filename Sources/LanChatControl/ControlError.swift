@@ -40,6 +40,12 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func peerNotFound(_ query: String, candidates: [PeerCandidate] = []) -> Self {
         .init(.peerNotFound, "no peer matches '\(query)'", data: .init(candidates: candidates))
     }
+    /// A PEER that names this node itself (exit 67, like no match): no peer list comes with
+    /// it, as none would help (found by QA: "no peer matches 'alice'" of our own name).
+    public static func ownNode(_ query: String) -> Self {
+        .init(
+            .peerNotFound, "'\(query)' names this node itself, not a peer")
+    }
     /// A PEER-or-GROUP argument (`send`, `history`, `read`, …) that names neither.
     public static func peerOrGroupNotFound(_ query: String, candidates: [PeerCandidate] = [])
         -> Self

@@ -343,6 +343,27 @@ import Testing
                 """)
     }
 
+    /// No match, but names close to it: offered as such, not as matches to pick from.
+    @Test func unknownPeerOffersTheClosestNames() {
+        let error = ControlError.peerNotFound(
+            "bobx",
+            candidates: [
+                PeerCandidate(
+                    id: CLIFixtures.bobID, keyTag: "BOBB-2345", name: "bob@laptop", alias: "Bob")
+            ])
+        #expect(
+            ErrorView.render(error) == """
+                lanchat: no peer matches 'bobx'
+                Did you mean:
+                  NAME              KEY        ID
+                  bob@laptop (Bob)  BOBB-2345  \(CLIFixtures.bobID)
+
+                """)
+        #expect(
+            ErrorView.render(.ownNode("alice"))
+                == "lanchat: 'alice' names this node itself, not a peer\n")
+    }
+
     @Test func unknownPeerPointsAtWho() {
         #expect(
             ErrorView.render(.peerNotFound("zed"))

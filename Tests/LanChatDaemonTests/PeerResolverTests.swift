@@ -1,5 +1,6 @@
 import LanChatControl
 import LanChatCore
+import LanChatCrypto
 import LanChatStore
 import Testing
 
@@ -42,6 +43,45 @@ import Testing
         // An id wins over a peer whose name is that text.
         let impostor = Self.entry(0x27, name: Self.bob.key.id, tag: "HHHH-7777")
         #expect(try Self.resolve(Self.bob.key.id, among: Self.all + [impostor]) == Self.bob.key)
+    }
+
+    /// No match still offers the peers that come closest (lanchat-api(7)'s
+    /// `data.candidates`; found by QA: always empty): a typo, or a word inside a name.
+    @Test func noMatchOffersTheClosestPeers() {
+        func candidates(_ query: String) -> [String] {
+            do {
+                _ = try Self.resolve(query)
+                return ["resolved"]
+            } catch {
+                return (error.data?.candidates ?? []).map(\.name)
+            }
+        }
+        #expect(candidates("carl") == ["carol"])
+        #expect(candidates("bobx") == ["bob"])
+        #expect(candidates("roberto") == ["bob"])
+        #expect(candidates("arol") == ["carol"])
+        #expect(candidates("zzzz").isEmpty)
+        #expect(candidates("q").isEmpty)
+    }
+
+    @Test func ourOwnNameIdOrKeyTagIsSaidToBeUs() throws {
+        let own = Self.key(0x31)
+        for query in ["Alice", own.id, Fingerprint.keyTag(own)] {
+            #expect(PeerResolver.namesOwnNode(query, key: own, name: "alice"), "\(query)")
+        }
+        #expect(!PeerResolver.namesOwnNode("bob", key: own, name: "alice"))
+        let directory = PeerDirectory(
+            ownKey: own, records: Self.all.map(\.record),
+            persistence: InMemoryPeerPersistence(Self.all.map(\.record)))
+        directory.tellOwnName { "alice" }
+        do {
+            _ = try directory.resolve("alice")
+            Issue.record("our own name resolved")
+        } catch {
+            #expect(
+                error.exitCode == 67 && error.message.contains("names this node itself, not a peer")
+            )
+        }
     }
 
     @Test func theKeyTagInEitherCase() throws {

@@ -30,9 +30,11 @@ package enum ErrorView {
         }
         let indented = table.render(style: .plain)
             .split(separator: "\n").map { "  " + $0 + "\n" }.joined()
-        let hint =
-            error.exitCode == 67 && candidates.count > 1
-            ? "Give the key tag or the id to choose one.\n" : ""
+        // Nothing matched: the candidates are the closest names, not matches.
+        if error.isPeerNotFound {
+            return text + "Did you mean:\n" + indented
+        }
+        let hint = candidates.count > 1 ? "Give the key tag or the id to choose one.\n" : ""
         return text + indented + hint
     }
 }

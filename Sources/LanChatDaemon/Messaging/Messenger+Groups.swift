@@ -157,7 +157,7 @@ extension Messenger {
     func conversationPeer(_ query: String) throws(ControlError) -> PeerEntry {
         do {
             return try directory.resolve(query)
-        } catch  where error.isPeerNotFound {
+        } catch  where error.isPeerNotFound && !directory.namesOwnNode(query) {
             throw .peerOrGroupNotFound(query, candidates: error.data?.candidates ?? [])
         }
     }

@@ -15,6 +15,9 @@ final class PeerDirectory: Sendable {
     /// `--accept`: whether messages from non-contacts become message requests.
     let acceptPolicy = Mutex(AcceptPolicy.anyone)
     let ownKey: PeerKey
+    /// Our display name now (the profile's, told once it exists), so that a PEER naming us
+    /// is answered as such rather than as no match.
+    private let ownName = Mutex<@Sendable () -> String>({ "" })
 
     init(ownKey: PeerKey, records: [PeerRecord], persistence: any PeerPersistence) {
         self.ownKey = ownKey
@@ -45,7 +48,22 @@ final class PeerDirectory: Sendable {
     /// Resolves a PEER argument among pinned peers (a key seen only in an mDNS record is not
     /// a send target until its handshake proved it).
     func resolve(_ query: String) throws(ControlError) -> PeerEntry {
-        try PeerResolver.resolve(query, among: all.filter(\.pinned))
+        do {
+            return try PeerResolver.resolve(query, among: all.filter(\.pinned))
+        } catch  where error.isPeerNotFound && namesOwnNode(query) {
+            // Found by QA: "no peer matches 'alice'" of our own name, id or key tag.
+            throw .ownNode(query)
+        }
+    }
+
+    /// Whether `query` is our own id, key tag or display name.
+    func namesOwnNode(_ query: String) -> Bool {
+        PeerResolver.namesOwnNode(query, key: ownKey, name: ownName.withLock { $0 }())
+    }
+
+    /// Where our display name comes from (`OwnProfile`, made after the directory).
+    func tellOwnName(_ source: @escaping @Sendable () -> String) {
+        ownName.withLock { $0 = source }
     }
 
     func isBlocked(_ key: PeerKey) -> Bool {

@@ -1,6 +1,7 @@
 import Foundation
 import LanChatControl
 import LanChatCore
+import LanChatCrypto
 
 /// Resolves a PEER argument (PRODUCT.md §4), in order: the 52-character id; the key tag
 /// `XXXX-XXXX`; an alias; a display name (case-insensitive); a unique case-insensitive prefix
@@ -40,7 +41,38 @@ enum PeerResolver {
                     query, candidates: matches.sorted(by: byName).map(\.candidate))
             }
         }
-        throw .peerNotFound(query)
+        throw .peerNotFound(query, candidates: closest(to: folded, among: entries))
+    }
+
+    /// No rule matched: the peers whose name or alias comes closest (a typo, a word of a
+    /// longer name), at most five, nearest first, as lanchat-api(7) promises in
+    /// `data.candidates` (found by QA: always empty).
+    static func closest(to folded: String, among entries: [PeerEntry]) -> [PeerCandidate] {
+        guard folded.count >= 2 else { return [] }
+        let allowed = max(1, folded.count / 4)
+        var scored: [(distance: Int, entry: PeerEntry)] = []
+        for entry in entries {
+            let words = [entry.record.name, entry.record.alias ?? ""].map { $0.lowercased() }
+                .filter { !$0.isEmpty }
+            let distances = words.map { word in
+                word.contains(folded) ? 0 : EditDistance.between(folded, word, atMost: allowed)
+            }
+            if let best = distances.compactMap({ $0 }).min(), best <= allowed {
+                scored.append((best, entry))
+            }
+        }
+        return scored.sorted {
+            ($0.distance, $0.entry.displayName) < ($1.distance, $1.entry.displayName)
+        }
+        .prefix(5).map(\.entry.candidate)
+    }
+
+    /// Whether `query` names this node: its id, key tag or display name.
+    static func namesOwnNode(_ query: String, key: PeerKey, name: String) -> Bool {
+        let trimmed = query.trimmingCharacters(in: .whitespaces)
+        return PeerKey(id: trimmed) == key
+            || trimmed.lowercased() == Fingerprint.keyTag(key).lowercased()
+            || (!name.isEmpty && trimmed.lowercased() == name.lowercased())
     }
 
     /// The keys whose pending key-change warning names one of `matches`, not already in it.

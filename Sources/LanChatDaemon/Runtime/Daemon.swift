@@ -92,6 +92,7 @@ public final class Daemon: Sendable {
         let presenceFile = PresenceFile(dataDirectory: configuration.dataDirectory)
         let profile = OwnProfile(
             name: configuration.name, saved: presenceFile.loadLogging(logger))
+        directory.tellOwnName { profile.snapshot.name }
         let readReceipts = ReadReceiptsSetting(configuration.readReceipts)
         let services = LinkServices(
             store: store, directory: directory, events: events, profile: profile,
