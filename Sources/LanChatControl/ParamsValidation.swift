@@ -24,6 +24,15 @@ public enum ParamsLimits {
 }
 
 extension String {
+    /// Nothing a reader would see: white space and invisible format characters only (a zero
+    /// width space, a word joiner, a byte order mark; found by QA: a message of U+200B alone
+    /// was sent while one of spaces was refused). Stops at the first visible character.
+    public var isBlankText: Bool {
+        unicodeScalars.allSatisfy {
+            $0.properties.isWhitespace || $0.properties.generalCategory == .format
+        }
+    }
+
     /// U+0000 is refused in every text lanchat stores or sends: SQLite and C strings end at
     /// it, so an accepted NUL would silently cut the text after it was acknowledged.
     /// Searched with `memchr` over the contiguous UTF-8 (every text of a `send` is checked;
@@ -51,7 +60,7 @@ extension SendParams {
             throw .badInput("at most \(ParamsLimits.maxTextsPerRequest) messages per request")
         }
         for text in texts {
-            guard !text.allSatisfy(\.isWhitespace) else { throw .badInput("empty message") }
+            guard !text.isBlankText else { throw .badInput("empty message") }
             guard text.utf8.count <= ParamsLimits.maxTextBytes else {
                 throw .badInput(
                     "message of \(text.utf8.count) bytes is over the limit of \(ParamsLimits.maxTextBytes)"

@@ -49,9 +49,10 @@ package struct UndecodableArguments: Sendable, Equatable {
     }
 
     /// Refuses `values` (the parsed arguments of one role, e.g. the message words) when one
-    /// of them came from an argument that was not UTF-8.
+    /// of them came from an argument that was not UTF-8. `outcome` says what did not happen
+    /// (found by QA: "nothing was sent" of `who` and `history`).
     package func check(
-        _ values: [String?], as role: String, outcome: String = "nothing was sent"
+        _ values: [String?], as role: String, outcome: String = "nothing was done"
     ) throws(ControlError) {
         guard !decoded.isEmpty, values.contains(where: { $0.map(decoded.contains) ?? false })
         else { return }

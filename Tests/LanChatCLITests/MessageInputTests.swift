@@ -9,11 +9,22 @@ import Testing
         #expect(try MessageText.validate(" build is green ") == " build is green ")
     }
 
-    @Test(arguments: ["", " ", "\n\t ", "\u{3000}"])
+    @Test(arguments: ["", " ", "\n\t ", "\u{3000}", "\u{200B}", " \u{2060}\u{FEFF} "])
     func blankTextIsBadInput(text: String) {
         #expect(throws: ControlError.badInput("the message is empty")) {
             try MessageText.validate(text)
         }
+        // The daemon says so too, to a client that is not lanchat.
+        #expect(throws: ControlError.badInput("empty message")) {
+            try SendParams(peer: "bob", text: text).validatedTexts()
+        }
+    }
+
+    /// Invisible characters beside visible ones are the sender's business (a joiner in an
+    /// emoji sequence): only a text of nothing else is blank.
+    @Test func aVisibleCharacterMakesTheTextNotBlank() throws {
+        #expect(try MessageText.validate("\u{200B}a") == "\u{200B}a")
+        #expect(!"\u{1F468}\u{200D}\u{1F469}".isBlankText)
     }
 
     @Test func limitIsInBytesNotCharacters() throws {
@@ -75,11 +86,12 @@ import Testing
             throws: ControlError.badInput(
                 "the message argument is not valid UTF-8; nothing was sent")
         ) {
-            try undecodable.check(["hello", "hi\u{FFFD}"], as: "message")
+            try undecodable.check(
+                ["hello", "hi\u{FFFD}"], as: "message", outcome: "nothing was sent")
         }
         #expect(
             throws: ControlError.badInput(
-                "the --text argument is not valid UTF-8; nothing was sent")
+                "the --text argument is not valid UTF-8; nothing was done")
         ) {
             try undecodable.check(["\u{FFFD}("], as: "--text")
         }

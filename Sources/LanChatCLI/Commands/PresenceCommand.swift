@@ -23,7 +23,8 @@ struct PresenceCommand: AsyncParsableCommand {
 
     /// Too long a text is bad input (65), not a usage error (64), so it is checked here.
     func run() async throws {
-        try CLIEnvironment.current.undecodableArguments.check([text], as: "--text")
+        try CLIEnvironment.current.undecodableArguments.check(
+            [text], as: "--text", outcome: "nothing was changed")
         if let text, text.utf8.count > Self.maxTextBytes {
             throw ControlError.badInput(
                 "the status text is \(text.utf8.count) bytes; the limit is \(Self.maxTextBytes) bytes"

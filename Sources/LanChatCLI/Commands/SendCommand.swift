@@ -86,8 +86,8 @@ struct SendCommand: AsyncParsableCommand {
 
     func run() async throws {
         let undecodable = CLIEnvironment.current.undecodableArguments
-        try undecodable.check(words, as: "message")
-        try undecodable.check([peer], as: "PEER")
+        try undecodable.check(words, as: "message", outcome: "nothing was sent")
+        try undecodable.check([peer], as: "PEER", outcome: "nothing was sent")
         let context = global.makeContext()
         let environment = context.environment
         if lines {

@@ -73,7 +73,7 @@ package struct LineClassifier {
         if text.containsNUL {
             return .rejected(line: lineNumber, reason: "line \(lineNumber) contains U+0000 (NUL)")
         }
-        if text.allSatisfy(\.isWhitespace) { return nil }
+        if text.isBlankText { return nil }
         return .message(line: lineNumber, text: text)
     }
 }

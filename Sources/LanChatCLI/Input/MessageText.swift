@@ -1,7 +1,7 @@
 import LanChatControl
 
 /// The checks `lanchat send` makes before anything reaches the daemon (PRODUCT.md §7): a
-/// message is 1 to 65536 bytes of UTF-8, not only white space and without U+0000 (which the
+/// message is 1 to 65536 bytes of UTF-8, not only white space (or invisible characters) and without U+0000 (which the
 /// daemon refuses too: stores and C strings end at it). Failures are `badInput` (exit 65), so
 /// nothing is sent.
 package enum MessageText {
@@ -9,7 +9,7 @@ package enum MessageText {
 
     /// Validates a message given as text (command-line words, or one `--lines` line).
     package static func validate(_ text: String) throws(ControlError) -> String {
-        if text.allSatisfy(\.isWhitespace) {
+        if text.isBlankText {
             throw .badInput("the message is empty")
         }
         let size = text.utf8.count
