@@ -16,6 +16,7 @@ struct SocketCheck: DoctorCheck {
         let shown = facts.socketTarget.map { "\(path) → \($0)" } ?? path
         switch facts.socket {
         case .missing:
+            if let running = RunningWithoutSocket.verdict(name, facts) { return running }
             return .failed(
                 name, "no control socket at \(shown): lanchatd is not running",
                 fix: DoctorFix.startDaemon(facts))
@@ -124,6 +125,9 @@ struct DaemonCheck: DoctorCheck {
                 }
                 // A path that is no socket at all is a wrong --socket, not a daemon to start.
                 let wrongPath = [.directory, .notASocket].contains(facts.socket)
+                if !wrongPath, let running = RunningWithoutSocket.verdict(name, facts) {
+                    return running
+                }
                 return .failed(
                     name, message,
                     fix: wrongPath && !facts.usesDefaultSocket

@@ -39,6 +39,9 @@ package struct DoctorFacts: Sendable {
     /// The daemon's data directory (from `status`) as this process sees it; nil without a
     /// daemon.
     package var dataDirectory: DataDirectoryFacts?
+    /// Who holds the default data directory's lock; looked at only when the daemon did not
+    /// answer.
+    package var dataDirectoryLock: DataDirectoryLockFacts?
 
     package init(
         uid: UInt32, socketPath: String, socket: SocketFacts, socketTarget: String? = nil,
@@ -47,9 +50,11 @@ package struct DoctorFacts: Sendable {
         avahiCheck: ToolRun? = nil, browse: ToolRun? = nil,
         addresses: ToolRun = .missing("ip"), portProbes: [PortProbe] = [],
         ruleset: ToolRun = .missing("nft"), resolvectl: ToolRun = .missing("resolvectl"),
-        resolvedConfMulticastDNS: String? = nil, dataDirectory: DataDirectoryFacts? = nil
+        resolvedConfMulticastDNS: String? = nil, dataDirectory: DataDirectoryFacts? = nil,
+        dataDirectoryLock: DataDirectoryLockFacts? = nil
     ) {
         self.dataDirectory = dataDirectory
+        self.dataDirectoryLock = dataDirectoryLock
         self.uid = uid
         self.socketPath = socketPath
         self.socket = socket
