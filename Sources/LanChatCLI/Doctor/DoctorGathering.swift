@@ -65,6 +65,7 @@ enum DoctorGathering {
         // Browsed in any case (it runs alongside the rest), used only when there is a
         // daemon whose id to look for and mDNS is on.
         let browsed = await browse
+        facts.socketDirectory = absoluteDirectory(of: facts.socketTarget ?? client.socketPath)
         if let daemon = facts.daemon { facts.dataDirectory = dataDirectoryFacts(daemon.dataDir) }
         if facts.daemon == nil {
             let asked = client.socketPath
@@ -144,6 +145,19 @@ enum DoctorGathering {
         guard !path.hasPrefix("/"), let directory = getcwd(nil, 0) else { return path }
         defer { free(directory) }
         return String(cString: directory) + "/" + path
+    }
+
+    /// The directory `path` is in, from the root: a relative path's `.` (or `x/..`) resolved
+    /// against the working directory, so that a message and its fix name the directory
+    /// wherever they are read or run.
+    static func absoluteDirectory(of path: String) -> String {
+        let directory = parentDirectory(of: path)
+        guard !directory.hasPrefix("/") else { return directory }
+        guard let resolved = realpath(directory, nil) else {
+            return parentDirectory(of: absolutePath(path))
+        }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// At most 1 MiB of a file, read-only; nil when it cannot be opened.
