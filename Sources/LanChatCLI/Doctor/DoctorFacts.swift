@@ -43,6 +43,8 @@ package struct DoctorFacts: Sendable {
     /// the path's own directory is `.`, which names nothing where doctor's output is read
     /// (QA). Nil when not known; the socket check then takes the path's own directory.
     package var socketDirectory: String?
+    /// Whether the system D-Bus, which Avahi is reached through, accepts connections.
+    package var systemBus: SystemBusFacts
     /// Who holds the default data directory's lock; looked at only when the daemon did not
     /// answer.
     package var dataDirectoryLock: DataDirectoryLockFacts?
@@ -55,12 +57,13 @@ package struct DoctorFacts: Sendable {
         addresses: ToolRun = .missing("ip"), portProbes: [PortProbe] = [],
         ruleset: ToolRun = .missing("nft"), resolvectl: ToolRun = .missing("resolvectl"),
         resolvedConfMulticastDNS: String? = nil, dataDirectory: DataDirectoryFacts? = nil,
-        socketDirectory: String? = nil,
+        socketDirectory: String? = nil, systemBus: SystemBusFacts = .accepting,
         dataDirectoryLock: DataDirectoryLockFacts? = nil
     ) {
         self.dataDirectory = dataDirectory
         self.dataDirectoryLock = dataDirectoryLock
         self.socketDirectory = socketDirectory
+        self.systemBus = systemBus
         self.uid = uid
         self.socketPath = socketPath
         self.socket = socket

@@ -66,6 +66,7 @@ enum DoctorGathering {
         // daemon whose id to look for and mDNS is on.
         let browsed = await browse
         facts.socketDirectory = absoluteDirectory(of: facts.socketTarget ?? client.socketPath)
+        facts.systemBus = SystemBusProbe.probe()
         if let daemon = facts.daemon { facts.dataDirectory = dataDirectoryFacts(daemon.dataDir) }
         if facts.daemon == nil {
             let asked = client.socketPath
