@@ -12,7 +12,9 @@ struct DoctorCommand: AsyncParsableCommand {
         abstract: "Check what lanchat needs from this machine; print what is wrong and the fix.",
         discussion: """
             The checks, in order: socket (exists, is yours, 0600, in a directory only you can \
-            change; a symbolic link is followed), daemon (answers status), version (lanchat \
+            change; a symbolic link is followed), daemon (answers status; when nothing \
+            answers, whether a lanchatd still holds the default data directory's lock, its \
+            socket gone), version (lanchat \
             and lanchatd are the same release), data directory (writable, at least 64 MiB \
             free), avahi-daemon (answers on the system D-Bus), mdns record (this node's \
             _lanchat._tcp record is on the LAN), peers (one is online), multicast (an \
@@ -37,7 +39,9 @@ struct DoctorCommand: AsyncParsableCommand {
         let environment = context.environment
         let userService = ControlSocketPath.userService(environment: environment)
         let facts = await DoctorGathering.gather(
-            client: context.client, uid: environment.uid, defaultSocketPath: userService)
+            client: context.client, uid: environment.uid, defaultSocketPath: userService,
+            defaultDataDirectory: DataDirectoryPath.defaultDirectory(
+                environment: environment.variables))
         let report = DoctorReport.evaluate(facts)
         try context.show(DoctorJSON(report)) { _ in
             DoctorView.render(report, style: context.style)

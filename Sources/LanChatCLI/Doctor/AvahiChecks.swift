@@ -13,14 +13,12 @@ struct AvahiCheck: DoctorCheck {
     }
 
     private func verdict(_ facts: DoctorFacts) -> DoctorCheckResult {
+        if let problem = facts.systemBusProblem {
+            return .failed(name, problem, fix: DoctorFix.startDBusAndAvahi)
+        }
         if case .ran(let output) = facts.avahiBus {
             guard output.succeeded else {
                 let why = output.timedOut ? "no answer within 2 s" : output.firstErrorLine
-                if output.firstErrorLine.hasPrefix("Failed to connect to bus") {
-                    return .failed(
-                        name, "the system D-Bus is not running (busctl: \(why))",
-                        fix: "sudo systemctl start dbus && \(DoctorFix.startAvahi)")
-                }
                 return .failed(
                     name, "not reachable on the system D-Bus (busctl: \(why))",
                     fix: DoctorFix.startAvahi)
@@ -58,6 +56,14 @@ struct RecordCheck: DoctorCheck {
         guard let status = facts.daemon else { return skippedWithoutDaemon(name) }
         if status.avahi == "disabled" {
             return .skipped(name, "mDNS is off (--no-mdns): peers come from --peer")
+        }
+        if let problem = facts.systemBusProblem {
+            // lanchatd retries Avahi every 10 s at most: no restart once the bus is back.
+            return .failed(
+                name,
+                "\(problem): lanchatd can neither publish nor browse _lanchat._tcp (it "
+                    + "reports Avahi \(status.avahi))",
+                fix: "\(DoctorFix.startDBusAndAvahi); lanchatd then reconnects to Avahi by itself")
         }
         guard let browse = facts.browse else {
             return .skipped(name, "not browsed")

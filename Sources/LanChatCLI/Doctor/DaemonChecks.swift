@@ -16,6 +16,7 @@ struct SocketCheck: DoctorCheck {
         let shown = facts.socketTarget.map { "\(path) → \($0)" } ?? path
         switch facts.socket {
         case .missing:
+            if let running = RunningWithoutSocket.verdict(name, facts) { return running }
             return .failed(
                 name, "no control socket at \(shown): lanchatd is not running",
                 fix: DoctorFix.startDaemon(facts))
@@ -39,7 +40,9 @@ struct SocketCheck: DoctorCheck {
                     + (isDirectory ? "is a directory where lanchatd's socket belongs" : notASocket),
                 fix: "\(clear) && \(DoctorFix.restartDaemon(facts))")
         case .present(let mode, let owner, let directoryMode, let directoryOwner):
-            let directory = parentDirectory(of: socket)
+            // Absolute, so that the message and the fix mean the same wherever they are read.
+            let directory = facts.socketDirectory ?? parentDirectory(of: socket)
+            let socketFile = (directory == "/" ? "" : directory) + "/" + lastComponent(of: socket)
             let sticky = directoryMode & 0o1000 != 0
             if owner != facts.uid || (directoryOwner != facts.uid && !sticky) {
                 return .failed(
@@ -51,7 +54,7 @@ struct SocketCheck: DoctorCheck {
             if mode & 0o777 != 0o600 {
                 return .failed(
                     name, "\(shown) is \(octalMode(mode)); it must be 0600",
-                    fix: "chmod 0600 \(shellQuoted(socket))")
+                    fix: "chmod 0600 \(shellQuoted(socketFile))")
             }
             if !sticky && directoryMode & 0o022 != 0 {
                 return .failed(
@@ -124,6 +127,9 @@ struct DaemonCheck: DoctorCheck {
                 }
                 // A path that is no socket at all is a wrong --socket, not a daemon to start.
                 let wrongPath = [.directory, .notASocket].contains(facts.socket)
+                if !wrongPath, let running = RunningWithoutSocket.verdict(name, facts) {
+                    return running
+                }
                 return .failed(
                     name, message,
                     fix: wrongPath && !facts.usesDefaultSocket
@@ -165,6 +171,11 @@ struct VersionCheck: DoctorCheck {
         return .passed(
             name, "lanchat and lanchatd \(status.version), control API \(status.apiVersion)")
     }
+}
+
+/// The last part of a path (`lanchatd.sock` of `/run/user/1000/lanchat/lanchatd.sock`).
+func lastComponent(of path: String) -> String {
+    path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
 }
 
 /// The directory part of a path (`/run/user/1000/lanchat` of `…/lanchatd.sock`).

@@ -64,6 +64,8 @@ package struct DoctorReport: Sendable, Hashable {
 /// The fixes more than one check gives, spelled once.
 enum DoctorFix {
     static let startAvahi = "sudo systemctl enable --now avahi-daemon"
+    /// avahi-daemon needs the system bus: starting it first would fail.
+    static let startDBusAndAvahi = "sudo systemctl start dbus && \(startAvahi)"
     static let installAvahi = "sudo apt install avahi-daemon"
     static let staticPeer =
         "lanchatd --peer HOST:PORT (or peer = [\"HOST:PORT\"] in lanchatd.conf)"

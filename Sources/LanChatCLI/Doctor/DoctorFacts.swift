@@ -39,6 +39,15 @@ package struct DoctorFacts: Sendable {
     /// The daemon's data directory (from `status`) as this process sees it; nil without a
     /// daemon.
     package var dataDirectory: DataDirectoryFacts?
+    /// The absolute directory the socket is in (its link followed): for a relative --socket
+    /// the path's own directory is `.`, which names nothing where doctor's output is read
+    /// (QA). Nil when not known; the socket check then takes the path's own directory.
+    package var socketDirectory: String?
+    /// Whether the system D-Bus, which Avahi is reached through, accepts connections.
+    package var systemBus: SystemBusFacts
+    /// Who holds the default data directory's lock; looked at only when the daemon did not
+    /// answer.
+    package var dataDirectoryLock: DataDirectoryLockFacts?
 
     package init(
         uid: UInt32, socketPath: String, socket: SocketFacts, socketTarget: String? = nil,
@@ -47,9 +56,14 @@ package struct DoctorFacts: Sendable {
         avahiCheck: ToolRun? = nil, browse: ToolRun? = nil,
         addresses: ToolRun = .missing("ip"), portProbes: [PortProbe] = [],
         ruleset: ToolRun = .missing("nft"), resolvectl: ToolRun = .missing("resolvectl"),
-        resolvedConfMulticastDNS: String? = nil, dataDirectory: DataDirectoryFacts? = nil
+        resolvedConfMulticastDNS: String? = nil, dataDirectory: DataDirectoryFacts? = nil,
+        socketDirectory: String? = nil, systemBus: SystemBusFacts = .accepting,
+        dataDirectoryLock: DataDirectoryLockFacts? = nil
     ) {
         self.dataDirectory = dataDirectory
+        self.dataDirectoryLock = dataDirectoryLock
+        self.socketDirectory = socketDirectory
+        self.systemBus = systemBus
         self.uid = uid
         self.socketPath = socketPath
         self.socket = socket

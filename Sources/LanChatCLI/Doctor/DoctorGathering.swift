@@ -13,9 +13,11 @@ enum DoctorGathering {
     static let daemonTimeout: Duration = .seconds(2)
 
     /// `defaultSocketPath`: the user service's socket, for fixes that restart it.
-    static func gather(client: ControlClient, uid: UInt32, defaultSocketPath: String) async
-        -> DoctorFacts
-    {
+    /// `defaultDataDirectory`: where to look for a lanchatd that runs without its socket.
+    static func gather(
+        client: ControlClient, uid: UInt32, defaultSocketPath: String,
+        defaultDataDirectory: String
+    ) async -> DoctorFacts {
         async let avahiBus = ToolRunner.run(
             "busctl",
             [
@@ -63,7 +65,15 @@ enum DoctorGathering {
         // Browsed in any case (it runs alongside the rest), used only when there is a
         // daemon whose id to look for and mDNS is on.
         let browsed = await browse
+        facts.socketDirectory = absoluteDirectory(of: facts.socketTarget ?? client.socketPath)
+        facts.systemBus = SystemBusProbe.probe()
         if let daemon = facts.daemon { facts.dataDirectory = dataDirectoryFacts(daemon.dataDir) }
+        if facts.daemon == nil {
+            let asked = client.socketPath
+            facts.dataDirectoryLock = DataDirectoryLockProbe.probe(
+                directory: defaultDataDirectory,
+                socketPaths: [asked, absolutePath(asked)] + [facts.socketTarget].compactMap(\.self))
+        }
         if let daemon = facts.daemon, daemon.avahi != "disabled" { facts.browse = browsed }
         if case .missing = facts.avahiBus {
             facts.avahiCheck = await ToolRunner.run("avahi-daemon", ["--check"])
@@ -131,7 +141,28 @@ enum DoctorGathering {
         return files
     }
 
-    private static func readSmallFile(_ path: String) -> String? {
+    /// `path` from the root: relative ones are taken from the working directory.
+    static func absolutePath(_ path: String) -> String {
+        guard !path.hasPrefix("/"), let directory = getcwd(nil, 0) else { return path }
+        defer { free(directory) }
+        return String(cString: directory) + "/" + path
+    }
+
+    /// The directory `path` is in, from the root: a relative path's `.` (or `x/..`) resolved
+    /// against the working directory, so that a message and its fix name the directory
+    /// wherever they are read or run.
+    static func absoluteDirectory(of path: String) -> String {
+        let directory = parentDirectory(of: path)
+        guard !directory.hasPrefix("/") else { return directory }
+        guard let resolved = realpath(directory, nil) else {
+            return parentDirectory(of: absolutePath(path))
+        }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// At most 1 MiB of a file, read-only; nil when it cannot be opened.
+    static func readSmallFile(_ path: String) -> String? {
         guard let file = fopen(path, "r") else { return nil }
         defer { fclose(file) }
         var bytes: [UInt8] = []

@@ -76,8 +76,10 @@ package struct CLIEnvironment: Sendable {
     }
 
     /// Only the variables the CLI uses, read with `getenv` (cheaper than copying `environ`).
+    /// HOME and XDG_DATA_HOME name the default data directory, whose lock doctor looks at.
     static let knownVariables = [
         ControlSocketPath.environmentVariable, "XDG_RUNTIME_DIR", "NO_COLOR", "TERM", "COLUMNS",
+        "HOME", "XDG_DATA_HOME",
     ]
 
     private static func readVariables() -> [String: String] {

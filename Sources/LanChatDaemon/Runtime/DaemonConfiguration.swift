@@ -39,13 +39,9 @@ public struct DaemonConfiguration: Sendable {
 
     /// The defaults of PRODUCT.md §2–§3 for this user and environment.
     public static func defaults(environment: [String: String]) -> DaemonConfiguration {
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        let dataHome =
-            environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? home + "/.local/share"
         var configuration = DaemonConfiguration(
             name: defaultName(environment: environment),
-            dataDirectory: dataHome + "/lanchat",
+            dataDirectory: DataDirectoryPath.defaultDirectory(environment: environment),
             socketPath: ControlSocketPath.resolve(
                 explicit: nil, environment: environment, uid: getuid()))
         if let seconds = deadTimeoutSeconds(environment) {

@@ -1,4 +1,5 @@
 import Glibc
+import LanChatControl
 import Synchronization
 
 /// One daemon per data directory (PRODUCT.md §2): an exclusive `flock` on
@@ -20,7 +21,7 @@ final class DataDirectoryLock: Sendable {
     }
 
     static func acquire(in directory: String) throws(DaemonError) -> DataDirectoryLock {
-        let path = directory + "/lanchatd.lock"
+        let path = directory + "/" + DataDirectoryPath.lockFileName
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
             throw .dataDirectory("cannot open \(path): \(errnoText())")
