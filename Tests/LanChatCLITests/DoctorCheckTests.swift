@@ -44,8 +44,8 @@ import Testing
         let report = DoctorReport.evaluate(F.healthy)
         #expect(
             report.checks.map(\.name) == [
-                "socket", "daemon", "version", "data directory", "avahi-daemon", "mdns record",
-                "peers", "multicast", "port", "firewall", "systemd-resolved",
+                "socket", "daemon", "version", "configuration", "data directory", "avahi-daemon",
+                "mdns record", "peers", "multicast", "port", "firewall", "systemd-resolved",
             ])
         for check in report.checks {
             #expect(check.outcome == .passed, "\(check.name): \(check.detail)")
@@ -73,7 +73,7 @@ import Testing
         #expect(
             F.check("daemon", F.noDaemon)?.detail
                 == "lanchatd is not running (no socket at \(F.socketPath))")
-        for name in ["version", "data directory", "mdns record", "peers", "port"] {
+        for name in ["version", "configuration", "data directory", "mdns record", "peers", "port"] {
             expectSkipped(name, F.noDaemon, detail: "needs a running lanchatd")
         }
         // Another socket's start hint is said once, as the fix (found by QA: twice).
@@ -165,6 +165,19 @@ import Testing
         facts.status = .success(status)
         expectFailure(
             "version", facts, fix: "same release", detail: "control API \(ControlAPI.version + 1)")
+    }
+
+    /// A reload that failed keeps the running configuration: the file is not what runs.
+    @Test func aFailedReloadIsAFailureWithTheReloadToRunAgain() {
+        var facts = F.healthy
+        var status = F.status
+        status.reloadError =
+            "/home/alice/.config/lanchat/lanchatd.conf:2: port: expected an integer"
+        facts.status = .success(status)
+        expectFailure(
+            "configuration", facts,
+            fix: "correct the file, then systemctl --user reload lanchatd",
+            detail: "lanchatd.conf:2: port: expected an integer")
     }
 
     // MARK: Avahi and discovery

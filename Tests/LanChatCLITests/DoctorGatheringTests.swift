@@ -211,7 +211,7 @@ import Testing
         _ = await TestEnvironment.run(["doctor", "--json"], socket: server.path, output: captured)
         let json = try #require(JSONValue.parse(captured.output))
         let checks = json["checks"]?.array ?? []
-        #expect(checks.count == 11)
+        #expect(checks.count == DoctorReport.checks.count)
         for check in checks {
             guard case .object(let members) = check else {
                 Issue.record("a check is not an object")

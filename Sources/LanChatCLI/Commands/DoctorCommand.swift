@@ -15,7 +15,8 @@ struct DoctorCommand: AsyncParsableCommand {
             change; a symbolic link is followed), daemon (answers status; when nothing \
             answers, whether a lanchatd still holds the default data directory's lock, its \
             socket gone), version (lanchat \
-            and lanchatd are the same release), data directory (writable, at least 64 MiB \
+            and lanchatd are the same release), configuration (the last reload applied), \
+            data directory (writable, at least 64 MiB \
             free), avahi-daemon (answers on the system D-Bus), mdns record (this node's \
             _lanchat._tcp record is on the LAN), peers (one is online), multicast (an \
             interface can carry mDNS), port (the listening port accepts connections), \

@@ -173,6 +173,28 @@ struct VersionCheck: DoctorCheck {
     }
 }
 
+/// The configuration file on disk is what runs: the last reload (SIGHUP) applied, or none
+/// was asked for. One that failed keeps the running configuration, so an edit looks taken
+/// while it is not (found by QA: said only in the log).
+struct ConfigurationCheck: DoctorCheck {
+    let name = "configuration"
+
+    func evaluate(_ facts: DoctorFacts) -> DoctorCheckResult {
+        guard let status = facts.daemon else { return skippedWithoutDaemon(name) }
+        guard let reloadError = status.reloadError else {
+            return .passed(name, "the last reload applied (or none was asked for)")
+        }
+        let reload =
+            facts.usesDefaultSocket
+            ? "systemctl --user reload lanchatd"
+            : "kill -HUP the lanchatd that serves \(shellQuoted(facts.socketPath))"
+        return .failed(
+            name,
+            "the last reload failed, the file is not what runs: \(terminalSafe(reloadError))",
+            fix: "correct the file, then \(reload)")
+    }
+}
+
 /// The last part of a path (`lanchatd.sock` of `/run/user/1000/lanchat/lanchatd.sock`).
 func lastComponent(of path: String) -> String {
     path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path

@@ -51,7 +51,8 @@ package struct DoctorReport: Sendable, Hashable {
     /// Every check, in the order `lanchat doctor` prints them: the daemon first (most of
     /// the rest asks it), then Avahi and discovery, then the network underneath.
     static let checks: [any DoctorCheck] = [
-        SocketCheck(), DaemonCheck(), VersionCheck(), DataDirectoryCheck(), AvahiCheck(),
+        SocketCheck(), DaemonCheck(), VersionCheck(), ConfigurationCheck(), DataDirectoryCheck(),
+        AvahiCheck(),
         RecordCheck(),
         PeersCheck(), MulticastCheck(), PortCheck(), FirewallCheck(), ResolvedCheck(),
     ]
