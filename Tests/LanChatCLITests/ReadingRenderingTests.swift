@@ -176,6 +176,13 @@ import Testing
             now: CLIFixtures.now, zone: utc, style: .plain)
         #expect(
             request == "No conversations in the inbox; 1 message request waits: lanchat contacts\n")
+        // Beside conversations, the requests are said after them (found by QA: only when
+        // the inbox was empty).
+        let beside = InboxView.render(
+            InboxResult(conversations: [conversation(name: "bob", text: "hi")]), query: nil,
+            archived: false, requestCount: 2, now: CLIFixtures.now, zone: utc, style: .plain)
+        #expect(beside.hasSuffix("\n2 message requests wait: lanchat contacts\n"), "\(beside)")
+        #expect(beside.contains("bob"), "\(beside)")
     }
 
     // MARK: Search

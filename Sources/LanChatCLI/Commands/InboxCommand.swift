@@ -29,14 +29,17 @@ struct InboxCommand: AsyncParsableCommand {
         let context = global.makeContext()
         let params = InboxParams(query: query, archived: archived ? true : nil)
         let result = try await context.client.inbox(params)
-        // An empty inbox that only hides archived conversations says so (text only).
+        // An empty inbox that only hides archived conversations says so, and any inbox the
+        // message requests kept out of it (text only; found by QA: said only when empty).
         var archivedCount = 0
         var requestCount = 0
-        if !context.json, result.conversations.isEmpty, !archived, query == nil {
-            archivedCount =
-                (try? await context.client.inbox(InboxParams(archived: true)))?.conversations
-                .count ?? 0
+        if !context.json, !archived, query == nil {
             requestCount = (try? await context.client.contacts())?.requests.count ?? 0
+            if result.conversations.isEmpty {
+                archivedCount =
+                    (try? await context.client.inbox(InboxParams(archived: true)))?
+                    .conversations.count ?? 0
+            }
         }
         let former =
             context.json

@@ -8,8 +8,9 @@ package enum InboxView {
     /// Columns of message text a preview shows, `…` included.
     package static let previewLength = 60
 
-    /// `archivedCount` and `requestCount`: for an empty inbox, how many conversations are
-    /// archived and how many message requests wait (either is not "no conversations yet").
+    /// `archivedCount`: for an empty inbox, how many conversations are archived (not "no
+    /// conversations yet"); `requestCount`: how many message requests wait, said after the
+    /// conversations or instead of them.
     /// `width`: the terminal's columns; previews are cut so that each line fits (nil for a
     /// pipe or a file).
     package static func render(
@@ -83,7 +84,14 @@ package enum InboxView {
                 + previewPadding
             line += "  " + style.dim(row.time)
             return line + "\n"
-        }.joined()
+        }.joined() + requestsFooter(requestCount, style: style)
+    }
+
+    /// The message requests kept out of the inbox, after its lines.
+    private static func requestsFooter(_ count: Int, style: TextStyle) -> String {
+        guard count > 0 else { return "" }
+        let requests = count == 1 ? "message request waits" : "message requests wait"
+        return style.dim("\(count) \(requests): lanchat contacts") + "\n"
     }
 
     /// The narrowest a preview gets on a narrow terminal (the line wraps instead): "You: ",
