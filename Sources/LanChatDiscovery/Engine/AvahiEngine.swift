@@ -225,9 +225,17 @@ final class AvahiEngine: @unchecked Sendable {
                 logger.warning(
                     "avahi-daemon is not running; mDNS discovery paused, static peers still work")
             case .warnPaused(.clientUnavailable(let reason)):
-                logger.warning(
-                    "cannot reach avahi-daemon over D-Bus (\(reason)); mDNS discovery paused, static peers still work"
-                )
+                if SystemBus.isMissing() {
+                    // libavahi says "Daemon not running" of the bus too (found by QA: the
+                    // log blamed avahi-daemon): the bus is what to start first.
+                    logger.warning(
+                        "the system D-Bus is not running (no \(SystemBus.socketPath); sudo systemctl start dbus), so avahi-daemon cannot be reached; mDNS discovery paused, static peers still work"
+                    )
+                } else {
+                    logger.warning(
+                        "cannot reach avahi-daemon over D-Bus (\(reason)); mDNS discovery paused, static peers still work"
+                    )
+                }
             case .noteResumed:
                 logger.notice("avahi-daemon is available; mDNS discovery resumed")
             case .startBrowsing:
