@@ -55,7 +55,7 @@ for name in socket daemon version 'data directory' avahi-daemon 'mdns record' pe
 done
 grep -q '^All checks passed\.$' <<<"$DOCTOR_OUT" || fail "no summary line"
 doctor h1 --json
-jq -e '.ok == true and (.checks | length) == 11 and all(.checks[]; .ok and .fix == null)' \
+jq -e '.ok == true and (.checks | length) == 12 and all(.checks[]; .ok and .fix == null)' \
   <<<"$DOCTOR_OUT" >/dev/null || fail "doctor --json is not all ok on a healthy host"
 [[ $(check_field h1 'mdns record' detail) == "published as 'h1 ("* ]] ||
   fail "the record check does not name h1's instance: $(check_field h1 'mdns record' detail)"
@@ -70,7 +70,7 @@ grep -q '^✗ avahi-daemon .*fix: sudo systemctl enable --now avahi-daemon$' <<<
 grep -q '^✗ mdns record .*fix: sudo systemctl enable --now avahi-daemon$' <<<"$DOCTOR_OUT" ||
   fail "the record check does not blame the stopped avahi-daemon"
 grep -q '^✓ daemon ' <<<"$DOCTOR_OUT" || fail "lanchatd is blamed for avahi-daemon"
-[[ $DOCTOR_ERR == 'lanchat: 2 of 11 checks failed: avahi-daemon, mdns record' ]] ||
+[[ $DOCTOR_ERR == 'lanchat: 2 of 12 checks failed: avahi-daemon, mdns record' ]] ||
   fail "no failure summary on standard error"
 host_avahi_start h1
 wait_until 5000 "h1 reports avahi running" status_field_is h1 avahi running >/dev/null
