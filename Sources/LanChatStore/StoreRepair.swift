@@ -74,7 +74,9 @@ public enum StoreRepair {
         path: String, now: Int64, keyTag: @escaping (PeerKey) -> String
     ) throws(StoreError) -> Report? {
         var info = stat()
-        guard stat(path, &info) == 0, info.st_size > 0 else { return nil }
+        guard stat(path, &info) == 0 else { return nil }
+        try MessageStore.requireRegularFile(path, info)
+        guard info.st_size > 0 else { return nil }
         let source: DatabaseQueue
         do {
             // The CJK index's tokenizer, as at the inspection (`MessageStore.inspect`).
