@@ -108,21 +108,27 @@ public enum StoreRepair {
         guard stat(path, &info) == 0 else { return nil }
         try MessageStore.requireRegularFile(path, info)
         guard info.st_size > 0 else { return nil }
+        // Whether the store is sound is asked as the start asks it: a file SQLite reads only
+        // with the leniency below is damaged.
+        if isSound(path) { return nil }
         let source: DatabaseQueue
         do {
             // The CJK index's tokenizer, as at the inspection (`MessageStore.inspect`).
             var configuration = CJKTokenizer.configuration()
             configuration.readonly = true
             configuration.label = "lanchat.store.repair.source"
+            // Reads the schema even when the file is shorter than its header says (cut off:
+            // QA truncated a store and SQLite refused it whole), or a schema row is damaged:
+            // SQLite then goes by the pages the file has and the schema rows it can read.
+            // Nothing is written through this read-only connection.
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA writable_schema = ON")
+            }
             source = try DatabaseQueue(path: path, configuration: configuration)
         } catch {
             throw StoreError.wrapping(error, while: "opening \(path) to repair it")
         }
         defer { try? source.close() }
-        let check = try? source.read { db in
-            try String.fetchOne(db, sql: "PRAGMA integrity_check(1)")
-        }
-        if check == "ok" { return nil }
         let lastMigration = try schemaVersion(of: source, path: path)
         let fresh = path + ".repairing"
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(fresh + suffix) }
@@ -142,6 +148,23 @@ public enum StoreRepair {
         report.damagedCopy = damaged
         try swap(path, damagedTo: damaged, fresh: fresh)
         return report
+    }
+
+    /// Whether the store at `path` passes `integrity_check`, read as the start reads it: a
+    /// file SQLite cannot open or read (damaged, or an I/O error on a failing disk) is not
+    /// sound, and the repair copies what it can.
+    private static func isSound(_ path: String) -> Bool {
+        var configuration = CJKTokenizer.configuration()
+        configuration.readonly = true
+        configuration.label = "lanchat.store.repair.check"
+        guard let queue = try? DatabaseQueue(path: path, configuration: configuration) else {
+            return false
+        }
+        defer { try? queue.close() }
+        let check = try? queue.read { db in
+            try String.fetchOne(db, sql: "PRAGMA integrity_check(1)")
+        }
+        return check == "ok"
     }
 
     /// The last migration the damaged store recorded; a store whose migrations cannot be read,

@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
+import Glibc
 import Testing
 
 @testable import LanChatStore
 
 /// `--repair-store` on a real store whose damage SQLite cannot read past: a zeroed root page
-/// of `messages` (QA: every message was lost). What SQLite cannot reach is read page by page
-/// (`PageSalvage`).
+/// of `messages` (QA: every message was lost), a file cut short (QA: refused). What SQLite
+/// cannot reach is read page by page (`PageSalvage`).
 @Suite("Store repair: page salvage of a store")
 struct StoreRepairSalvageTests {
     let base = StoreRepairTests()
@@ -77,6 +78,35 @@ struct StoreRepairSalvageTests {
             try await store.history(with: StoreRepairTests.peer, limit: 5).messages.last?.text
                 == "three")
         #expect(try await store.completeSearchIndex() == StoreRepairTests.received + 3)
+        try store.close()
+    }
+
+    /// QA's second repro: the file cut short, which SQLite refuses whole (the header's page
+    /// count is past the file's end). Every row on a page the file still holds whole is kept;
+    /// the page the cut runs through is lost with those after it.
+    @Test func aTruncatedStoreKeepsTheRowsOfItsWholePages() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await base.filledStore(directory)
+        let path = directory.storePath
+        let before = try messages(path)
+        let leaves = try pages(of: "messages", in: path, "pagetype = 'leaf'")
+        let cutPage = leaves[leaves.count * 2 / 3]
+        let whole = try base.count(
+            path,
+            "SELECT sum(ncell) FROM dbstat WHERE name = 'messages' AND pagetype = 'leaf' "
+                + "AND pageno < \(cutPage)")
+        #expect(whole > 0 && whole < StoreRepairTests.received)
+        #expect(truncate(path, off_t((cutPage - 1) * Self.pageSize + 1_000)) == 0)
+        #expect(throws: StoreError.self) { try base.open(directory) }
+
+        let report = try #require(try base.repair(directory))
+        let kept = try messages(path)
+        #expect(kept.count == whole && report.messages == whole, "\(report.summary)")
+        #expect(kept.allSatisfy { before[$0.key] == $0.value })
+        #expect(try base.count(path, "PRAGMA foreign_key_check") == -1)
+        let store = try base.open(directory)
+        #expect(try await store.history(with: StoreRepairTests.peer, limit: 5).messages.count == 5)
         try store.close()
     }
 
