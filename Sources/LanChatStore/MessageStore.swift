@@ -180,7 +180,9 @@ public final class MessageStore: Sendable {
         throws(StoreError) -> HistoryCheck.Verdict
     {
         var info = stat()
-        guard stat(path, &info) == 0, info.st_size > 0 else {
+        let found = stat(path, &info) == 0
+        if found { try requireRegularFile(path, info) }
+        guard found, info.st_size > 0 else {
             // Nothing here yet: a first start, unless the marker names a store that was here.
             guard let marker, let markerPath else { return HistoryCheck.Verdict() }
             return try HistoryCheck.verify(

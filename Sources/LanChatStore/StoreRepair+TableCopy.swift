@@ -27,8 +27,11 @@ struct TableCopy {
 
     struct Outcome {
         var copied = 0
-        /// Where the table could not be read, said for the report; nil when it was read whole.
-        var unreadable: String?
+        /// The table could not be read whole through its b-tree: what the passes missed may
+        /// still be on its pages (`PageSalvage`).
+        var damaged = false
+        /// Rows read that the new store refused (a damaged value breaking a constraint).
+        var refused = 0
     }
 
     init(table: String, in db: Database) throws {
@@ -50,14 +53,11 @@ struct TableCopy {
     /// new store refuses (a damaged value breaking a constraint) are left out and counted.
     func run(from source: DatabaseQueue, into db: Database) throws -> Outcome {
         let selected = (hasRowID ? ["rowid"] : []) + columns.map(StoreRepair.quoted)
-        let inserted = (copiesRowID ? ["rowid"] : []) + columns.map(StoreRepair.quoted)
-        let insert = try db.makeStatement(
-            sql: "INSERT INTO \(StoreRepair.quoted(table)) "
-                + "(\(inserted.joined(separator: ", "))) "
-                + "VALUES (\(Array(repeating: "?", count: inserted.count).joined(separator: ", ")))"
-        )
+        let writer = RowWriter(table: table, columns: columns, copiesRowID: copiesRowID, in: db)
         var copied = 0
         var refused = 0
+        // The new store's own failure (not the damaged one's): it ends the copy.
+        var failure: (any Error)?
         /// Stores one row as read; false when the new store already has its key (the reverse
         /// pass met the forward one). A row breaking another constraint (a value a damaged
         /// page made NULL, say) is left out and the pass goes on.
@@ -65,19 +65,14 @@ struct TableCopy {
             var values = Array(row.databaseValues)
             if hasRowID && !copiesRowID { values.removeFirst() }
             do {
-                try insert.execute(arguments: StatementArguments(values))
-                copied += 1
-            } catch let error as DatabaseError
-                where error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY
-                || error.extendedResultCode == .SQLITE_CONSTRAINT_ROWID
-            {
-                sqlite3_reset(insert.sqliteStatement)
-                return false
+                switch try writer.insert(values) {
+                case .stored: copied += 1
+                case .present: return false
+                case .refused: refused += 1
+                }
             } catch {
-                // SQLite's reset answers the failed step's error once: taken here, not by the
-                // next row's insert.
-                sqlite3_reset(insert.sqliteStatement)
-                refused += 1
+                failure = error
+                return false
             }
             return true
         }
@@ -95,7 +90,6 @@ struct TableCopy {
         let forward = pass(
             source, sql: from + " ORDER BY " + order.joined(separator: ", "), ascending: true,
             highest: highest, store: store)
-        var notes: [String] = []
         if forward.stopped {
             // Backward, from the last row, down to what the forward pass reached.
             let bound = hasRowID && forward.lastRowID != nil ? " WHERE rowid > ?" : ""
@@ -113,11 +107,9 @@ struct TableCopy {
                     after: max(forward.lastRowID ?? 0, 0), before: below, from: source,
                     select: from, store: store)
             }
-            notes.append("the rows on a damaged part left out")
         }
-        if refused > 0 { notes.append("\(refused) rows refused as invalid") }
-        return Outcome(
-            copied: copied, unreadable: notes.isEmpty ? nil : notes.joined(separator: ", "))
+        if let failure { throw failure }
+        return Outcome(copied: copied, damaged: forward.stopped, refused: refused)
     }
 
     /// Finds readable rows with rowids strictly between `low` and `high`, whose pages the

@@ -17,9 +17,12 @@ import LanChatCore
 /// kept as it was found, for a closer look). A new file of the same schema version is built
 /// beside it; every table is copied row by row with its rowids (events and conversations name
 /// messages by rowid), with the triggers off, so nothing is counted twice; a table is read
-/// from both ends up to its damaged part (`TableCopy`). A peer whose row was lost comes back
-/// from its messages, rows that still name nothing are left out, conversations are counted
-/// again from the messages kept, and when anything was lost every outgoing stream restarts.
+/// from both ends up to its damaged part (`TableCopy`), and a rowid table that could not be
+/// read whole is then read page by page (`PageSalvage`): one damaged interior page hides
+/// every row below it from SQLite, though they are intact on their leaves (QA). A peer whose
+/// row was lost comes back from its messages, rows that still name nothing are left out,
+/// conversations are counted again from the messages kept, and when anything was lost every
+/// outgoing stream restarts.
 /// The search index is rebuilt from the messages by the daemon's indexer. Then the damaged file (with its `-wal` and `-shm`) is renamed to
 /// `<store>.damaged-<time>` and the new one takes its place. The daemon's start goes on as
 /// usual: the store keeps its id and generation, so the history check compares what was kept
@@ -35,16 +38,44 @@ public enum StoreRepair {
         /// Rows of every table copied, and places where a table could not be read further.
         public var rowsCopied: Int
         public var unreadable: [String]
+        /// What each table gave, in the order of the copy.
+        public var tables: [TableCount] = []
+
+        /// Damaged tables of which no row was kept: what they held is only in the damaged
+        /// copy now. Worth more than a warning, most of all for `messages`.
+        public var emptied: [String] {
+            tables.filter { $0.damaged && $0.read + $0.salvaged == 0 }.map(\.table)
+        }
 
         /// One line for the log.
         public var summary: String {
-            let lost =
+            let counts = tables.filter { $0.damaged || $0.read > 0 }.map { table in
+                table.damaged
+                    ? "\(table.table) \(table.read) + \(table.salvaged) salvaged"
+                    : "\(table.table) \(table.read)"
+            }
+            let damage =
                 unreadable.isEmpty
-                ? "every row was read"
-                : "some rows could not be read (\(unreadable.joined(separator: "; ")))"
-            return "copied \(rowsCopied) rows, \(messages) of them messages, into a new store: "
-                + "\(lost). The damaged file is kept as \(damagedCopy)"
+                ? "Every row was read"
+                : "Where the store was damaged: \(unreadable.joined(separator: "; "))"
+            return "copied \(rowsCopied) rows, \(messages) of them messages, into a new store. "
+                + "Rows per table, read through its b-tree (+ salvaged page by page where that "
+                + "was damaged): \(counts.joined(separator: ", ")). \(damage). The damaged file "
+                + "is kept as \(damagedCopy)"
         }
+    }
+
+    /// What one table gave the new store.
+    public struct TableCount: Sendable, Equatable {
+        public var table: String
+        /// Rows read through the table's b-tree, as SQLite reads it.
+        public var read: Int
+        /// Rows found on the table's pages (`PageSalvage`) that the b-tree read missed.
+        public var salvaged: Int
+        /// The table could not be read whole through its b-tree.
+        public var damaged: Bool
+        /// Rows read that the new store refused (a constraint).
+        public var refused: Int
     }
 
     /// Repairs the store at `path` if it fails `integrity_check`; returns nil when there is no
@@ -74,22 +105,30 @@ public enum StoreRepair {
         path: String, now: Int64, keyTag: @escaping (PeerKey) -> String
     ) throws(StoreError) -> Report? {
         var info = stat()
-        guard stat(path, &info) == 0, info.st_size > 0 else { return nil }
+        guard stat(path, &info) == 0 else { return nil }
+        try MessageStore.requireRegularFile(path, info)
+        guard info.st_size > 0 else { return nil }
+        // Whether the store is sound is asked as the start asks it: a file SQLite reads only
+        // with the leniency below is damaged.
+        if isSound(path) { return nil }
         let source: DatabaseQueue
         do {
             // The CJK index's tokenizer, as at the inspection (`MessageStore.inspect`).
             var configuration = CJKTokenizer.configuration()
             configuration.readonly = true
             configuration.label = "lanchat.store.repair.source"
+            // Reads the schema even when the file is shorter than its header says (cut off:
+            // QA truncated a store and SQLite refused it whole), or a schema row is damaged:
+            // SQLite then goes by the pages the file has and the schema rows it can read.
+            // Nothing is written through this read-only connection.
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA writable_schema = ON")
+            }
             source = try DatabaseQueue(path: path, configuration: configuration)
         } catch {
             throw StoreError.wrapping(error, while: "opening \(path) to repair it")
         }
         defer { try? source.close() }
-        let check = try? source.read { db in
-            try String.fetchOne(db, sql: "PRAGMA integrity_check(1)")
-        }
-        if check == "ok" { return nil }
         let lastMigration = try schemaVersion(of: source, path: path)
         let fresh = path + ".repairing"
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(fresh + suffix) }
@@ -98,7 +137,7 @@ public enum StoreRepair {
         var report: Report
         do {
             report = try build(
-                fresh, upTo: lastMigration, from: source, sourceBytes: bytes,
+                fresh, upTo: lastMigration, from: source, at: path, sourceBytes: bytes,
                 recreate: PeerStub(keyTag: keyTag, firstSeen: now))
         } catch {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(fresh + suffix) }
@@ -109,6 +148,23 @@ public enum StoreRepair {
         report.damagedCopy = damaged
         try swap(path, damagedTo: damaged, fresh: fresh)
         return report
+    }
+
+    /// Whether the store at `path` passes `integrity_check`, read as the start reads it: a
+    /// file SQLite cannot open or read (damaged, or an I/O error on a failing disk) is not
+    /// sound, and the repair copies what it can.
+    private static func isSound(_ path: String) -> Bool {
+        var configuration = CJKTokenizer.configuration()
+        configuration.readonly = true
+        configuration.label = "lanchat.store.repair.check"
+        guard let queue = try? DatabaseQueue(path: path, configuration: configuration) else {
+            return false
+        }
+        defer { try? queue.close() }
+        let check = try? queue.read { db in
+            try String.fetchOne(db, sql: "PRAGMA integrity_check(1)")
+        }
+        return check == "ok"
     }
 
     /// The last migration the damaged store recorded; a store whose migrations cannot be read,
@@ -137,10 +193,11 @@ public enum StoreRepair {
         return last
     }
 
-    /// Builds the new store at `fresh` from what `source` can read.
+    /// Builds the new store at `fresh` from what `source`, the damaged file at `sourcePath`,
+    /// can read.
     private static func build(
-        _ fresh: String, upTo lastMigration: String, from source: DatabaseQueue, sourceBytes: Int64,
-        recreate stub: PeerStub
+        _ fresh: String, upTo lastMigration: String, from source: DatabaseQueue,
+        at sourcePath: String, sourceBytes: Int64, recreate stub: PeerStub
     ) throws -> Report {
         try MessageStore.createPrivateFileIfAbsent(fresh)
         // Schema v14 creates the CJK index, with its tokenizer.
@@ -157,16 +214,34 @@ public enum StoreRepair {
                     try db.execute(sql: "DROP TRIGGER \(quoted(trigger["name"]))")
                 }
                 var incomplete: Set<String> = []
+                var salvageable: [String] = []
                 for table in try copiedTables(db) {
                     let copy = try TableCopy(table: table, in: db)
                     try db.execute(sql: "DELETE FROM \(quoted(table))")
                     let outcome = try copy.run(from: source, into: db)
-                    report.rowsCopied += outcome.copied
-                    if let unreadable = outcome.unreadable {
-                        report.unreadable.append("\(table): \(unreadable)")
-                        incomplete.insert(table)
+                    report.tables.append(
+                        TableCount(
+                            table: table, read: outcome.copied, salvaged: 0,
+                            damaged: outcome.damaged, refused: outcome.refused))
+                    if outcome.damaged && copy.hasRowID { salvageable.append(table) }
+                }
+                // What the b-tree could not reach may still be on the table's pages.
+                var salvage = Salvage()
+                if !salvageable.isEmpty {
+                    salvage = try self.salvage(salvageable, from: sourcePath, into: db)
+                }
+                for index in report.tables.indices {
+                    var table = report.tables[index]
+                    table.salvaged = salvage.stored[table.table] ?? 0
+                    table.refused += salvage.refused[table.table] ?? 0
+                    report.tables[index] = table
+                    report.rowsCopied += table.read + table.salvaged
+                    if table.damaged || table.refused > 0 { incomplete.insert(table.table) }
+                    if let note = note(on: table, salvaged: salvageable.contains(table.table)) {
+                        report.unreadable.append("\(table.table): \(note)")
                     }
                 }
+                report.unreadable += salvage.notes
                 // Only a peers table that lost rows explains a row naming an unknown peer;
                 // otherwise that row is damaged itself, and left out below.
                 let recreated = incomplete.contains("peers") ? try recreatePeers(db, stub) : 0
@@ -219,6 +294,20 @@ public enum StoreRepair {
             }
         }
         return report
+    }
+
+    /// What the report says of a table that was not read whole; nil for one that was.
+    private static func note(on table: TableCount, salvaged: Bool) -> String? {
+        var parts: [String] = []
+        if table.damaged {
+            parts.append(
+                salvaged
+                    ? "its b-tree could not be read whole; \(table.salvaged) more rows found on "
+                        + "its pages (rows on pages that could not be read are lost)"
+                    : "the rows on a damaged part left out")
+        }
+        if table.refused > 0 { parts.append("\(table.refused) rows refused as invalid") }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 
     /// How a peer that only its messages name comes back.

@@ -319,4 +319,18 @@ struct StoreRepairTests {
             try count(directory.storePath, "SELECT unread FROM conversations")
                 == Self.received - 500)
     }
+
+    /// A directory where the store belongs is said to be one, not "disk I/O error" (QA),
+    /// by the repair and by the start alike.
+    @Test func aDirectoryInTheStoresPlaceIsSaidToBeOne() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(
+            atPath: directory.storePath, withIntermediateDirectories: false)
+        for attempt in [{ _ = try repair(directory) }, { _ = try open(directory) }] {
+            let error = try #require(throws: StoreError.self) { try attempt() }
+            #expect(error.kind == .unavailable)
+            #expect(error.description.contains("is a directory, not a store file"), "\(error)")
+        }
+    }
 }

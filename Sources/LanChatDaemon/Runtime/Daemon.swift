@@ -401,6 +401,16 @@ public final class Daemon: Sendable {
                 now: DaemonClock.system.wallMilliseconds(), keyTag: Fingerprint.keyTag)
             {
                 logger.warning("repaired \(path): \(report.summary)")
+                // A damaged table that gave nothing (all messages, say) must not pass as one
+                // more warning: what it held is only in the damaged copy now.
+                for table in report.emptied {
+                    logger.error(
+                        """
+                        \(path): table \(table) was damaged and none of its rows could be read, \
+                        through its b-tree or page by page; what it held is only in \
+                        \(report.damagedCopy) now: keep that file
+                        """)
+                }
             } else {
                 logger.notice("\(path) passes its integrity check: nothing to repair")
             }
