@@ -34,7 +34,10 @@ struct StorePages {
         // As SQLite goes: the log's size after its last commit, else the header's when it is
         // current, else the file's.
         let filePages = main.size / header.pageSize
-        count = index?.pageCount ?? header.statedPageCount ?? filePages
+        // No page past what the file and the log hold can be read: a count beyond them (a
+        // damaged header's, up to 2^32) would only be a long walk over nothing.
+        let held = max(filePages + 1, logged.keys.max() ?? 0)
+        count = min(index?.pageCount ?? header.statedPageCount ?? filePages, held)
     }
 
     /// The store file at `path` and its `-wal` if there is one; nil when the file cannot be
