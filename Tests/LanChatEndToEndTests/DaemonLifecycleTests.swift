@@ -196,6 +196,27 @@ extension EndToEnd {
             }
         }
 
+        /// A socket another lanchatd answers on is refused before anything is made in the
+        /// new data directory (found by QA: a key, a store and a marker were left there).
+        @Test func aSocketInUseExits73AndLeavesTheDataDirectoryAlone() async throws {
+            try await inSandbox { sandbox in
+                let alice = try await DaemonProcess.start("alice", in: sandbox)
+                let logPath = sandbox.file("second.log")
+                let fresh = sandbox.file("second-data")
+                let daemon = try DaemonProcess.launchRaw(
+                    [
+                        "--name", "second", "--data-dir", fresh, "--socket",
+                        sandbox.file("alice.sock"), "--port", "0",
+                    ], in: sandbox, logPath: logPath)
+                let ended = await daemon.waitForExit(within: Self.refusalTimeout)
+                let message = DaemonProcess.readLog(logPath)
+                #expect(ended == .exited(73), "\(message)")
+                #expect(message.contains("in use by another lanchatd"), "\(message)")
+                #expect(!FileManager.default.fileExists(atPath: fresh), "\(fresh) was made")
+                #expect(try await alice.json(StatusCounts.self, ["status"]).queued == 0)
+            }
+        }
+
         /// Issue 9 item 3: only a stale socket may be replaced; a regular file at the
         /// `--socket` path is an error and keeps its content.
         @Test func regularFileAtTheSocketPathExits73AndIsKept() async throws {

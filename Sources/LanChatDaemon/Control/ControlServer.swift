@@ -54,6 +54,10 @@ final class ControlServer: Sendable {
     ///
     /// With `activated`, the listening socket systemd passed (socket activation) is served
     /// instead: systemd made the file and its directory, and keeps them when we stop.
+    static func inUseText(_ path: String) -> String {
+        "\(path) is in use by another lanchatd; stop it or pass another --socket"
+    }
+
     static func bind(
         path: String, group: any EventLoopGroup, logger: Logger,
         activated: ActivatedSocket? = nil
@@ -74,8 +78,7 @@ final class ControlServer: Sendable {
                     + "(remove it or pass another --socket)")
         case .some:
             if ControlSocketProbe.isLive(path) {
-                throw DaemonError.socketUnavailable(
-                    "\(path) is in use by another lanchatd; stop it or pass another --socket")
+                throw DaemonError.socketUnavailable(inUseText(path))
             }
             unlink(path)  // a stale socket left by a crash
         }

@@ -34,6 +34,7 @@ public final class Daemon: Sendable {
         handleSignals: Bool = true, reload: ConfigurationReload.Inputs? = nil
     ) async throws(DaemonError) -> Daemon {
         try configuration.validate()
+        try Self.refuseSocketInUse(configuration.socketPath, environment: environment)
         if !ProcessHardening.apply() {
             logger.warning("cannot disable core dumps: the key could end up in a core file")
         }
@@ -64,6 +65,20 @@ public final class Daemon: Sendable {
             configuration, identity: identity, store: store, directory: directory, lock: lock,
             clock: clock, logger: logger, environment: environment, handleSignals: handleSignals,
             reload: reload)
+    }
+
+    /// A socket another lanchatd answers on ends the start before anything is made in the
+    /// data directory (found by QA: a fresh one got a key, a store and a marker first).
+    /// `ControlServer.bind` asks again when it binds, for a daemon that came up meanwhile;
+    /// a socket systemd passes is ours to serve.
+    private static func refuseSocketInUse(_ path: String, environment: [String: String])
+        throws(DaemonError)
+    {
+        let activated = environment["LISTEN_PID"].flatMap(Int32.init) == getpid()
+        guard !activated, ControlSocketFile.existing(at: path)?.isSocket == true,
+            ControlSocketProbe.isLive(path)
+        else { return }
+        throw .socketUnavailable(ControlServer.inUseText(path))
     }
 
     private init(
