@@ -283,11 +283,15 @@ public struct KeyChangeInfo: Codable, Sendable, Hashable {
     }
 
     /// The one-line warning `who` and `status` print.
+    /// Said with the name the new key took, the earlier key's (found by QA: a new key that
+    /// took "carol" and later called itself "alice" was said to be alice's new key).
     public var warning: String {
-        let name = peer.alias ?? peer.name
+        let now = peer.alias ?? peer.name
+        let claimed = previous.map { $0.alias ?? $0.name } ?? now
         let was = previous.map { "; \($0.keyTag) had it before" } ?? ""
+        let calls = now != claimed && !now.isEmpty ? "; it now calls itself \(now)" : ""
         return
-            "\(name) is now using a different key (\(peer.keyTag)\(was)): compare safety numbers with 'lanchat verify \(peer.keyTag)'"
+            "\(claimed) is now using a different key (\(peer.keyTag)\(was)\(calls)): compare safety numbers with 'lanchat verify \(peer.keyTag)'"
     }
 }
 

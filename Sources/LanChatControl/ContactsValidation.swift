@@ -57,7 +57,7 @@ extension VerifyParams {
 extension ContactLimits {
     static func validatedAlias(_ alias: String) throws(ControlError) -> String {
         let trimmed = alias.trimmingSpaces
-        guard !trimmed.isEmpty else { throw .badInput("the alias is empty") }
+        guard !trimmed.isBlankText else { throw .badInput("the alias is empty") }
         guard trimmed.utf8.count <= maxAliasBytes else {
             throw .badInput("an alias is at most \(maxAliasBytes) bytes")
         }

@@ -175,7 +175,7 @@ extension ParamsLimits {
 /// The checks that need no daemon state, shared with `Fuzz/ControlRequest`.
 enum GroupValidation {
     static func name(_ name: String) throws(ControlError) {
-        guard !name.allSatisfy(\.isWhitespace) else { throw .badInput("empty group name") }
+        guard !name.isBlankText else { throw .badInput("empty group name") }
         // Found by QA: "ops " beside "ops" made two groups that look alike, and a rename to
         // "ops " a new version of a name that looked unchanged.
         guard name.first?.isWhitespace != true, name.last?.isWhitespace != true else {

@@ -24,15 +24,6 @@ public enum ParamsLimits {
 }
 
 extension String {
-    /// Nothing a reader would see: white space and invisible format characters only (a zero
-    /// width space, a word joiner, a byte order mark; found by QA: a message of U+200B alone
-    /// was sent while one of spaces was refused). Stops at the first visible character.
-    public var isBlankText: Bool {
-        unicodeScalars.allSatisfy {
-            $0.properties.isWhitespace || $0.properties.generalCategory == .format
-        }
-    }
-
     /// U+0000 is refused in every text lanchat stores or sends: SQLite and C strings end at
     /// it, so an accepted NUL would silently cut the text after it was acknowledged.
     /// Searched with `memchr` over the contiguous UTF-8 (every text of a `send` is checked;

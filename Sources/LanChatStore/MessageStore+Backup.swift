@@ -41,7 +41,8 @@ extension MessageStore {
             let reason = String(cString: strerror(code))
             var status = stat()
             // An existing directory is EEXIST too: said as the trailing slash's is (QA).
-            if code == EEXIST, lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            // Followed: a link to a directory names that directory (QA).
+            if code == EEXIST, stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
                 throw BackupError("\(path) names a directory; give the backup a file name in it")
             }
             throw BackupError(

@@ -43,6 +43,18 @@ import Testing
         )
     }
 
+    /// The name the new key took is the earlier key's; a later name of the new key is said
+    /// beside it, not in its place (found by QA: "alice is now using a different key" of a
+    /// key that had taken carol's name).
+    @Test func theWarningNamesTheNameThatWasTaken() {
+        var renamed = Self.change
+        renamed.peer.name = "alice"
+        #expect(
+            renamed.warning
+                == "carol@desk is now using a different key (CARO-L234; OLDK-EY23 had it before; it now calls itself alice): compare safety numbers with 'lanchat verify CARO-L234'"
+        )
+    }
+
     @Test func statusWarnsToo() {
         var status = CLIFixtures.status
         status.keyChanges = [Self.change]

@@ -39,5 +39,9 @@ import Testing
         #expect(DoctorGathering.absoluteDirectory(of: "/run/x/lanchatd.sock") == "/run/x")
         #expect(lastComponent(of: "/run/x/lanchatd.sock") == "lanchatd.sock")
         #expect(lastComponent(of: "lanchatd.sock") == "lanchatd.sock")
+        // The socket itself, as every check's message and fix name it (found by QA: "its
+        // socket e.sock is gone").
+        #expect(DoctorGathering.absolutePath("e.sock") == here + "/e.sock")
+        #expect(DoctorGathering.absolutePath("/run/x/e.sock") == "/run/x/e.sock")
     }
 }

@@ -204,6 +204,8 @@ struct BadParamsTests {
             for name in [
                 "a\tb", "x\u{1B}[31m", "nul\u{0}", "line\nbreak", "bidi\u{202E}eman", "x\u{2066}y",
                 " ops", "ops ", "ops\u{3000}",
+                // Invisible only (found by QA: taken, and `#` of it could not be typed).
+                "\u{200B}", "\u{2060}\u{FEFF}", "\u{115F}",
             ] {
                 await Self.expectRefused(Self.badInput, "group create \(name.debugDescription)") {
                     () async throws(ControlError) in
@@ -254,6 +256,10 @@ struct BadParamsTests {
     /// another name is not renamed behind the user's back (found by QA, both).
     @Test func aHashAliasAndAddingAContactAgainUnderAnotherNameAreRefused() async throws {
         try await withConnectedPair { alice, bob in
+            await Self.expectRefused(Self.badInput, "an invisible alias") {
+                () async throws(ControlError) in
+                try await alice.client.alias(AliasParams(peer: bob.id, name: "\u{200B}"))
+            }
             await Self.expectRefused(Self.badInput, "alias '#ops'") {
                 () async throws(ControlError) in
                 try await alice.client.alias(AliasParams(peer: bob.id, name: "#ops"))

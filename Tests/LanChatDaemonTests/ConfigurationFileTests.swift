@@ -148,6 +148,7 @@ import Testing
         ("interface = [\"\"]", "interface: is empty"),
         ("interface = [\"eth0\", \"sixteen-bytes-xx\"]", "interface: 'sixteen-bytes-xx' is longer"),
         ("interface = \"a/b\"", "interface: 'a/b' cannot be an interface name"),
+        ("interface = \"eth0:1\"", "interface: 'eth0:1' cannot be an interface name"),
         ("interface = \"eth0 \"", "interface: 'eth0 ' cannot be an interface name"),
         (
             "notify-command = \"\(String(repeating: "x", count: 131_072))\"",
@@ -182,6 +183,8 @@ import Testing
     @Test(arguments: [
         ("port = 99999999999999999999\n", "port: the number is too large"),
         ("name = \"a\"\nname = \"b\"\n", "name: the key is given twice"),
+        ("port = 1\n\"port\" = 2\n", ":2:10: port: the key is given twice"),
+        ("port = 1\n'port' = 2\n", "port: the key is given twice"),
     ])
     func aParserErrorSaysTheMistake(text: String, reason: String) throws {
         let error = try #require(failure(text))

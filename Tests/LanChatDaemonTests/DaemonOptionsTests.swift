@@ -34,6 +34,9 @@ import Testing
 
     @Test func aNameIsNotBlankNorPaddedWithSpaces() {
         #expect(DaemonConfiguration.displayNameProblem(" ") == "cannot be blank")
+        // Nor invisible (found by QA: a name of U+200B alone started and showed nothing).
+        #expect(DaemonConfiguration.displayNameProblem("\u{200B}") == "cannot be blank")
+        #expect(DaemonConfiguration.displayNameProblem("\u{3164}") == "cannot be blank")
         #expect(
             DaemonConfiguration.displayNameProblem("  alice  ")
                 == "cannot start or end with white space")

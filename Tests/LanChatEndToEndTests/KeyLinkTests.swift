@@ -65,6 +65,11 @@ extension EndToEnd {
                     ["verify", newBob.keyTag, number.safetyNumber, "--link"])
                 #expect(linked.verified && linked.peer.trust == "verified")
                 #expect(linked.peer.alias == "bob" && linked.peer.contact)
+                // The retired key keeps its name, but the name is free for the new key's
+                // alias again (found by QA: "'bob' is already used by bob").
+                #expect(try await alice.lanchat(["alias", newBob.keyTag, "robert"]).status == 0)
+                let back = try await alice.lanchat(["alias", newBob.keyTag, "bob"])
+                #expect(back.status == 0, "\(back)")
                 #expect(linked.linked.previous.keyTag == bob.keyTag)
                 #expect(linked.linked.messages == 2 && linked.linked.released == 1)
                 // Group members are keys: the link says where the old key still is.

@@ -330,8 +330,12 @@ struct DurabilityTests {
         await #expect(throws: BackupError.self) { try await store.backup(to: "relative.db") }
         #expect(!FileManager.default.fileExists(atPath: "relative.db"))
         // A directory's path (QA: "cannot create …/: Is a directory" of one that did not exist).
-        // With or without the slash, an existing directory is said as one (QA).
-        for path in [directory.path + "/missing/", directory.path] {
+        // With or without the slash, an existing directory is said as one, as is a link to
+        // one (QA).
+        let link = directory.path + "/link"
+        try FileManager.default.createSymbolicLink(
+            atPath: link, withDestinationPath: directory.path)
+        for path in [directory.path + "/missing/", directory.path, link] {
             await #expect {
                 try await store.backup(to: path)
             } throws: { error in

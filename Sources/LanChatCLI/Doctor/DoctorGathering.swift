@@ -56,8 +56,10 @@ enum DoctorGathering {
         }
         client.close()
 
+        // From the root, so that every message and fix names it wherever it is read or run
+        // (found by QA: "its socket e.sock is gone").
         var facts = DoctorFacts(
-            uid: uid, socketPath: client.socketPath, socket: socket,
+            uid: uid, socketPath: absolutePath(client.socketPath), socket: socket,
             socketTarget: symbolicLinkTarget(client.socketPath),
             defaultSocketPath: defaultSocketPath, status: status, peers: peers,
             avahiBus: await avahiBus, addresses: await addresses,

@@ -1,5 +1,6 @@
 import Dispatch
 import LanChatClient
+import LanChatControl
 
 #if canImport(Glibc)
     import Glibc

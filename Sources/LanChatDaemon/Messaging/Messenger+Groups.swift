@@ -103,7 +103,7 @@ extension Messenger {
     func groupTarget(_ query: String) async throws(ControlError) -> StoredGroup? {
         // Empty, it would be a prefix of every name: a script's empty variable, not a choice.
         let bare = query.hasPrefix("#") ? String(query.dropFirst()) : query
-        guard !bare.allSatisfy(\.isWhitespace) else {
+        guard !bare.isBlankText else {
             throw .invalidParams("the peer or group is empty")
         }
         let all: [StoredGroup]

@@ -32,7 +32,7 @@ extension Messenger {
         if let target = params.target {
             // An empty variable in a script must not retry everything, which an absent
             // target does.
-            guard !target.allSatisfy(\.isWhitespace) else {
+            guard !target.isBlankText else {
                 throw .invalidParams(
                     "the target is empty; leave it out to retry every failed message")
             }

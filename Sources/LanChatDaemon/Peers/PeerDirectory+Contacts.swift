@@ -277,8 +277,10 @@ extension PeerDirectory {
             throw .refused(
                 .badInput("'\(alias)' looks like a peer id or key tag; choose another alias"))
         }
+        // A key a link retired keeps its old name but is never a send target again: the
+        // name is free for the key that replaced it (found by QA: `alias NEW bob` refused).
         let clash = all.first { other in
-            other.pinned && other.key != key
+            other.pinned && other.key != key && other.record.replacedBy == nil
                 && (other.record.alias?.lowercased() == folded
                     || other.record.name.lowercased() == folded)
         }

@@ -77,11 +77,10 @@ public enum ConfigurationFile {
     /// The TOML parser's words where a user would not recognise the mistake in them (found
     /// by QA); anything else as the parser says it.
     static func plainReason(_ parser: String) -> String {
-        if parser.contains("cannot redefine existing") {
-            return "the key is given twice (\(parser))"
-        }
+        // The parser's own text garbles a quoted key ('"poport" '): left out.
+        if parser.contains("cannot redefine existing") { return "the key is given twice" }
         if parser.contains("not representable in 64 bits") {
-            return "the number is too large (\(parser))"
+            return "the number is too large (at most 9223372036854775807)"
         }
         return parser
     }
@@ -237,11 +236,19 @@ public enum ConfigurationFile {
     static func key(onLine number: Int, in text: String) -> String? {
         let lines = lines(of: text)
         guard number >= 1, number <= lines.count else { return nil }
-        let line = lines[number - 1].drop { $0 == " " || $0 == "\t" }
+        var line = lines[number - 1].drop { $0 == " " || $0 == "\t" }
+        // A quoted key ("port" or 'port') is the same key (found by QA: the message lost it).
+        let quote = line.first.flatMap { $0 == "\"" || $0 == "'" ? $0 : nil }
+        if quote != nil { line = line.dropFirst() }
         let key = line.prefix {
             $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_")
         }
-        let after = line.dropFirst(key.count).drop { $0 == " " || $0 == "\t" }
+        var after = line.dropFirst(key.count)
+        if let quote {
+            guard after.first == quote else { return nil }
+            after = after.dropFirst()
+        }
+        after = after.drop { $0 == " " || $0 == "\t" }
         guard !key.isEmpty, after.first == "=" else { return nil }
         return String(key)
     }

@@ -98,7 +98,9 @@ public struct DaemonConfiguration: Sendable {
         guard !name.isEmpty, name.utf8.count <= Limits.maxDisplayNameBytes else {
             return "must be 1 to \(Limits.maxDisplayNameBytes) bytes"
         }
-        // Found by QA: " " was a name, and "  alice  " showed as two names would.
+        // Found by QA: " " was a name, and "  alice  " showed as two names would; and a
+        // name of U+200B alone, which shows nothing.
+        guard !name.isBlankText else { return "cannot be blank" }
         guard name.first?.isWhitespace == false, name.last?.isWhitespace == false else {
             return name.allSatisfy(\.isWhitespace)
                 ? "cannot be blank" : "cannot start or end with white space"
@@ -120,13 +122,13 @@ public struct DaemonConfiguration: Sendable {
         if name.utf8.count > 15 {
             return "'\(name)' is longer than 15 bytes, which no interface name is"
         }
-        if name == "." || name == ".." || name.contains("/")
+        if name == "." || name == ".." || name.contains("/") || name.contains(":")
             || name.unicodeScalars.contains(where: {
                 $0.properties.isWhitespace || $0.properties.generalCategory == .control
             })
         {
             return
-                "'\(name)' cannot be an interface name (no '/', white space or control characters)"
+                "'\(name)' cannot be an interface name (no '/', ':', white space or control characters)"
         }
         return nil
     }
