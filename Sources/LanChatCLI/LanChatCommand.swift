@@ -53,6 +53,23 @@ public enum LanChatCLI {
         signal(SIGPIPE, SIG_IGN)
     }
 
+    /// "Not running", said while a lanchatd holds the default data directory: most likely its
+    /// socket was removed (a /tmp cleaner), and starting another would be refused (found by
+    /// QA: `status` sent the user to start a second daemon). Empty otherwise.
+    static func runningWithoutSocketHint(_ error: ControlError) -> String {
+        guard error.isDaemonNotRunning else { return "" }
+        let directory = DataDirectoryPath.defaultDirectory(
+            environment: CLIEnvironment.current.variables)
+        guard
+            let pid = DataDirectoryLockProbe.holder(
+                of: directory + "/" + DataDirectoryPath.lockFileName)
+        else { return "" }
+        return
+            "lanchat: yet lanchatd (PID \(pid)) runs on \(directory): if its socket was removed, "
+            + "restart it (systemctl --user restart lanchatd, or kill \(pid) and start it "
+            + "again); 'lanchat doctor' says more\n"
+    }
+
     /// Runs the command line of this process and exits with its code.
     public static func main() async -> Never {
         let code = await run(Array(CommandLine.arguments.dropFirst()))
@@ -75,7 +92,7 @@ public enum LanChatCLI {
             }
             return output.outputFailed ? Self.outputFailedExitCode : 0
         } catch let error as ControlError {
-            output.standardError(ErrorView.render(error))
+            output.standardError(ErrorView.render(error) + runningWithoutSocketHint(error))
             return error.exitCode
         } catch {
             let code = LanChatCommand.exitCode(for: error)

@@ -47,6 +47,34 @@ import Testing
         #expect(flock(daemon, LOCK_EX | LOCK_NB) == 0)
     }
 
+    /// Any command that finds no daemon says so too, and that starting another is not the
+    /// fix (found by QA: `status` said "start the lanchatd that serves it").
+    @Test func aCommandWithoutItsDaemonNamesTheOneThatHoldsTheLock() async throws {
+        let home = try TemporaryDirectory.make()
+        let data = home + "/lanchat"
+        #expect(mkdir(data, 0o700) == 0)
+        let lock = data + "/" + DataDirectoryPath.lockFileName
+        defer {
+            unlink(lock)
+            rmdir(data)
+            rmdir(home)
+        }
+        let output = CapturedOutput()
+        let free = await TestEnvironment.run(
+            ["status"], socket: home + "/gone.sock", output: output,
+            variables: ["XDG_DATA_HOME": home])
+        #expect(free == 69 && !output.error.contains("yet lanchatd"), "\(output.error)")
+        let fd = try holdLock(lock)
+        defer { close(fd) }
+        let held = CapturedOutput()
+        let code = await TestEnvironment.run(
+            ["status"], socket: home + "/gone.sock", output: held,
+            variables: ["XDG_DATA_HOME": home])
+        #expect(code == 69)
+        #expect(
+            held.error.contains("yet lanchatd (PID \(getpid())) runs on \(data)"), "\(held.error)")
+    }
+
     /// flock(1) holds the lock in a process of its own, and writes no PID in the file.
     @Test(.enabled(if: ToolRunner.find("flock") != nil))
     func anotherProcessHoldingTheLockIsNamed() throws {
