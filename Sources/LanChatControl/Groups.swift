@@ -176,6 +176,11 @@ extension ParamsLimits {
 enum GroupValidation {
     static func name(_ name: String) throws(ControlError) {
         guard !name.isBlankText else { throw .badInput("empty group name") }
+        // `#NAME` names a group by NAME: a name starting with '#' could never be named so
+        // (found by QA: '#hash' became reachable only as '##hash').
+        guard !name.hasPrefix("#") else {
+            throw .badInput("a group name cannot start with '#', which is written before it")
+        }
         // Found by QA: "ops " beside "ops" made two groups that look alike, and a rename to
         // "ops " a new version of a name that looked unchanged.
         guard name.first?.isWhitespace != true, name.last?.isWhitespace != true else {

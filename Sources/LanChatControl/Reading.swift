@@ -125,10 +125,33 @@ public struct WatchResult: Codable, Sendable, Hashable {
     public var cursor: String
     /// The oldest cursor still in the log: `since` must not be older.
     public var oldestCursor: String
+    /// The id of the peer (52 characters) or group (32 hex digits) the watch follows, null
+    /// for every event: what to watch again after a reconnect, since a name may have changed
+    /// meanwhile (found by QA: `watch '#ops'` ended after a rename and a restart).
+    public var followed: String?
 
-    public init(cursor: String, oldestCursor: String) {
+    public init(cursor: String, oldestCursor: String, followed: String? = nil) {
         self.cursor = cursor
         self.oldestCursor = oldestCursor
+        self.followed = followed
+    }
+
+    enum CodingKeys: String, CodingKey { case cursor, oldestCursor, followed }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            cursor: try container.decode(String.self, forKey: .cursor),
+            oldestCursor: try container.decode(String.self, forKey: .oldestCursor),
+            followed: try container.decodeIfPresent(String.self, forKey: .followed))
+    }
+
+    /// `followed` as null when there is none: every listed field is present.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(cursor, forKey: .cursor)
+        try container.encode(oldestCursor, forKey: .oldestCursor)
+        try container.encode(followed, forKey: .followed)
     }
 }
 

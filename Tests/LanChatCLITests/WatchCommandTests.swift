@@ -55,6 +55,21 @@ import Testing
         #expect(code == 0)
     }
 
+    /// Found by QA: `watch '#ops'` ended ("no group matches") when the group was renamed
+    /// while the daemon restarted. It watches again by the id the first answer named.
+    @Test func aReconnectWatchesTheIdTheNameResolvedTo() async throws {
+        let groupID = "0123456789abcdef0123456789abcdef"
+        let plan = WatchPlan([
+            .init(events: [CLIFixtures.event(1)], ending: .close, followed: groupID),
+            .init(events: [CLIFixtures.event(2)], ending: .hold, followed: groupID),
+        ])
+        let server = try FakeDaemon.start(watch: plan)
+        defer { server.stop() }
+        let (lines, _, _) = await watchLines(["watch", "#ops", "--json"], server: server, count: 2)
+        #expect(lines.count == 2)
+        #expect(plan.peers == ["#ops", groupID])
+    }
+
     @Test func withoutEventsItResumesFromTheDaemonsStartingCursor() async throws {
         let plan = WatchPlan([
             .init(ending: .close), .init(events: [CLIFixtures.event(1)], ending: .hold),

@@ -206,6 +206,8 @@ struct BadParamsTests {
                 " ops", "ops ", "ops\u{3000}",
                 // Invisible only (found by QA: taken, and `#` of it could not be typed).
                 "\u{200B}", "\u{2060}\u{FEFF}", "\u{115F}",
+                // '#' is written before a name (found by QA: '#hash' only as '##hash').
+                "#hash",
             ] {
                 await Self.expectRefused(Self.badInput, "group create \(name.debugDescription)") {
                     () async throws(ControlError) in

@@ -152,6 +152,32 @@ final class TestNode: @unchecked Sendable {
 
 let quietLogger = Logger(label: "daemon-test") { _ in SwiftLogNoOpLogHandler() }
 
+/// The messages a logger was given, for tests that check what the daemon says.
+final class CapturedLog: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var messages: [String] { lines.withLock { $0 } }
+
+    var logger: Logger {
+        Logger(label: "daemon-test") { _ in Handler(log: self) }
+    }
+
+    private struct Handler: LogHandler {
+        let log: CapturedLog
+        var logLevel: Logger.Level = .trace
+        var metadata: Logger.Metadata = [:]
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            log.lines.withLock { $0.append(event.message.description) }
+        }
+    }
+}
+
 /// A temporary directory for one test's nodes.
 struct TestRoot {
     let path: String

@@ -436,22 +436,34 @@ struct GroupConversationTests {
             try await eventually("bob has the new name") {
                 try await bob.client.groups().groups.first?.name == "ops2"
             }
+            var requestMarks: [Bool?] = []
+            var followed: String?
             func replayed() async throws -> [EventType] {
                 var types: [EventType] = []
                 var changes = 0
+                requestMarks = []
                 for try await update in bob.client.watch(
                     WatchParams(peer: group.id, since: "0000000000000000"))
                 {
+                    if case .started(let result) = update { followed = result.followed }
                     guard case .event(let event) = update else { continue }
                     types.append(event.type)
-                    if event.type == .groupChanged { changes += 1 }
+                    if event.type == .groupChanged {
+                        changes += 1
+                        requestMarks.append(event.group?.request)
+                    }
                     if changes == 2 { break }
                 }
                 return types
             }
             #expect(try await replayed() == [.groupChanged, .groupChanged])
+            // The group object says it is a request, as `groups` does (found by QA).
+            #expect(requestMarks == [true, true])
+            // The answer names the group by its id, to watch again after a rename.
+            #expect(followed == group.id)
             _ = try await bob.client.accept(PeerParams(peer: "#ops2"))
             #expect(try await replayed() == [.groupChanged, .messageReceived, .groupChanged])
+            #expect(requestMarks == [nil, nil])
         }
     }
 

@@ -115,6 +115,45 @@ struct GroupMembershipTests {
         await harness.stop()
     }
 
+    /// Our change, made while the members were apart, meets a higher version made without
+    /// it: the higher version stands (no history tells "made without" from "undone"), and
+    /// the daemon says so (found by QA: a removal made while apart vanished without a word).
+    @Test func anOwnChangeAHigherVersionHasNotGotIsSaid() async throws {
+        let log = CapturedLog()
+        let harness = try await PeerLinkTests.Harness.start(logger: log.logger)
+        let (own, carol) = (try #require(LinkPhaseTests.own), try #require(Self.carol))
+        let id = try #require(Self.groupID)
+        try await harness.store.addPeer(carol, keyTag: "TAG", name: "m", at: 1)
+        // Version 3 is ours: carol removed from version 2's three members.
+        let ours = GroupUpdate(id: id, version: 3, name: "ops", members: [own, harness.peer])
+        #expect(
+            try await harness.store.saveGroup(
+                StoredGroup(state: ours, basis: [own, harness.peer, carol], updatedAt: 1),
+                recipients: [harness.peer, carol], expectedVersion: nil, changedBy: own))
+        let (session, _) = try await harness.established("s1")
+        let withOurs = GroupUpdate(id: id, version: 4, name: "ops4", members: ours.members)
+        await harness.link.received([.group(withOurs)], on: session)
+        #expect(try await harness.store.group(id)?.state.version == 4)
+        #expect(!log.messages.contains { $0.contains("does not have our change") })
+
+        // Ours again at 4 (as if nothing came), then a 6 built on 2 by the peer: carol back.
+        let again = GroupUpdate(id: id, version: 5, name: "ops4", members: [own, harness.peer])
+        let stored = try #require(try await harness.store.group(id))
+        _ = try await harness.store.saveGroup(
+            StoredGroup(state: again, basis: [own, harness.peer, carol], updatedAt: 2),
+            recipients: [harness.peer], expectedVersion: stored.state.version, changedBy: own)
+        let without = GroupUpdate(
+            id: id, version: 6, name: "ops6", members: [own, harness.peer, carol])
+        await harness.link.received([.group(without)], on: session)
+        #expect(try await harness.store.group(id)?.state == without)
+        #expect(
+            log.messages.contains {
+                $0.contains("version 6 from")
+                    && $0.contains("does not have our change of version 5")
+            }, "\(log.messages)")
+        await harness.stop()
+    }
+
     /// A member blocked while its session is still up (`block` closes it; a batch may come
     /// first): its GROUP changes nothing and its group MSG is not stored, like its 1:1 ones.
     @Test func aGroupOrGroupMessageFromABlockedMemberIsNotStored() async throws {

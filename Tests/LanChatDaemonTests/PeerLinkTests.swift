@@ -19,9 +19,9 @@ import Testing
         let directory: PeerDirectory
         let run: Task<Void, Never>
 
-        static func start(readReceipts: Bool = true, clock: DaemonClock = .system) async throws
-            -> Harness
-        {
+        static func start(
+            readReceipts: Bool = true, clock: DaemonClock = .system, logger: Logger = quietLogger
+        ) async throws -> Harness {
             let root = try TestRoot()
             let store = try MessageStore.open(path: root.path + "/lanchat.sqlite3")
             let own = try #require(LinkPhaseTests.own)
@@ -31,7 +31,7 @@ import Testing
             let events = EventBus()
             let services = LinkServices(
                 store: store, directory: directory, events: events,
-                profile: OwnProfile(name: "alice"), logger: quietLogger,
+                profile: OwnProfile(name: "alice"), logger: logger,
                 readReceipts: readReceipts,
                 clock: clock)
             let link = PeerLink(key: peer, services: services)

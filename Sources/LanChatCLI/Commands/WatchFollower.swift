@@ -20,12 +20,16 @@ struct WatchFollower {
 
     func run() async throws(ControlError) {
         var cursor = since
+        // The name given at first; once a stream started, the id the daemon resolved it to.
+        var target = peer
         var started = false
         var names: [String: PeerInfo] = [:]
         var backoff = Self.firstBackoff
         var noted = false
         while !Task.isCancelled {
-            let ending = await follow(cursor: &cursor, started: &started, names: &names) {
+            let ending = await follow(
+                target: &target, cursor: &cursor, started: &started, names: &names
+            ) {
                 backoff = Self.firstBackoff
                 noted = false
             }
@@ -81,15 +85,17 @@ struct WatchFollower {
     /// One connection: prints its events until it ends. Returns the error that ended it, or
     /// nil when the daemon closed it (or the task was cancelled).
     private func follow(
-        cursor: inout String?, started: inout Bool, names: inout [String: PeerInfo],
-        onStart: () -> Void
+        target: inout String?, cursor: inout String?, started: inout Bool,
+        names: inout [String: PeerInfo], onStart: () -> Void
     ) async -> ControlError? {
         do {
-            for try await update in context.client.watch(WatchParams(peer: peer, since: cursor)) {
+            for try await update in context.client.watch(WatchParams(peer: target, since: cursor)) {
                 switch update {
                 case .started(let result):
                     started = true
                     if cursor == nil { cursor = result.cursor }
+                    // Watched again by its id: a rename meanwhile must not end the watch.
+                    if let followed = result.followed { target = followed }
                     onStart()
                 case .event(let event):
                     // The line first: it compares the peer with how it was last seen.

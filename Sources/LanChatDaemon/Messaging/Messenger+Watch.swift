@@ -66,7 +66,8 @@ extension Messenger {
         let start = since ?? bounds.newest
         return OpenedStream(
             result: WatchResult(
-                cursor: Self.cursorText(bounds.newest), oldestCursor: Self.cursorText(oldestKept))
+                cursor: Self.cursorText(bounds.newest), oldestCursor: Self.cursorText(oldestKept),
+                followed: followed?.hex ?? peer?.id)
         ) { [followed] answer throws(ControlError) in
             try await self.streamEvents(after: start, followed: followed, peer: peer, to: answer)
         }
@@ -158,8 +159,14 @@ extension Messenger {
         do {
             let all = try await store.groups()
             return (
+                // As `groups` shows it, a pending request marked (found by QA: a watch client
+                // could not tell a request from a membership).
                 Dictionary(
-                    all.map { ($0.state.id, groupInfo($0.state)) }, uniquingKeysWith: { a, _ in a }),
+                    all.map { group in
+                        var info = groupInfo(group.state)
+                        if group.requestFrom != nil { info.request = true }
+                        return (group.state.id, info)
+                    }, uniquingKeysWith: { a, _ in a }),
                 Set(all.filter { $0.requestFrom != nil }.map(\.state.id))
             )
         } catch {

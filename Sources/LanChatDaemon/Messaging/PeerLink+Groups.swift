@@ -86,6 +86,8 @@ extension PeerLink {
                 && services.directory.entry(key)?.record.contact != true
             // Our own change losing an equal-version tie is made again on top of the winner.
             let ownLost = await ownChangeLosing(to: update, local: local)
+            let overtaken =
+                ownLost == nil ? await ownChangeOvertaken(by: update, local: local) : nil
             do {
                 switch try await GroupPublisher(services: services).publish(
                     update, replacing: local, by: key, asRequest: asRequest)
@@ -93,6 +95,11 @@ extension PeerLink {
                 case .saved:
                     await acceptRequestAContactVouchesFor(local)
                     if let ownLost { await reapply(ownLost, onto: update) }
+                    if let overtaken {
+                        logger.notice(
+                            "group \(update.name): version \(update.version) from \(keyTag) does not have our change of version \(overtaken.state.version) (made without it while we were apart, or undone); make it again if it should stand"
+                        )
+                    }
                     return
                 case .conflict:
                     continue
@@ -135,6 +142,28 @@ extension PeerLink {
     {
         guard let local, local.state.version == update.version,
             local.state.canonicalEncoding != update.canonicalEncoding
+        else { return nil }
+        do {
+            return try await services.store.groupStateAuthor(update.id)
+                == services.directory.ownKey ? local : nil
+        } catch {
+            logger.error("cannot read who changed a group: \(error)")
+            return nil
+        }
+    }
+
+    /// Our state `local`, when it is our own change and `update`, of a higher version, has not
+    /// got it: made by a member who had not seen it (a change made while the members were
+    /// apart), or undone on purpose. Without a history of versions the two cannot be told
+    /// apart, so it is not made again, only said (found by QA: a removal made while apart
+    /// vanished without a word).
+    private func ownChangeOvertaken(by update: GroupUpdate, local: StoredGroup?) async
+        -> StoredGroup?
+    {
+        guard let local, update.version > local.state.version,
+            GroupConvergence.reapply(
+                local.state, basis: local.basis, onto: update, own: services.directory.ownKey)
+                != nil
         else { return nil }
         do {
             return try await services.store.groupStateAuthor(update.id)

@@ -149,21 +149,26 @@ final class WatchPlan: Sendable {
         var refusal: ControlError?
         var events: [EventInfo] = []
         var ending: Ending = .hold
+        /// What the answer says the watch follows (the id a name resolved to).
+        var followed: String?
     }
 
-    private let state: Mutex<(steps: [Step], sinces: [String?])>
+    private let state: Mutex<(steps: [Step], sinces: [String?], peers: [String?])>
 
     init(_ steps: [Step] = []) {
-        state = Mutex((steps: steps, sinces: []))
+        state = Mutex((steps: steps, sinces: [], peers: []))
     }
 
     /// The `since` param of each watch request served so far.
     var sinces: [String?] { state.withLock { $0.sinces } }
+    /// The `peer` param of each watch request served so far.
+    var peers: [String?] { state.withLock { $0.peers } }
 
     func serve(_ request: Request, on connection: ServerConnection) {
         let params = (try? request.params(WatchParams.self)) ?? nil
         let step = state.withLock { state in
             state.sinces.append(params?.since)
+            state.peers.append(params?.peer)
             return state.steps.isEmpty ? Step() : state.steps.removeFirst()
         }
         if let refusal = step.refusal {
@@ -171,7 +176,9 @@ final class WatchPlan: Sendable {
             return
         }
         connection.write(
-            Reply.result(request, WatchResult(cursor: "c0", oldestCursor: "c0")) + "\n")
+            Reply.result(
+                request, WatchResult(cursor: "c0", oldestCursor: "c0", followed: step.followed))
+                + "\n")
         for event in step.events {
             connection.write(Self.notification(event) + "\n")
         }
