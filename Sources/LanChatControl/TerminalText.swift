@@ -29,12 +29,16 @@ public enum TerminalText {
 
     /// Invisible characters that make two names look alike (`zw\u{200B}space` and `zwspace`,
     /// found by QA): zero-width space, soft hyphen, Mongolian vowel separator, word joiner
-    /// and the invisible operators, zero-width no-break space. Escaped in one-line fields
-    /// only: in message text they have their uses (Thai and Khmer break lines at U+200B), and
-    /// U+200C and U+200D, which join emoji and shape scripts, are left alone everywhere.
+    /// and the invisible operators, zero-width no-break space, the combining grapheme joiner,
+    /// the Hangul fillers and the blank Braille pattern (found by QA too: `x\u{3164}` beside
+    /// `x`). Escaped in one-line fields only: in message text they have their uses (Thai and
+    /// Khmer break lines at U+200B), and U+200C and U+200D, which join emoji and shape
+    /// scripts, and the variation selectors, which choose an emoji's look, are left alone.
     public static func isInvisibleInName(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
-        case 0x00AD, 0x180E, 0x200B, 0x2060...0x2064, 0xFEFF: true
+        case 0x00AD, 0x034F, 0x115F, 0x1160, 0x180E, 0x200B, 0x2060...0x2064, 0x2800, 0x3164,
+            0xFEFF, 0xFFA0:
+            true
         default: false
         }
     }

@@ -9,7 +9,10 @@ import Testing
         #expect(try MessageText.validate(" build is green ") == " build is green ")
     }
 
-    @Test(arguments: ["", " ", "\n\t ", "\u{3000}", "\u{200B}", " \u{2060}\u{FEFF} "])
+    @Test(arguments: [
+        "", " ", "\n\t ", "\u{3000}", "\u{200B}", " \u{2060}\u{FEFF} ", "\u{3164}", "\u{2800}",
+        "\u{034F}\u{FE0F}",
+    ])
     func blankTextIsBadInput(text: String) {
         #expect(throws: ControlError.badInput("the message is empty")) {
             try MessageText.validate(text)

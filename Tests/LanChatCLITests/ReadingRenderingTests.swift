@@ -330,6 +330,13 @@ import Testing
         var changed = EventInfo(cursor: "1", type: .groupChanged, at: at, peer: CLIFixtures.bob)
         changed.group = group
         #expect(watchLine(changed) == "12:03 group #ops changed (2 members), from Bob\n")
+        // A pending request says so, as `groups` does (found by QA: only --json did).
+        var request = changed
+        request.group?.request = true
+        #expect(
+            watchLine(request)
+                == "12:03 group #ops changed (2 members), from Bob; a request: lanchat accept #ops\n"
+        )
         var received = EventInfo(
             cursor: "2", type: .messageReceived, at: at,
             message: CLIFixtures.incoming(1, "deploy done", at: "2026-11-21T12:03:00Z"),

@@ -244,7 +244,12 @@ import Testing
     /// Two names that differ only by an invisible character do not look alike (found by QA);
     /// message text keeps them (Thai breaks lines at U+200B), and emoji keep their joiners.
     @Test func invisibleCharactersAreEscapedInNamesOnly() {
-        for scalar in ["\u{AD}", "\u{180E}", "\u{200B}", "\u{2060}", "\u{2064}", "\u{FEFF}"] {
+        for scalar in [
+            "\u{AD}", "\u{180E}", "\u{200B}", "\u{2060}", "\u{2064}", "\u{FEFF}",
+            // The Hangul fillers and the blank Braille pattern (found by QA: `x\u{3164}`
+            // beside `x` in `groups`).
+            "\u{3164}", "\u{115F}", "\u{FFA0}", "\u{2800}",
+        ] {
             let value = String(scalar.unicodeScalars.first?.value ?? 0, radix: 16, uppercase: true)
             #expect(terminalSafe("zw" + scalar + "space") == "zw\\u{\(value)}space")
             #expect(terminalSafeBlock("zw" + scalar + "space") == "zw" + scalar + "space")
@@ -252,6 +257,8 @@ import Testing
         #expect(truncated("zw\u{200B}space", to: 40) == "zw\\u{200B}space")
         let family = "👨\u{200D}👩\u{200D}👧 team"
         #expect(terminalSafe(family) == family)
+        // A variation selector chooses an emoji's look: kept.
+        #expect(terminalSafe("❤\u{FE0F} team") == "❤\u{FE0F} team")
     }
 
     @Test func statusShowsAHostileOwnNameAndTextEscaped() {

@@ -90,8 +90,12 @@ package enum WatchView {
             // "from": the member the change came from, who made it or passed it on (a GROUP
             // frame names no author, PROTOCOL.md §9.7; found by QA).
             guard let group = event.group else { return "a group changed, from " + name }
-            return "group " + style.cyan("#" + truncated(group.name, to: 40)) + " changed"
-                + " (\(GroupText.memberCount(group.members.count))), from " + name
+            let shown = "#" + truncated(group.name, to: 40)
+            // A pending request says so, as `groups` does (found by QA: only --json did).
+            let request =
+                group.request == true ? "; a request: lanchat accept \(shown)" : ""
+            return "group " + style.cyan(shown) + " changed"
+                + " (\(GroupText.memberCount(group.members.count))), from " + name + request
         case .requestNew:
             return "message request from " + name
         }
