@@ -182,14 +182,11 @@ extension EndToEnd {
             try await inSandbox { sandbox in
                 let blocker = sandbox.file("not-a-directory")
                 try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
-                let logPath = sandbox.file("blocked.log")
-                let daemon = try DaemonProcess.launchRaw(
+                let (ended, message) = try await Self.refusedStart(
                     [
                         "--name", "alice", "--data-dir", blocker, "--socket",
                         sandbox.file("a.sock"), "--port", "0",
-                    ], in: sandbox, logPath: logPath)
-                let ended = await daemon.waitForExit(within: Self.refusalTimeout)
-                let message = DaemonProcess.readLog(logPath)
+                    ], in: sandbox)
                 #expect(ended == .exited(73), "\(message)")
                 #expect(message.contains(blocker), "the message names the path: \(message)")
                 #expect(try Data(contentsOf: URL(fileURLWithPath: blocker)) == Data("x".utf8))
@@ -201,15 +198,12 @@ extension EndToEnd {
         @Test func aSocketInUseExits73AndLeavesTheDataDirectoryAlone() async throws {
             try await inSandbox { sandbox in
                 let alice = try await DaemonProcess.start("alice", in: sandbox)
-                let logPath = sandbox.file("second.log")
                 let fresh = sandbox.file("second-data")
-                let daemon = try DaemonProcess.launchRaw(
+                let (ended, message) = try await Self.refusedStart(
                     [
                         "--name", "second", "--data-dir", fresh, "--socket",
                         sandbox.file("alice.sock"), "--port", "0",
-                    ], in: sandbox, logPath: logPath)
-                let ended = await daemon.waitForExit(within: Self.refusalTimeout)
-                let message = DaemonProcess.readLog(logPath)
+                    ], in: sandbox)
                 #expect(ended == .exited(73), "\(message)")
                 #expect(message.contains("in use by another lanchatd"), "\(message)")
                 for file in ["identity.key", "lanchat.sqlite3", "store.marker"] {
@@ -227,14 +221,11 @@ extension EndToEnd {
             try await inSandbox { sandbox in
                 let precious = sandbox.file("notes.txt")
                 try Data("keep me".utf8).write(to: URL(fileURLWithPath: precious))
-                let logPath = sandbox.file("regular.log")
-                let daemon = try DaemonProcess.launchRaw(
+                let (ended, message) = try await Self.refusedStart(
                     [
                         "--name", "alice", "--data-dir", sandbox.file("data"), "--socket",
                         precious, "--port", "0",
-                    ], in: sandbox, logPath: logPath)
-                let ended = await daemon.waitForExit(within: Self.refusalTimeout)
-                let message = DaemonProcess.readLog(logPath)
+                    ], in: sandbox)
                 #expect(ended == .exited(73), "\(message)")
                 #expect(message.contains("is not a socket"), "a clear message: \(message)")
                 #expect(
@@ -379,12 +370,20 @@ extension EndToEnd {
         static func startAgain(_ daemon: DaemonProcess, in sandbox: Sandbox) async throws
             -> (Termination?, String)
         {
-            let logPath = sandbox.file("again-\(UUID().uuidString.prefix(6)).log")
-            let child = try DaemonProcess.launchRaw(
+            try await refusedStart(
                 [
                     "--name", daemon.name, "--data-dir", daemon.dataDirectory, "--socket",
                     daemon.socket, "--port", "0",
-                ], in: sandbox, logPath: logPath)
+                ], in: sandbox)
+        }
+
+        /// Starts lanchatd with `arguments`, for a start that must be refused: how it ended
+        /// (nil if it still ran after `refusalTimeout`) and what it wrote.
+        static func refusedStart(_ arguments: [String], in sandbox: Sandbox) async throws
+            -> (Termination?, String)
+        {
+            let logPath = sandbox.file("refused-\(UUID().uuidString.prefix(6)).log")
+            let child = try DaemonProcess.launchRaw(arguments, in: sandbox, logPath: logPath)
             let ended = await child.waitForExit(within: refusalTimeout)
             return (ended, DaemonProcess.readLog(logPath))
         }
