@@ -143,13 +143,7 @@ extension PeerLink {
         guard let local, local.state.version == update.version,
             local.state.canonicalEncoding != update.canonicalEncoding
         else { return nil }
-        do {
-            return try await services.store.groupStateAuthor(update.id)
-                == services.directory.ownKey ? local : nil
-        } catch {
-            logger.error("cannot read who changed a group: \(error)")
-            return nil
-        }
+        return await ownChange(local)
     }
 
     /// Our state `local`, when it is our own change and `update`, of a higher version, has not
@@ -165,8 +159,13 @@ extension PeerLink {
                 local.state, basis: local.basis, onto: update, own: services.directory.ownKey)
                 != nil
         else { return nil }
+        return await ownChange(local)
+    }
+
+    /// `local` when we made it (the group's latest `group.changed` is ours), else nil.
+    private func ownChange(_ local: StoredGroup) async -> StoredGroup? {
         do {
-            return try await services.store.groupStateAuthor(update.id)
+            return try await services.store.groupStateAuthor(local.state.id)
                 == services.directory.ownKey ? local : nil
         } catch {
             logger.error("cannot read who changed a group: \(error)")
