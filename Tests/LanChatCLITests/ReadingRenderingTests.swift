@@ -234,14 +234,22 @@ import Testing
                 == "✓✓ 1/2 ✗ 1 failed: blocked; unblock to send")
     }
 
+    /// An own group message with a copy per status, to members B, C, ….
+    static func ownGroupMessage(
+        _ text: String, _ status: MessageStatus, copies: [MessageStatus]
+    ) -> MessageInfo {
+        var own = CLIFixtures.outgoing(3, text, status, at: "2026-11-21T12:02:00Z")
+        own.group = String(repeating: "a", count: 32)
+        own.recipients = copies.enumerated().map { index, copy in
+            RecipientInfo(peer: String(UnicodeScalar(UInt8(66 + index))), status: copy)
+        }
+        return own
+    }
+
     /// While no member has it, a group message's tick is where its copies are: a double tick
     /// says delivered (found by QA: `✓✓ 0/2`).
     @Test func aGroupMessageNobodyHasYetHasNoDoubleTick() {
-        var own = CLIFixtures.outgoing(3, "soon", .queued, at: "2026-11-21T12:02:00Z")
-        own.group = String(repeating: "a", count: 32)
-        own.recipients = [
-            RecipientInfo(peer: "B", status: .queued), RecipientInfo(peer: "C", status: .queued),
-        ]
+        var own = Self.ownGroupMessage("soon", .queued, copies: [.queued, .queued])
         #expect(HistoryView.groupMark(own, style: .plain) == "… 0/2")
         own.recipients?[0].status = .sent
         #expect(HistoryView.groupMark(own, style: .plain) == "✓ 0/2")
@@ -252,11 +260,7 @@ import Testing
     /// An own group message's inbox preview counts its members, as `history` does (found by
     /// QA: only "✓✓").
     @Test func anInboxPreviewOfAnOwnGroupMessageCountsItsMembers() {
-        var own = CLIFixtures.outgoing(3, "to all", .delivered, at: "2026-11-21T12:02:00Z")
-        own.group = String(repeating: "a", count: 32)
-        own.recipients = [
-            RecipientInfo(peer: "B", status: .read), RecipientInfo(peer: "C", status: .delivered),
-        ]
+        let own = Self.ownGroupMessage("to all", .delivered, copies: [.read, .delivered])
         #expect(InboxView.preview(own, style: .plain) == "You: to all ✓✓ 2/2 (1 read)")
     }
 
