@@ -466,6 +466,34 @@ extension EndToEnd {
             }
         }
 
+        /// `chat PEER` shows the conversation with that peer alone: neither the peer's messages
+        /// in a group nor our own group messages' statuses (found by QA: both appeared, as if
+        /// said to the user alone).
+        @Test func aChatWithAPeerLeavesOutItsGroupMessages() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
+                _ = try await alice.lanchat(["group", "create", "ops", "bob"])
+                let known = try await pollUntil(timeout: .seconds(10)) {
+                    try await bob.json(Groups.GroupList.self, ["groups"]).groups.map(\.name)
+                        == ["ops"]
+                }
+                try #require(known, "bob learns the group")
+                let chat = try await TmuxTerminal(
+                    [try Binaries.lanchat(), "--socket", alice.socket, "chat", "bob"])
+                defer { chat.kill() }
+                try await chat.waitFor(showing: "No messages yet")
+
+                _ = try await bob.lanchat(["send", "#ops", "said in the group"])
+                _ = try await alice.lanchat(["send", "#ops", "ours in the group", "--wait"])
+                _ = try await bob.lanchat(["send", "alice", "said to alice"])
+                // Events come in order: the group's came before the direct one.
+                try await chat.waitFor(showing: "bob  said to alice")
+                let screen = try await chat.screen()
+                #expect(!screen.contains { $0.contains("in the group") }, "\(screen)")
+            }
+        }
+
         /// `chat GROUP`: lines go to the group, members' messages come back with their names.
         @Test func lineModeInAGroup() async throws {
             try await inSandbox { sandbox in

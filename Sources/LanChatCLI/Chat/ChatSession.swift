@@ -87,10 +87,12 @@ struct ChatSession {
         case .messageReceived:
             // Marked read by whoever shows it: the screen once it is in view, line mode
             // once printed.
-            guard let message = event.message else { return }
+            guard let message = event.message, isInConversation(message) else { return }
             deliver(.messages([message]))
         case .messageStatus:
-            if let message = event.message { deliver(.messages([message])) }
+            if let message = event.message, isInConversation(message) {
+                deliver(.messages([message]))
+            }
         case .peerPresence, .peerNew:
             if !isGroup, let peer = event.peer { deliver(.peer(peer)) }
         case .peerTyping:
@@ -101,6 +103,13 @@ struct ChatSession {
         default:
             break
         }
+    }
+
+    /// `watch PEER` follows every event about the peer, its messages in groups too; a chat
+    /// shows only its own conversation's (found by QA: a group's messages appeared in the
+    /// chat with one of its members, as if said to the user alone).
+    private func isInConversation(_ message: MessageInfo) -> Bool {
+        isGroup ? message.group == peerID : message.group == nil
     }
 
     /// Marks the conversation read: what the screen shows, the user has seen.
