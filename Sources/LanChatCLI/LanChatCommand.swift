@@ -154,7 +154,7 @@ public enum LanChatCLI {
     /// ArgumentParser writes `Error: …`; lanchat writes every error as `lanchat: …`, made
     /// terminal-safe (it may quote an argument).
     static func usageError(_ text: String) -> String {
-        let body = terminalSafeBlock(
+        let body = terminalSafeError(
             text.hasPrefix("Error: ") ? String(text.dropFirst("Error: ".count)) : text)
         return "lanchat: " + body + (body.hasSuffix("\n") ? "" : "\n")
     }

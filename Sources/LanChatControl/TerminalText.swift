@@ -65,9 +65,27 @@ public enum TerminalText {
         return pieces(text, keepingLayout: true).joined()
     }
 
+    /// An error message: laid out as message text (a list of candidates is on lines of its
+    /// own), with the invisible characters escaped as in a name, since the names it quotes
+    /// are how the user tells two things apart (found by QA: `#tri\u{200B}o` and `#trio`
+    /// read the same in "matches 2 groups").
+    public static func error(_ text: String) -> String {
+        let layout: Set<Unicode.Scalar> = ["\n", "\t"]
+        guard
+            text.unicodeScalars.contains(where: {
+                needsEscape($0, inLine: true) && !layout.contains($0)
+            })
+        else { return text }
+        return pieces(text, keepingLayout: true, escapingInvisible: true).joined()
+    }
+
     /// The text as display pieces: each a character shown as it is, or one escape. A view that
-    /// shortens text cuts between pieces, so it never shows half an escape.
-    public static func pieces(_ text: String, keepingLayout: Bool) -> [String] {
+    /// shortens text cuts between pieces, so it never shows half an escape. Invisible
+    /// characters are escaped in one-line fields unless told otherwise.
+    public static func pieces(
+        _ text: String, keepingLayout: Bool, escapingInvisible: Bool? = nil
+    ) -> [String] {
+        let invisible = escapingInvisible ?? !keepingLayout
         var pieces: [String] = []
         pieces.reserveCapacity(text.utf8.count)
         for character in text {
@@ -80,14 +98,14 @@ public enum TerminalText {
                 continue
             }
             let scalars = character.unicodeScalars
-            guard scalars.contains(where: { needsEscape($0, inLine: !keepingLayout) }) else {
+            guard scalars.contains(where: { needsEscape($0, inLine: invisible) }) else {
                 pieces.append(String(character))
                 continue
             }
             // Controls are characters of their own (grapheme rules GB4, GB5), except CR LF.
             for scalar in scalars {
                 pieces.append(
-                    needsEscape(scalar, inLine: !keepingLayout) ? escape(scalar) : String(scalar))
+                    needsEscape(scalar, inLine: invisible) ? escape(scalar) : String(scalar))
             }
         }
         return pieces

@@ -325,6 +325,22 @@ import Testing
         #expect(failed == #"lanchat: \u{1B}]0;x\u{7} is blocked; unblock to send"# + "\n")
     }
 
+    /// Names quoted in an error are how the user tells two apart: an invisible character in
+    /// one is shown (found by QA: `#tri\u{200B}o` and `#trio` read the same), while the
+    /// message keeps its lines.
+    @Test func anErrorShowsTheInvisibleCharactersOfTheNamesItQuotes() {
+        let error = ControlError.groupAmbiguous(
+            "tri", names: ["group #trio (4223)", "group #tri\u{200B}o (11e5)"],
+            hint: "write #NAME")
+        #expect(
+            ErrorView.render(error)
+                == #"lanchat: 'tri' matches 2 groups or peers: group #trio (4223), "#
+                + #"group #tri\u{200B}o (11e5); write #NAME"# + "\n")
+        #expect(
+            ErrorView.render(.failed("two\nlines\u{200B}"))
+                == "lanchat: two\n" + #"lines\u{200B}"# + "\n")
+    }
+
     @Test func aCutNeverSplitsAnEscape() {
         #expect(truncated("abc\u{1B}def", to: 5) == "abc…")
         #expect(truncated("ab\u{1B}", to: 10) == #"ab\u{1B}"#)

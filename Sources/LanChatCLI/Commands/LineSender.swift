@@ -66,7 +66,7 @@ struct LineSender {
                     if away { context.err("lanchat: lanchatd is back; sending goes on\n") }
                     return
                 } catch  where error.isTimeout {
-                    context.err("lanchat: \(error.message)\n")
+                    context.err("lanchat: \(terminalSafeError(error.message))\n")
                     timedOut.append(error)
                     return
                 } catch  where error.isDaemonUnreachable {

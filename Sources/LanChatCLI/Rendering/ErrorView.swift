@@ -5,7 +5,7 @@ import LanChatControl
 /// (from the error's data) so the user can pick one.
 package enum ErrorView {
     package static func render(_ error: ControlError) -> String {
-        let text = "lanchat: \(terminalSafeBlock(error.message))\n"
+        let text = "lanchat: \(terminalSafeError(error.message))\n"
         guard error.isPeerLookupFailure else { return text }
         let candidates = error.data?.candidates ?? []
         if candidates.isEmpty {
