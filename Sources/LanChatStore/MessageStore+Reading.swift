@@ -70,8 +70,9 @@ extension MessageStore {
     }
 
     /// Marks read, at `now`, the oldest messages matching `unread` (a condition on `messages`
-    /// with its `arguments`) whose texts before each stay under `maxTextBytes`, so at least
-    /// one; returns them (in no order) and whether any matching message is left unread.
+    /// with its `arguments`) whose texts up to each stay within `maxTextBytes` (as
+    /// `PageBudget.fitting` counts), and the oldest in any case; returns them (in no order)
+    /// and whether any matching message is left unread.
     static func markOldestRead(
         _ db: Database, unread: String, arguments: StatementArguments, at now: Int64,
         maxTextBytes: Int
@@ -82,9 +83,9 @@ extension MessageStore {
                 UPDATE messages SET read_at = ? WHERE rowid IN (
                     SELECT rowid FROM (
                         SELECT rowid, sum(length(CAST(text AS BLOB))) OVER (ORDER BY rowid)
-                            - length(CAST(text AS BLOB)) AS before
+                            AS through, length(CAST(text AS BLOB)) AS size
                         FROM messages WHERE \(unread))
-                    WHERE before < ?)
+                    WHERE through <= ? OR through = size)
                 RETURNING \(StoredMessage.columnsWithGroup)
                 """,
             arguments: [now] + arguments + [maxTextBytes])

@@ -37,8 +37,9 @@ struct ReadCursorTests {
         _ = try await store.commitIncoming(
             from: bob, records: records, cursor: IncomingCursor(stream: 5, delivered: 5),
             at: 200)
-        // 250 bytes: the texts before the third (200 bytes) are under it, before the fourth not.
-        let first = try await store.markRead(peer: bob, at: 300, maxTextBytes: 250)
+        // 300 bytes: the texts up to the third (300 bytes) are within it, up to the fourth not
+        // (a page bounded by the budget, found by QA: one message went past it).
+        let first = try await store.markRead(peer: bob, at: 300, maxTextBytes: 300)
         #expect(first.messages.map(\.text.first) == ["1", "2", "3"])
         #expect(first.more)
         #expect(first.receipts == [.init(peer: bob, stream: 5, readUpTo: 3)])
@@ -62,9 +63,9 @@ struct ReadCursorTests {
         _ = try await store.commitIncoming(
             from: bob, records: records, cursor: IncomingCursor(stream: 5, delivered: 3),
             at: 200)
-        let first = try await store.markGroupRead(group, at: 300, maxTextBytes: 15)
+        let first = try await store.markGroupRead(group, at: 300, maxTextBytes: 29)
         #expect(first.messages.count == 2 && first.more)
-        let rest = try await store.markGroupRead(group, at: 400, maxTextBytes: 15)
+        let rest = try await store.markGroupRead(group, at: 400, maxTextBytes: 29)
         #expect(rest.messages.count == 1 && !rest.more)
     }
 
