@@ -51,7 +51,10 @@ extension SendParams {
             throw .badInput("at most \(ParamsLimits.maxTextsPerRequest) messages per request")
         }
         for text in texts {
-            guard !text.isBlankText else { throw .badInput("empty message") }
+            guard !text.isEmpty else { throw .badInput("empty message") }
+            guard !text.isBlankText else {
+                throw .badInput("a message of only white space or invisible characters")
+            }
             guard text.utf8.count <= ParamsLimits.maxTextBytes else {
                 throw .badInput(
                     "message of \(text.utf8.count) bytes is over the limit of \(ParamsLimits.maxTextBytes)"

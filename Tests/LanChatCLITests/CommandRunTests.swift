@@ -160,7 +160,8 @@ import Testing
         defer { server.stop() }
         let outcome = await run(["send", "bob", " ", " "], server: server)
         #expect(outcome.code == 65)
-        #expect(outcome.error == "lanchat: the message is empty\n")
+        #expect(
+            outcome.error == "lanchat: the message is only white space or invisible characters\n")
         #expect(server.connectionCount == 0)
     }
 

@@ -10,16 +10,30 @@ import Testing
     }
 
     @Test(arguments: [
-        "", " ", "\n\t ", "\u{3000}", "\u{200B}", " \u{2060}\u{FEFF} ", "\u{3164}", "\u{2800}",
+        " ", "\n\t ", "\u{3000}", "\u{200B}", " \u{2060}\u{FEFF} ", "\u{3164}", "\u{2800}",
         "\u{034F}\u{FE0F}",
     ])
     func blankTextIsBadInput(text: String) {
-        #expect(throws: ControlError.badInput("the message is empty")) {
+        // Not "empty": the user sees characters and is told what they are (found by QA).
+        #expect(
+            throws: ControlError.badInput("the message is only white space or invisible characters")
+        ) {
             try MessageText.validate(text)
         }
         // The daemon says so too, to a client that is not lanchat.
-        #expect(throws: ControlError.badInput("empty message")) {
+        #expect(
+            throws: ControlError.badInput("a message of only white space or invisible characters")
+        ) {
             try SendParams(peer: "bob", text: text).validatedTexts()
+        }
+    }
+
+    @Test func emptyTextIsBadInput() {
+        #expect(throws: ControlError.badInput("the message is empty")) {
+            try MessageText.validate("")
+        }
+        #expect(throws: ControlError.badInput("empty message")) {
+            try SendParams(peer: "bob", text: "").validatedTexts()
         }
     }
 

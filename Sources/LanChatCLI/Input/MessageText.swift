@@ -1,16 +1,20 @@
 import LanChatControl
 
 /// The checks `lanchat send` makes before anything reaches the daemon (PRODUCT.md §7): a
-/// message is 1 to 65536 bytes of UTF-8, not only white space (or invisible characters) and without U+0000 (which the
-/// daemon refuses too: stores and C strings end at it). Failures are `badInput` (exit 65), so
-/// nothing is sent.
+/// message is 1 to 65536 bytes of UTF-8, not only white space (or invisible characters) and
+/// without U+0000 (which the daemon refuses too: stores and C strings end at it). Failures
+/// are `badInput` (exit 65), so nothing is sent.
 package enum MessageText {
     package static let maxBytes = 65_536
 
     /// Validates a message given as text (command-line words, or one `--lines` line).
     package static func validate(_ text: String) throws(ControlError) -> String {
-        if text.isBlankText {
+        if text.isEmpty {
             throw .badInput("the message is empty")
+        }
+        if text.isBlankText {
+            // Said as lanchat(1) says it (found by QA: "empty" for a message of spaces).
+            throw .badInput("the message is only white space or invisible characters")
         }
         let size = text.utf8.count
         if size > maxBytes {
