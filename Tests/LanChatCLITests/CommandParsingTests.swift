@@ -55,12 +55,22 @@ import Testing
         let send = try parse(
             ["send", "bob", "hi", "--wait-read", "--timeout", "2.5", "-q"], as: SendCommand.self)
         #expect(send.waitRead && send.timeout == 2.5 && send.quiet)
+        for (text, seconds) in [("30", 30.0), ("0.5", 0.5), (".5", 0.5), ("7.", 7.0)] {
+            let parsed = try parse(
+                ["send", "bob", "hi", "--wait", "--timeout", text], as: SendCommand.self)
+            #expect(parsed.timeout == seconds, "\(text)")
+        }
     }
 
     @Test(arguments: [
         ["send", "bob", "text", "--lines"],
         ["send", "bob", "hi", "--wait", "--timeout", "0"],
         ["send", "bob", "hi", "--wait", "--timeout", "nan"],
+        // Decimal seconds only (found by QA: hexadecimal was read).
+        ["send", "bob", "hi", "--wait", "--timeout", "0x10"],
+        ["send", "bob", "hi", "--wait", "--timeout", "0x1.8p0"],
+        ["send", "bob", "hi", "--wait", "--timeout", "1e1"],
+        ["send", "bob", "hi", "--wait", "--timeout", "."],
         // Over the daemon's 86 400 s: refused before connecting, never after storing.
         ["send", "bob", "hi", "--wait", "--timeout", "100000"],
         ["send", "bob", "hi", "--timeout", "5"],

@@ -58,8 +58,23 @@ struct SendCommand: AsyncParsableCommand {
         name: .long, parsing: .unconditional,
         help: ArgumentHelp(
             "Seconds --wait and --wait-read wait, at most 86400 (default 30).",
-            valueName: "secs"))
+            valueName: "secs"),
+        transform: SendCommand.decimalSeconds)
     var timeout: Double?
+
+    /// Seconds written in decimal (`30`, `0.5`): `Double("0x10")` reads hexadecimal and
+    /// `1e2` an exponent, which no one means by a number of seconds (found by QA: a timeout
+    /// of `0x1.8p0` waited 1.5 s).
+    static func decimalSeconds(_ text: String) throws -> Double {
+        // A sign is read, so that `-2` is told it is out of range.
+        let unsigned = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        let parts = unsigned.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let digits = parts.allSatisfy { $0.allSatisfy { $0.isASCII && $0.isNumber } }
+        guard digits, parts.contains(where: { !$0.isEmpty }), let value = Double(text) else {
+            throw ValidationError("--timeout takes a number of seconds, such as 30 or 0.5")
+        }
+        return value
+    }
 
     @Flag(
         name: .shortAndLong,
