@@ -121,6 +121,24 @@ extension EndToEnd {
             }
         }
 
+        /// Standard input closed (`<&-`) cannot be read: said so, exit 65, nothing sent (found
+        /// by QA: "the message is empty", and `--lines` exited 0 having sent nothing).
+        @Test func aClosedStandardInputIsAnErrorNotAnEmptyOne() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                for arguments in [["send", "bob"], ["send", "bob", "--lines"], ["chat", "bob"]] {
+                    let result = try await pair.alice.lanchat(
+                        arguments, launcher: ["/bin/sh", "-c", #"exec "$@" <&-"#, "sh"])
+                    #expect(result.status == 65, "\(arguments): \(result)")
+                    #expect(
+                        result.standardError.contains("cannot read standard input: it is closed"),
+                        "\(arguments): \(result)")
+                }
+                let history = try await pair.alice.json(HistoryResult.self, ["history", "bob"])
+                #expect(history.messages.isEmpty, "nothing may have been sent")
+            }
+        }
+
         /// A reader that closes the pipe early (`| head -1`) is no error (lanchat(1)): exit 0,
         /// not death by SIGPIPE (QA: 141 with `--json`, which fails `set -o pipefail`). The
         /// answer is far over a pipe's 64 KiB, so the reader is gone before it is written.

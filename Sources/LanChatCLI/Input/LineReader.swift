@@ -90,6 +90,10 @@ package enum LineReader {
 
     private static func run(fd: Int32, into queue: LineBatchQueue) {
         defer { queue.finish() }
+        if fd == 0 && standardInputWasClosed {
+            queue.push(.readFailed(standardInputClosedReason))
+            return
+        }
         var classifier = LineClassifier()
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {

@@ -35,6 +35,9 @@ package enum StandardInput {
 
     /// Blocking; runs on a dispatch queue. Returns at most `limit + 1` bytes.
     static func readAll(_ fd: Int32, limit: Int) -> Result<[UInt8], ControlError> {
+        if fd == 0 && standardInputWasClosed {
+            return .failure(.badInput(standardInputClosedReason))
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 << 10)
         while bytes.count <= limit {

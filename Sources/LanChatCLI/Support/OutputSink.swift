@@ -27,6 +27,18 @@ extension OutputSink {
 private let standardOutputFailure = Atomic<Int32>(0)
 /// Descriptor 1 was closed when the process started (`lanchat send bob hi >&-`).
 private let standardOutputClosed = Atomic<Bool>(false)
+/// Descriptor 0 was closed when the process started (`lanchat send bob <&-`).
+private let standardInputClosed = Atomic<Bool>(false)
+
+/// Whether the process started without descriptor 0: reading it is then an error, not the
+/// empty input of the /dev/null put in its place (found by QA: `send bob <&-` said "the
+/// message is empty", and `send bob --lines <&-` sent nothing and exited 0).
+package var standardInputWasClosed: Bool {
+    standardInputClosed.load(ordering: .sequentiallyConsistent)
+}
+
+/// What reading a descriptor 0 that was closed says.
+package let standardInputClosedReason = "cannot read standard input: it is closed"
 
 /// Opens /dev/null on any of descriptors 0, 1 and 2 that the process started without, before
 /// anything else is opened: the control socket would otherwise become descriptor 1, and
@@ -34,6 +46,7 @@ private let standardOutputClosed = Atomic<Bool>(false)
 /// that was closed still fails, as it would have (`StandardStreams`).
 package func reserveStandardDescriptors() {
     for descriptor: Int32 in 0...2 where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+        if descriptor == 0 { standardInputClosed.store(true, ordering: .sequentiallyConsistent) }
         if descriptor == 1 { standardOutputClosed.store(true, ordering: .sequentiallyConsistent) }
         _ = open("/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY)
     }
