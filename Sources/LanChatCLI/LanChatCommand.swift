@@ -105,7 +105,7 @@ public enum LanChatCLI {
                 output.standardOutput(text.isEmpty ? "" : text + "\n")
                 if output.outputFailed { return Self.outputFailedExitCode }
             } else {
-                output.standardError(usageError(text))
+                output.standardError(unknownCommand(arguments) ?? usageError(text))
             }
             return code.rawValue
         }
@@ -122,12 +122,10 @@ public enum LanChatCLI {
     /// - a word such as `-hi` or `-> see above`, read as bundled short flags with `-h` among
     ///   them: it printed help and the message was silently not sent.
     static func helpNotAskedFor(_ arguments: [String], help: String) -> String? {
-        let names = LanChatCommand.configuration.subcommands.map {
-            $0.configuration.commandName ?? ""
-        }
+        let names = commandNames
         if arguments.first == "help", arguments.count > 1 {
             guard !names.contains(arguments[1]) else { return nil }
-            return usageError("no command '\(arguments[1])'; 'lanchat --help' lists them")
+            return noCommand(arguments[1])
         }
         let words = arguments.prefix { $0 != "--" }
         guard !words.contains(where: { ["-h", "--help", "--version", "help"].contains($0) })
@@ -149,6 +147,37 @@ public enum LanChatCLI {
         return usageError(
             "'\(word)' is not an option; put '--' before text that starts with '-' "
                 + "(lanchat send PEER -- '\(word)')")
+    }
+
+    /// The usage error for a command line whose command is no command (`lanchat sned bob hi`),
+    /// with the closest ones; nil when its command is one. ArgumentParser said "3 unexpected
+    /// arguments: 'sned', 'bob', 'hi'" (found by QA).
+    static func unknownCommand(_ arguments: [String]) -> String? {
+        var index = 0
+        // The global options come before the command; two take a value.
+        while index < arguments.count, arguments[index].hasPrefix("-") {
+            if ["--socket", "--color"].contains(arguments[index]) { index += 1 }
+            index += 1
+        }
+        guard index < arguments.count, !commandNames.contains(arguments[index]),
+            arguments[index] != "help"
+        else { return nil }
+        return noCommand(arguments[index])
+    }
+
+    /// The names of lanchat's commands.
+    static var commandNames: [String] {
+        LanChatCommand.configuration.subcommands.compactMap { $0.configuration.commandName }
+    }
+
+    /// "no command 'sned'; did you mean 'send'? …": the commands a typo or two away.
+    static func noCommand(_ word: String) -> String {
+        let lowered = word.lowercased()
+        let close = commandNames.compactMap { name in
+            EditDistance.between(lowered, name, atMost: name.count <= 3 ? 1 : 2).map { (name, $0) }
+        }.sorted { $0.1 < $1.1 }.prefix(3).map { "'\($0.0)'" }
+        let suggestion = close.isEmpty ? "" : "did you mean \(close.joined(separator: " or "))? "
+        return usageError("no command '\(word)'; \(suggestion)'lanchat --help' lists them")
     }
 
     /// ArgumentParser writes `Error: …`; lanchat writes every error as `lanchat: …`, made

@@ -97,6 +97,25 @@ import Testing
         #expect(output.output.isEmpty)
     }
 
+    /// A mistyped command is named as such, with the commands it is close to (found by QA:
+    /// "3 unexpected arguments: 'sned', 'bob', 'hi'").
+    @Test(arguments: [
+        (["sned", "bob", "hi"], "lanchat: no command 'sned'; did you mean 'send'? "),
+        (
+            ["--json", "--socket", "/tmp/x", "whoo"],
+            "lanchat: no command 'whoo'; did you mean 'who'? "
+        ),
+        (["help", "inbx"], "lanchat: no command 'inbx'; did you mean 'inbox'? "),
+        (["frobnicate"], "lanchat: no command 'frobnicate'; 'lanchat --help' lists them\n"),
+    ])
+    func aMistypedCommandIsNamedWithTheClosestOnes(arguments: [String], start: String) async {
+        let output = CapturedOutput()
+        let code = await TestEnvironment.run(arguments, output: output)
+        #expect(code == 64)
+        #expect(output.error.hasPrefix(start), "\(output.error)")
+        #expect(output.error.hasSuffix("'lanchat --help' lists them\n"), "\(output.error)")
+    }
+
     /// A negative number is a value out of range, not a missing one.
     @Test(arguments: [
         (["history", "bob", "--limit", "-5"], "--limit must be between 1 and 1000"),
