@@ -1,4 +1,5 @@
 import ArgumentParser
+import LanChatClient
 import LanChatControl
 
 #if canImport(Glibc)
@@ -53,21 +54,47 @@ public enum LanChatCLI {
         signal(SIGPIPE, SIG_IGN)
     }
 
-    /// "Not running", said while a lanchatd holds the default data directory: most likely its
-    /// socket was removed (a /tmp cleaner), and starting another would be refused (found by
-    /// QA: `status` sent the user to start a second daemon). Empty otherwise.
-    static func runningWithoutSocketHint(_ error: ControlError) -> String {
-        guard error.isDaemonNotRunning else { return "" }
-        let directory = DataDirectoryPath.defaultDirectory(
-            environment: CLIEnvironment.current.variables)
-        guard
-            let pid = DataDirectoryLockProbe.holder(
-                of: directory + "/" + DataDirectoryPath.lockFileName)
-        else { return "" }
-        return
-            "lanchat: yet lanchatd (PID \(pid)) runs on \(directory): if its socket was removed, "
+    /// What a command that found no daemon prints. While a lanchatd holds the default data
+    /// directory, starting another would be refused, so the account says what does run:
+    /// - nothing listens on the socket asked for, not even at a removed file: that lanchatd
+    ///   serves another socket (a mistyped `--socket` or `LANCHAT_SOCKET`), and the socket it
+    ///   listens on is what to give (found by QA: it said to start a lanchatd for the typo,
+    ///   which exits 75, and to kill the one that runs);
+    /// - otherwise its socket was most likely removed (a /tmp cleaner), and only a restart
+    ///   binds it again (found by QA: `status` sent the user to start a second daemon).
+    static func notRunningAccount(_ error: ControlError, arguments: [String]) -> String {
+        let said = ErrorView.render(error)
+        guard error.isDaemonNotRunning else { return said }
+        let environment = CLIEnvironment.current
+        let directory = DataDirectoryPath.defaultDirectory(environment: environment.variables)
+        let socket = ControlSocketPath.resolve(
+            explicit: socketOption(arguments), environment: environment.variables,
+            uid: environment.uid)
+        let lock = DataDirectoryLockProbe.probe(
+            directory: directory, socketPaths: [socket, DoctorGathering.absolutePath(socket)])
+        guard let pid = lock.holderPID else { return said }
+        if lock.socketStillBound == false {
+            let quoted = shellQuoted(socket)
+            return usageError(
+                "nothing listens on \(socket), and the lanchatd that runs on \(directory) "
+                    + "(PID \(pid)) listens on another socket: \(lock.socketToGive); or start "
+                    + "a lanchatd for \(quoted) with a data directory of its own (lanchatd "
+                    + "--socket \(quoted) --data-dir DIR)")
+        }
+        return said
+            + "lanchat: yet lanchatd (PID \(pid)) runs on \(directory): if its socket was removed, "
             + "restart it (systemctl --user restart lanchatd, or kill \(pid) and start it "
             + "again); 'lanchat doctor' says more\n"
+    }
+
+    /// The value of `--socket` on the command line, if given (before or after the command).
+    static func socketOption(_ arguments: [String]) -> String? {
+        let words = Array(arguments.prefix { $0 != "--" })
+        for (index, word) in words.enumerated() {
+            if word == "--socket", index + 1 < words.count { return words[index + 1] }
+            if word.hasPrefix("--socket=") { return String(word.dropFirst("--socket=".count)) }
+        }
+        return nil
     }
 
     /// Runs the command line of this process and exits with its code.
@@ -92,7 +119,7 @@ public enum LanChatCLI {
             }
             return output.outputFailed ? Self.outputFailedExitCode : 0
         } catch let error as ControlError {
-            output.standardError(ErrorView.render(error) + runningWithoutSocketHint(error))
+            output.standardError(notRunningAccount(error, arguments: arguments))
             return error.exitCode
         } catch {
             let code = LanChatCommand.exitCode(for: error)

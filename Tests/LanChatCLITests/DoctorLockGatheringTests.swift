@@ -66,13 +66,46 @@ import Testing
         #expect(free == 69 && !output.error.contains("yet lanchatd"), "\(output.error)")
         let fd = try holdLock(lock)
         defer { close(fd) }
+        // Its socket removed (still bound in the kernel): a restart binds it again.
+        let listener = try UnixListener.listen(path: home + "/gone.sock")
+        unlink(home + "/gone.sock")
         let held = CapturedOutput()
         let code = await TestEnvironment.run(
             ["status"], socket: home + "/gone.sock", output: held,
             variables: ["XDG_DATA_HOME": home])
+        close(listener)
         #expect(code == 69)
         #expect(
             held.error.contains("yet lanchatd (PID \(getpid())) runs on \(data)"), "\(held.error)")
+
+        // Nothing bound there at all: a mistyped socket, and the daemon that runs listens on
+        // another; neither "start one for it" (refused, 75) nor "kill it" (found by QA).
+        let typo = CapturedOutput()
+        let typoCode = await TestEnvironment.run(
+            ["status", "--socket", home + "/typo.sock"], output: typo,
+            variables: ["XDG_DATA_HOME": home])
+        #expect(typoCode == 69)
+        #expect(
+            typo.error.hasPrefix(
+                "lanchat: nothing listens on \(home)/typo.sock, and the lanchatd that runs on "
+                    + "\(data) (PID \(getpid())) listens on another socket: give lanchat the "
+                    + "socket it listens on (--socket "), "\(typo.error)")
+        #expect(typo.error.contains("--data-dir DIR)"), "\(typo.error)")
+        #expect(!typo.error.contains("kill") && !typo.error.contains("start it"), "\(typo.error)")
+    }
+
+    /// The sockets a process listens on, found from its descriptors: the one to give lanchat.
+    @Test func theSocketsAProcessListensOnAreFound() throws {
+        let directory = try TemporaryDirectory.make()
+        let path = directory + "/listening.sock"
+        defer {
+            unlink(path)
+            rmdir(directory)
+        }
+        let listener = try UnixListener.listen(path: path)
+        #expect(DataDirectoryLockProbe.listeningPaths(of: getpid()).contains(path))
+        close(listener)
+        #expect(!DataDirectoryLockProbe.listeningPaths(of: getpid()).contains(path))
     }
 
     /// flock(1) holds the lock in a process of its own, and writes no PID in the file.

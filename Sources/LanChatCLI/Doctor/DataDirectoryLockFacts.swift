@@ -1,3 +1,5 @@
+import LanChatClient
+
 /// Who holds the data directory's lock (`lanchatd.lock`), learned without taking it: a
 /// lanchatd can run while its control socket is gone (a /tmp cleaner removed it), and then
 /// "not running, start it" is advice the new daemon refuses with exit 75 (found by QA).
@@ -9,10 +11,25 @@ package struct DataDirectoryLockFacts: Sendable, Hashable {
     /// Whether some process listens on a Unix socket bound at the socket path asked about,
     /// even one whose file was removed (`/proc/net/unix`); nil when that could not be read.
     package var socketStillBound: Bool?
+    /// The paths of the Unix sockets the holder listens on, where its descriptors could be
+    /// read: the socket to give lanchat when it is not the one asked about.
+    package var holderSockets: [String]
 
-    package init(directory: String, holderPID: Int32?, socketStillBound: Bool? = nil) {
+    package init(
+        directory: String, holderPID: Int32?, socketStillBound: Bool? = nil,
+        holderSockets: [String] = []
+    ) {
         self.directory = directory
         self.holderPID = holderPID
         self.socketStillBound = socketStillBound
+        self.holderSockets = holderSockets
+    }
+
+    /// "give lanchat the socket it listens on": that socket, when there is exactly one.
+    var socketToGive: String {
+        holderSockets.count == 1
+            ? "give lanchat the socket it listens on (--socket \(shellQuoted(holderSockets[0]))"
+                + " or LANCHAT_SOCKET)"
+            : "give lanchat the socket it listens on (--socket PATH or LANCHAT_SOCKET)"
     }
 }

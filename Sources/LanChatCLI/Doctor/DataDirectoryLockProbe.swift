@@ -15,10 +15,11 @@ enum DataDirectoryLockProbe {
     /// `socketPaths`: the socket asked about, as given and absolute, and where its link leads.
     static func probe(directory: String, socketPaths: [String]) -> DataDirectoryLockFacts {
         let table = DoctorGathering.readSmallFile("/proc/net/unix")
+        let pid = holder(of: directory + "/" + DataDirectoryPath.lockFileName)
         return DataDirectoryLockFacts(
-            directory: directory,
-            holderPID: holder(of: directory + "/" + DataDirectoryPath.lockFileName),
-            socketStillBound: table.map { listens(on: socketPaths, unixTable: $0) })
+            directory: directory, holderPID: pid,
+            socketStillBound: table.map { listens(on: socketPaths, unixTable: $0) },
+            holderSockets: pid.map(listeningPaths(of:)) ?? [])
     }
 
     static func holder(of lockPath: String) -> Int32? {
@@ -68,6 +69,12 @@ enum DataDirectoryLockProbe {
     /// Columns: `Num RefCount Protocol Flags Type St Inode Path`.
     static func listens(on paths: [String], unixTable: String) -> Bool {
         let wanted = Set(paths)
+        return listeningSockets(unixTable).contains { wanted.contains($0.path) }
+    }
+
+    /// The listening sockets of /proc/net/unix bound at a path, with their inodes.
+    static func listeningSockets(_ unixTable: String) -> [(inode: String, path: String)] {
+        var sockets: [(inode: String, path: String)] = []
         for line in unixTable.split(separator: "\n").dropFirst() {
             var rest = Substring(line)
             var fields: [Substring] = []
@@ -80,9 +87,36 @@ enum DataDirectoryLockProbe {
                 flags & 0x10000 != 0
             else { continue }
             // One space separates the inode from the path, which may itself hold spaces.
-            if wanted.contains(String(rest.dropFirst())) { return true }
+            let path = String(rest.dropFirst())
+            if !path.isEmpty { sockets.append((String(fields[6]), path)) }
         }
-        return false
+        return sockets
+    }
+
+    /// The paths of the listening Unix sockets process `pid` holds (its descriptors link to
+    /// `socket:[INODE]`), for a lanchatd found by its lock: the socket to give lanchat. Empty
+    /// when its descriptors cannot be read (another user's process).
+    static func listeningPaths(of pid: Int32) -> [String] {
+        guard let table = DoctorGathering.readSmallFile("/proc/net/unix"),
+            let directory = opendir("/proc/\(pid)/fd")
+        else { return [] }
+        defer { closedir(directory) }
+        var inodes: Set<String> = []
+        var buffer = [CChar](repeating: 0, count: 64)
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.first?.isNumber == true else { continue }
+            let count = readlink("/proc/\(pid)/fd/\(name)", &buffer, buffer.count - 1)
+            guard count > 0 else { continue }
+            let target = String(
+                decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if target.hasPrefix("socket:["), target.hasSuffix("]") {
+                inodes.insert(String(target.dropFirst("socket:[".count).dropLast()))
+            }
+        }
+        return listeningSockets(table).filter { inodes.contains($0.inode) }.map(\.path)
     }
 
     /// `/proc/PID/comm`: the name the process runs under, nil when it cannot be read.

@@ -18,7 +18,7 @@ enum RunningWithoutSocket {
                 name,
                 "lanchatd (PID \(pid)) runs on \(lock.directory) but does not listen on "
                     + facts.socketPath,
-                fix: "give lanchat the socket it listens on (--socket PATH or LANCHAT_SOCKET); "
+                fix: lock.socketToGive + "; "
                     + "a second lanchatd for \(socket) needs a data directory of its own: "
                     + "lanchatd --socket \(socket) --data-dir DIR")
         }
