@@ -37,7 +37,7 @@ enum ControlRequestHarness {
             return
         }
         checkErrorResponse(id: head.id, message: head.method ?? "")
-        checkStringSyntax(line)
+        checkSyntax(line)
         roundTrip(NoParams.self, line)
         roundTrip(WhoParams.self, line)
         let send = roundTrip(SendParams.self, line) { $0.timeout.map { !$0.isFinite } ?? false }
@@ -180,17 +180,15 @@ enum ControlRequestHarness {
         fuzzCheck(fast == slow, "fast path read \(fast), JSONDecoder \(String(describing: slow))")
     }
 
-    /// The daemon looks for malformed strings (`JSONStringSyntax`) only in lines whose head
-    /// `JSONReader` declined, trusting it to have checked every string of the others: a line
-    /// it reads must have none.
-    static func checkStringSyntax(_ line: Data) {
-        let fault = line.withUnsafeBytes(JSONStringSyntax.fault(in:))
+    /// The daemon checks a line's syntax (`JSONSyntax`) only where `JSONReader` declined its
+    /// head, trusting the reader to be as strict: a line it reads must not be malformed.
+    static func checkSyntax(_ line: Data) {
+        let outcome = line.withUnsafeBytes { JSONSyntax.check($0) }
         let fast = line.withUnsafeBytes { bytes in
             JSONReader.read(bytes) { RPCRequestHead(json: &$0) }
         }
-        fuzzCheck(
-            fast == nil || fault == nil,
-            "JSONReader read a head where strings are bad: \(fault ?? "")")
+        guard case .malformed(let why)? = outcome.fault else { return }
+        fuzzCheck(fast == nil, "JSONReader read a head of a malformed line: \(why)")
     }
 
     /// `send` params as the client writes them: the bytes `JSONEncoder` writes, or nil where

@@ -174,4 +174,52 @@ struct ControlConnectionTests {
                 escaped.id == AnyHashable(6) && escaped.errorCode == -32002, "\(escaped.object)")
         }
     }
+
+    /// What `JSONDecoder` takes but RFC 8259 does not is refused, not run (found by QA: a
+    /// trailing comma in `group.create` made the group; `010` was answered as an id out of
+    /// range; of two keys of one name the first counted). The id is given back where it was
+    /// read before the fault.
+    @Test func jsonThatJSONDecoderWouldTakeIsRefused() async throws {
+        try await Self.withConnection { alice, connection in
+            let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+            let refused: [(line: String, code: Int, id: AnyHashable?, says: String)] = [
+                (#"{"jsonrpc":"2.0","id":1,"method":"status",}"#, -32700, 1, "a comma before }"),
+                (
+                    #"{"jsonrpc":"2.0","id":2,"method":"group.create","params":{"name":"tc","peers":["x",]}}"#,
+                    -32700, 2, "a comma before ]"
+                ),
+                (#"{"jsonrpc":"2.0","id":010,"method":"status"}"#, -32700, nil, "a leading zero"),
+                (
+                    #"{"jsonrpc":"2.0","id":4,"method":"history","params":{"peer":"x","limit":1.}}"#,
+                    -32700, 4, "no digit after the decimal point"
+                ),
+                (#"{"jsonrpc":"2.0","id":5,"method":-}"#, -32700, 5, "a minus sign without digits"),
+                (
+                    #"{"jsonrpc":"2.0","id":6,"id":7,"method":"status"}"#, -32600, nil,
+                    #""id" twice"#
+                ),
+                (
+                    #"{"jsonrpc":"2.0","id":8,"method":"typing","params":{"peer":"x","peer":"y","typing":true}}"#,
+                    -32600, 8, #""peer" twice"#
+                ),
+                (
+                    #"{"jsonrpc":"2.0","id":9,"method":"status","params":{"x":\#(deep)}}"#, -32700,
+                    9,
+                    "deeper than 512 levels"
+                ),
+            ]
+            for (line, code, id, says) in refused {
+                try await connection.send(line)
+                let response = RawResponse(try await connection.receive())
+                #expect(response.errorCode == code, "\(line.prefix(90)): \(response.object)")
+                #expect(response.id == id, "\(line.prefix(90)): \(response.object)")
+                #expect(response.errorMessage.contains(says), "\(response.errorMessage)")
+            }
+            try await Self.expectStatus(connection, id: 10, after: "malformed JSON")
+            try await connection.send(#"{"jsonrpc":"2.0","id":11,"method":"groups"}"#)
+            let groups = RawResponse(try await connection.receive())
+            #expect((groups.result?["groups"] as? [Any])?.isEmpty == true, "\(groups.object)")
+            _ = alice
+        }
+    }
 }

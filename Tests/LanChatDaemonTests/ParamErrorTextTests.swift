@@ -31,5 +31,9 @@ import Testing
         #expect(
             Self.described(#"{"peer":null}"#, as: PeerParams.self)
                 == "peer should be a string, not null")
+        // An element by its index, as JSON paths write it (found by QA: "texts.Index 1").
+        #expect(
+            Self.described(#"{"peer":"bob","texts":["a",5]}"#, as: SendParams.self)
+                == "texts[1] should be a string")
     }
 }

@@ -72,17 +72,9 @@ struct ControlDispatcher: Sendable {
                 // `JSONReader` checked every string of the line, skipped ones included.
                 head = fast
             } else {
+                // `JSONDecoder` is lenient where RFC 8259 is not (`JSONSyntax`): checked first.
+                if let refusal = refusal(of: line) { return .refused(refusal) }
                 head = try ControlJSON.decoder().decode(RPCRequestHead.self, from: line)
-                // `JSONDecoder` looks into a string only when it decodes it: a malformed one
-                // in the params would otherwise be answered as a wrong param, or not at all.
-                let fault = line.withUnsafeBytes(JSONStringSyntax.fault(in:))
-                if let fault {
-                    return .refused(
-                        encode(
-                            RPCResponse<NoParams>(
-                                id: head.id,
-                                error: .parseError("the request is not valid JSON: \(fault)"))))
-                }
             }
         } catch DecodingError.dataCorrupted {
             return .refused(
@@ -121,6 +113,30 @@ struct ControlDispatcher: Sendable {
         return .read(head, method: method)
     }
 
+    /// The answer to a line that `JSONSyntax` finds fault with, with its id when that was
+    /// read before the fault; nil for a line that passes.
+    static func refusal(of line: Data) -> Data? {
+        let outcome = line.withUnsafeBytes { JSONSyntax.check($0) }
+        guard let fault = outcome.fault else { return nil }
+        // Two ids: neither is the request's.
+        let id =
+            fault == .duplicateKey("id")
+            ? nil
+            : outcome.idValue.flatMap { range in
+                let start = line.startIndex + range.lowerBound
+                return try? ControlJSON.decoder().decode(
+                    RPCID.self, from: line[start..<start + range.count])
+            }
+        return encode(RPCResponse<NoParams>(id: id, error: controlError(fault)))
+    }
+
+    static func controlError(_ fault: JSONSyntax.Fault) -> ControlError {
+        switch fault {
+        case .malformed: .parseError(fault.message)
+        case .duplicateKey: .invalidRequest(fault.message)
+        }
+    }
+
     private static func answer(_ response: RPCResponse<NoParams>) -> Route {
         let line = encode(response)
         return .single { line }
@@ -141,6 +157,11 @@ struct ControlDispatcher: Sendable {
             let params = fastParams(fast, from: line) as? Params
         {
             return params
+        }
+        // The head was read without looking into the params: `JSONDecoder` would take the
+        // first of two keys of one name there (found by QA).
+        if let fault = line.withUnsafeBytes({ JSONSyntax.check($0) }).fault {
+            throw Self.controlError(fault)
         }
         let decoded: RPCRequestParams<Params>
         do {
@@ -190,8 +211,16 @@ struct ControlDispatcher: Sendable {
     static func describe(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "\(error)" }
         func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map(\.stringValue).filter { $0 != "params" }
-            return keys.isEmpty ? "params" : keys.joined(separator: ".")
+            // `texts[1]`, not Foundation's `texts.Index 1` (found by QA).
+            var path = ""
+            for key in context.codingPath where key.stringValue != "params" {
+                if let index = key.intValue {
+                    path += "[\(index)]"
+                } else {
+                    path += (path.isEmpty ? "" : ".") + key.stringValue
+                }
+            }
+            return path.isEmpty ? "params" : path
         }
         switch error {
         case .keyNotFound(let key, _): return "missing \"\(key.stringValue)\""
