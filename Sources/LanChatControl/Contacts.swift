@@ -286,7 +286,9 @@ public struct KeyChangeInfo: Codable, Sendable, Hashable {
     /// Said with the name the new key took, the earlier key's (found by QA: a new key that
     /// took "carol" and later called itself "alice" was said to be alice's new key).
     public var warning: String {
-        let now = peer.alias ?? peer.name
+        // What it calls itself: its own name, not the alias we gave it (found by QA: "it now
+        // calls itself cnew", our alias).
+        let now = peer.name
         let claimed = previous.map { $0.alias ?? $0.name } ?? now
         let was = previous.map { "; \($0.keyTag) had it before" } ?? ""
         let calls = now != claimed && !now.isEmpty ? "; it now calls itself \(now)" : ""

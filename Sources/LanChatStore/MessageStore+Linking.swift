@@ -15,8 +15,9 @@ extension MessageStore {
     ///   new stream), so a seq of it that now belongs to `key` is never looked for again.
     /// - the inbox has one conversation, `key`'s; archived only if both were.
     /// - `key` gets `alias` (the caller's choice: the name the user knew the earlier key by),
-    ///   becomes a contact (a pending request is accepted with it), and is `verified` when
-    ///   `verified` or when it already was, else `unverified`. The key-change warning is
+    ///   is a contact when either key was one (else a pending request of either stays one,
+    ///   from the earlier of the two: a link accepts nothing, found by QA), and is `verified`
+    ///   when `verified` or when it already was, else `unverified`. The key-change warning is
     ///   settled.
     /// - `earlier` keeps its key, its group memberships and their messages, loses its alias,
     ///   contact status and verification, and is retired: `replaced_by` names `key`, and it
@@ -33,7 +34,7 @@ extension MessageStore {
             guard key != earlier else { throw StoreError(.notFound, "a key cannot replace itself") }
             guard
                 let previous = try Row.fetchOne(
-                    db, sql: "SELECT replaced_by FROM peers WHERE pk = ?",
+                    db, sql: "SELECT replaced_by, contact, request_since FROM peers WHERE pk = ?",
                     arguments: [earlier.blob]),
                 try !Self.isUnknownPeer(db, key)
             else { throw StoreError(.notFound, "unknown peer") }
@@ -65,16 +66,23 @@ extension MessageStore {
                     WHERE pk = ?
                     """,
                 arguments: [key.blob, earlier.blob])
+            let earlierContact: Bool = previous["contact"]
+            let earlierRequest: Int64? = previous["request_since"]
             try db.execute(
                 sql: """
-                    UPDATE peers SET alias = ?, contact = 1, request_since = NULL,
+                    UPDATE peers SET alias = ?, contact = contact OR ?,
+                        request_since = CASE WHEN contact OR ? THEN NULL
+                            ELSE min(coalesce(request_since, ?), coalesce(?, request_since)) END,
                         trust = CASE WHEN ? OR trust = 'verified' THEN 'verified'
                             ELSE 'unverified' END,
                         verified_fp = CASE WHEN ? OR trust = 'verified' THEN pk END,
                         key_change_settled = ?, key_changed_from = NULL
                     WHERE pk = ?
                     """,
-                arguments: [alias, verified, verified, earlier.blob, key.blob])
+                arguments: [
+                    alias, earlierContact, earlierContact, earlierRequest, earlierRequest,
+                    verified, verified, earlier.blob, key.blob,
+                ])
             return LinkedConversation(
                 moved: moved, queued: queued, failedGroupCopies: failedGroupCopies)
         }

@@ -161,13 +161,16 @@ public struct PeerRecord: Sendable, Equatable {
         replacedBy = key
     }
 
-    /// The new key of a link, as `MessageStore.linkKey` leaves its row.
-    public mutating func takeOver(_ earlier: PeerKey, alias: String?, verified: Bool) {
+    /// The new key of a link, as `MessageStore.linkKey` leaves its row; `earlier` is the
+    /// earlier key's record as it was before the link.
+    public mutating func takeOver(_ earlier: PeerRecord, alias: String?, verified: Bool) {
         self.alias = alias
-        contact = true
-        requestSince = nil
+        contact = contact || earlier.contact
+        requestSince =
+            contact
+            ? nil : [requestSince, earlier.requestSince].compactMap { $0 }.min()
         keyChangedFrom = nil
-        keyChangeSettled = earlier
+        keyChangeSettled = earlier.key
         trust = verified || trust == .verified ? .verified : .unverified
     }
 

@@ -53,6 +53,13 @@ import Testing
             renamed.warning
                 == "carol@desk is now using a different key (CARO-L234; OLDK-EY23 had it before; it now calls itself alice): compare safety numbers with 'lanchat verify CARO-L234'"
         )
+        // Our alias for the new key is not what it calls itself (found by QA).
+        var aliased = Self.change
+        aliased.peer.alias = "cnew"
+        #expect(
+            aliased.warning
+                == "carol@desk is now using a different key (CARO-L234; OLDK-EY23 had it before): compare safety numbers with 'lanchat verify CARO-L234'"
+        )
     }
 
     @Test func statusWarnsToo() {

@@ -131,7 +131,7 @@ final class InMemoryPeerPersistence: PeerPersistence {
             throw StoreError(.notFound, "unknown or replaced peer")
         }
         try update(earlier) { $0.retire(replacedBy: key) }
-        try update(key) { $0.takeOver(earlier, alias: alias, verified: verified) }
+        try update(key) { $0.takeOver(previous, alias: alias, verified: verified) }
         return LinkedConversation(moved: 0, queued: [])
     }
 }

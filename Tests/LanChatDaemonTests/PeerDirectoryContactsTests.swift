@@ -204,6 +204,29 @@ import Testing
         #expect(try await directory.noteNameClash(thirdKey, name: "bob", at: 21)?.key == newBobKey)
     }
 
+    /// A block is lifted by `unblock` alone: a link with a blocked key on either side is
+    /// refused, nothing changed (found by QA: it made a blocked key trusted, and its
+    /// sessions came back).
+    @Test func aLinkWithABlockedKeyIsRefused() async throws {
+        let newBobKey = PeerResolverTests.key(0x24)
+        for blockedKey in [newBobKey, Self.bob] {
+            let (directory, persistence) = Self.directory(
+                Self.records + [
+                    PeerRecord(key: newBobKey, keyTag: "DDDD-4444", name: "bob", firstSeen: 9)
+                ])
+            _ = try await directory.noteNameClash(newBobKey, name: "bob", at: 10)
+            _ = try await directory.block(blockedKey)
+            do {
+                _ = try await directory.linkKey(newBobKey, verified: true)
+                Issue.record("linked with a blocked key")
+            } catch {
+                #expect(error.controlError.message.contains("is blocked: unblock it first"))
+            }
+            #expect(persistence.record(blockedKey)?.trust == .blocked)
+            #expect(persistence.record(Self.bob)?.replacedBy == nil)
+        }
+    }
+
     /// The usual order: the numbers compared first (the warning is settled), the link
     /// after. The link is still offered, and keeps the verification.
     @Test func aVerifiedKeyCanStillTakeTheEarlierKeyOver() async throws {

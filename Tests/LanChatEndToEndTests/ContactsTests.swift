@@ -154,6 +154,12 @@ extension EndToEnd {
                     try await bob.json(HistoryResult.self, ["history", "alice"]).messages.first?
                         .status == "queued")
                 #expect(try await alice.lanchat(["send", "bob", "no"]).status == 1)
+                // The right safety number does not lift the block (found by QA: it made bob
+                // verified, and his sessions came back).
+                let number = try await alice.json(VerifyObject.self, ["verify", "bob"])
+                let verify = try await alice.lanchat(["verify", "bob", number.safetyNumber])
+                #expect(verify.status == 1, "\(verify)")
+                #expect(verify.standardError.contains("is blocked: unblock it first"), "\(verify)")
                 let contacts = try await alice.json(ContactsObject.self, ["contacts"])
                 #expect(contacts.blocked.map(\.id) == [bob.id])
 

@@ -101,7 +101,9 @@ struct LinkingStoreTests {
         #expect(linked == LinkedConversation(moved: 0, queued: []))
         let record = try #require(try await store.peers().first { $0.key == new })
         #expect(record.trust == .verified && record.alias == "bob")
-        #expect(record.contact && record.requestSince == nil)
+        // Neither key was a contact: the new key's request stays one (found by QA: a link
+        // accepted it, past `--accept contacts`).
+        #expect(!record.contact && record.requestSince == 210)
         // The earlier key had no stream: none is made for it.
         #expect(try await store.outgoingState(for: old) == nil)
         // Retired: it names its replacement, and is not linked twice.
@@ -115,6 +117,30 @@ struct LinkingStoreTests {
         await #expect(throws: StoreError.self) {
             try await store.linkKey(new, replacing: new, verified: true, alias: nil)
         }
+        try store.close()
+    }
+
+    /// A link hands over the contact status the earlier key had, and accepts nothing: a
+    /// request of either key stays one, from the earlier of the two.
+    @Test func aLinkHandsOverContactStatusAndKeepsRequests() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: testKey(2))
+        // The earlier key a contact: the new key's request is accepted with the link.
+        try await store.makeContact(testKey(2))
+        try await store.addPeer(testKey(3), keyTag: "NEWK-EYAA", name: "bob", at: 200)
+        #expect(try await store.openRequest(testKey(3), at: 210))
+        _ = try await store.linkKey(testKey(3), replacing: testKey(2), verified: false, alias: nil)
+        let contact = try #require(try await store.peers().first { $0.key == testKey(3) })
+        #expect(contact.contact && contact.requestSince == nil)
+        // Neither a contact, the earlier key's request older: the request is from then.
+        try await store.addPeer(testKey(4), keyTag: "OLDE-RKEY", name: "eve", at: 300)
+        #expect(try await store.openRequest(testKey(4), at: 310))
+        try await store.addPeer(testKey(5), keyTag: "NEWE-RKEY", name: "eve", at: 320)
+        #expect(try await store.openRequest(testKey(5), at: 330))
+        _ = try await store.linkKey(testKey(5), replacing: testKey(4), verified: true, alias: nil)
+        let request = try #require(try await store.peers().first { $0.key == testKey(5) })
+        #expect(!request.contact && request.requestSince == 310)
         try store.close()
     }
 

@@ -92,6 +92,13 @@ extension Messenger {
         if params.link == true {
             return try await linkKey(peer, safetyNumber: number, verified: given != nil)
         }
+        if given != nil, peer.record.trust == .blocked {
+            // A block is lifted by `unblock` alone (found by QA: verify made it verified, and
+            // its sessions came back).
+            throw .failed(
+                "\(peer.labelled) is blocked: unblock it first (lanchat unblock "
+                    + "\(peer.record.keyTag)), then verify; nothing changed")
+        }
         guard given != nil else {
             return VerifyResult(
                 peer: peer.info, safetyNumber: number, verified: false,

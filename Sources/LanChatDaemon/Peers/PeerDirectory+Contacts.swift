@@ -196,6 +196,15 @@ extension PeerDirectory {
                         + "nothing to link"))
         }
         let earlierKey = earlier.key
+        // A block is lifted by `unblock` alone (found by QA: a link made a blocked key a
+        // trusted one, or gave a blocked key's conversation to one that is not).
+        for blocked in [entry, earlier] where blocked.record.trust == .blocked {
+            throw .refused(
+                .failed(
+                    "\(blocked.labelled) is blocked: unblock it first (lanchat unblock "
+                        + "\(blocked.record.keyTag)) if the two keys are the same person; "
+                        + "nothing changed"))
+        }
         let alias = linkedAlias(entry, replacing: earlier)
         guard earlier.presence != .online else {
             throw .refused(
@@ -218,7 +227,7 @@ extension PeerDirectory {
             $0.identityAlert = nil
         }
         let updated = modify(key) {
-            $0.record.takeOver(earlierKey, alias: alias, verified: verified)
+            $0.record.takeOver(earlier.record, alias: alias, verified: verified)
         }
         guard let previous, let updated else { throw .refused(.peerNotFound(key.id)) }
         return (updated, previous, linked)
