@@ -71,7 +71,7 @@ struct LanchatdCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("notify-command"),
         help: ArgumentHelp(
-            "Run by /bin/sh -c for each incoming message, with LANCHAT_FROM, LANCHAT_FROM_ID and LANCHAT_TEXT in its environment (never in the command line); at most 4 at once, each ended after 10 s. \"\" turns it off.",
+            "Run by /bin/sh -c for each incoming message, with LANCHAT_FROM, LANCHAT_FROM_ID and LANCHAT_TEXT (and LANCHAT_GROUP, LANCHAT_GROUP_ID for a group's) in its environment (never in the command line); at most 4 at once, each ended after 10 s. \"\" turns it off.",
             valueName: "CMD"))
     var notifyCommand: String?
 

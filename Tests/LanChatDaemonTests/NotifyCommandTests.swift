@@ -127,8 +127,8 @@ struct NotifyCommandTests {
         let held = try #require(GroupID(bytes: [UInt8](repeating: 0x0C, count: 16)))
         let notifier = MessageNotifier(
             events: bus, setting: NotifyCommandSetting("touch \(marker).$$; exec sleep 600"),
-            wants: { _ in true }, heldGroup: { $0 == held }, displayName: { _ in "alice" },
-            clock: clock.daemonClock, logger: quietLogger)
+            wants: { _ in true }, group: { $0 == held ? ("ops", true) : nil },
+            displayName: { _ in "alice" }, clock: clock.daemonClock, logger: quietLogger)
         let running = Task { try await notifier.run() }
         while bus.subscriberCount == 0 { await Task.yield() }
         let key = try TypingTests.key(3)
@@ -145,6 +145,45 @@ struct NotifyCommandTests {
         try await eventually("the direct message's run") { Self.started(root.path).count >= 1 }
         let counts = notifier.pendingCounts
         #expect(counts.running + counts.waiting == 1)
+        running.cancel()
+        _ = try? await running.value
+    }
+
+    /// A peer's pending 1:1 request silences its 1:1 messages, not its messages in a group
+    /// the user is in (found by QA); a group's message names the group.
+    @Test func aGroupsMessageNotifiesWithItsGroupWhateverTheSendersRequest() async throws {
+        let clock = ManualClock()
+        let bus = EventBus()
+        let root = try TestRoot()
+        defer { root.remove() }
+        let written = root.path + "/run"
+        let team = try #require(GroupID(bytes: [UInt8](repeating: 0x0D, count: 16)))
+        let notifier = MessageNotifier(
+            events: bus,
+            setting: NotifyCommandSetting(
+                #"printf '%s|%s|%s' "$LANCHAT_GROUP" "$LANCHAT_GROUP_ID" "$LANCHAT_TEXT" > "#
+                    + "\(written).$$"),
+            wants: { _ in true }, inRequest: { _ in true },
+            group: { $0 == team ? ("team", false) : nil }, displayName: { _ in "carol" },
+            clock: clock.daemonClock, logger: quietLogger)
+        let running = Task { try await notifier.run() }
+        while bus.subscriberCount == 0 { await Task.yield() }
+        var inGroup = WireMessage(stream: 1, seq: 1, id: .random(), sentAt: 0, text: "to all")
+        inGroup.group = team.bytes
+        let direct = WireMessage(stream: 1, seq: 2, id: .random(), sentAt: 0, text: "a request")
+        bus.publish(
+            .messagesReceived(
+                peer: try TypingTests.key(3),
+                [
+                    IncomingRecord(message: inGroup, text: "to all"),
+                    IncomingRecord(message: direct, text: "a request"),
+                ]))
+        try await eventually("the group message's run") {
+            Self.started(root.path, prefix: "run").count == 1 && Self.notifierIdle(notifier)
+        }
+        let files = Self.started(root.path, prefix: "run")
+        let text = try String(contentsOfFile: root.path + "/" + files[0], encoding: .utf8)
+        #expect(text == "team|\(team)|to all")
         running.cancel()
         _ = try? await running.value
     }
@@ -202,15 +241,16 @@ struct NotifyCommandTests {
         let environment = NotifyProcess.environment(
             inherited: [
                 "PATH=/usr/bin", "NOTIFY_SOCKET=/run/x", "WATCHDOG_USEC=1000", "LISTEN_FDS=1",
-                "LANCHAT_TEXT=old", "DISPLAY=:0",
+                "LANCHAT_TEXT=old", "DISPLAY=:0", "LANCHAT_GROUP=inherited",
             ],
             variables: ["LANCHAT_TEXT": "new"])
+        // Nor one of ours the daemon inherited: a 1:1 message's run has no LANCHAT_GROUP.
         #expect(Set(environment) == ["PATH=/usr/bin", "DISPLAY=:0", "LANCHAT_TEXT=new"])
     }
 
-    static func started(_ directory: String) -> [String] {
+    static func started(_ directory: String, prefix: String = "started") -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter {
-            $0.hasPrefix("started.")
+            $0.hasPrefix(prefix + ".")
         }
     }
 }

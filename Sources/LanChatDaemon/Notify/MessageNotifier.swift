@@ -6,7 +6,9 @@ import Synchronization
 
 /// `--notify-command` (PRODUCT.md §3): runs the command for each incoming message, with
 /// `LANCHAT_FROM` (display name), `LANCHAT_FROM_ID` (52-character id) and `LANCHAT_TEXT` in
-/// its environment.
+/// its environment, and for a group's message `LANCHAT_GROUP` (its name) and
+/// `LANCHAT_GROUP_ID` (32 hex digits): without them a group's message read as said to the
+/// user alone (found by QA).
 ///
 /// A `Service` fed by the event bus's `messagesReceived`, which the links publish after the
 /// messages are stored (or staged) and acknowledged: delivery never waits for a command. Two
@@ -21,17 +23,22 @@ final class MessageNotifier: Service, Sendable {
     static let maxWaiting = 32
     static let timeLimit: Duration = .seconds(10)
 
-    /// Whether a message from this peer may notify. The daemon passes "not blocked"; the
-    /// message-request work (`--accept contacts`) adds "not a pending request" here.
+    /// Whether a message from this peer may notify: the daemon passes "not blocked".
     typealias Filter = @Sendable (PeerKey) -> Bool
-    /// Whether a group's messages are held (a pending group request): they do not notify,
-    /// as they stay out of the inbox and the unread count (PRODUCT.md §6; found by QA).
-    typealias GroupFilter = @Sendable (GroupID) async -> Bool
+    /// Whether this peer's 1:1 messages are a pending message request (`--accept
+    /// contacts`): they do not notify. Its messages in a group are the group's to decide
+    /// (found by QA: a pending 1:1 request silenced a group the user had accepted).
+    typealias RequestFilter = @Sendable (PeerKey) -> Bool
+    /// A group's name, and whether its messages are held (a pending group request: they
+    /// do not notify, as they stay out of the inbox and the unread count, PRODUCT.md §6;
+    /// found by QA); nil for a group not known.
+    typealias GroupLookup = @Sendable (GroupID) async -> (name: String, held: Bool)?
 
     private let events: EventBus
     private let setting: NotifyCommandSetting
     private let wants: Filter
-    private let heldGroup: GroupFilter
+    private let inRequest: RequestFilter
+    private let group: GroupLookup
     private let displayName: @Sendable (PeerKey) -> String
     private let clock: DaemonClock
     private let timeLimit: Duration
@@ -42,14 +49,16 @@ final class MessageNotifier: Service, Sendable {
 
     init(
         events: EventBus, setting: NotifyCommandSetting, wants: @escaping Filter,
-        heldGroup: @escaping GroupFilter = { _ in false },
+        inRequest: @escaping RequestFilter = { _ in false },
+        group: @escaping GroupLookup = { _ in nil },
         displayName: @escaping @Sendable (PeerKey) -> String, clock: DaemonClock,
         timeLimit: Duration = MessageNotifier.timeLimit, logger: Logger
     ) {
         self.events = events
         self.setting = setting
         self.wants = wants
-        self.heldGroup = heldGroup
+        self.inRequest = inRequest
+        self.group = group
         self.displayName = displayName
         self.clock = clock
         self.timeLimit = timeLimit
@@ -78,23 +87,28 @@ final class MessageNotifier: Service, Sendable {
                 setting.command != nil, wants(peer)
             else { continue }
             let from = displayName(peer)
-            var held: [GroupID: Bool] = [:]
-            var shown: [IncomingRecord] = []
+            let directRequest = inRequest(peer)
+            var groups: [GroupID: (name: String, held: Bool)?] = [:]
+            var items: [NotifyQueue.Item] = []
             for message in messages {
-                if let group = message.message.group.flatMap({ GroupID(bytes: $0) }) {
-                    if held[group] == nil { held[group] = await heldGroup(group) }
-                    if held[group] == true { continue }
+                var variables = [
+                    "LANCHAT_FROM": from, "LANCHAT_FROM_ID": peer.id,
+                    "LANCHAT_TEXT": message.text,
+                ]
+                if let id = message.message.group.flatMap({ GroupID(bytes: $0) }) {
+                    if groups[id] == nil { groups[id] = .some(await group(id)) }
+                    if let known = groups[id] ?? nil {
+                        if known.held { continue }
+                        variables["LANCHAT_GROUP"] = known.name
+                    }
+                    variables["LANCHAT_GROUP_ID"] = id.description
+                } else if directRequest {
+                    continue
                 }
-                shown.append(message)
+                items.append(NotifyQueue.Item(variables: variables))
             }
-            guard !shown.isEmpty else { continue }
-            queue.append(
-                shown.map { message in
-                    NotifyQueue.Item(variables: [
-                        "LANCHAT_FROM": from, "LANCHAT_FROM_ID": peer.id,
-                        "LANCHAT_TEXT": message.text,
-                    ])
-                })
+            guard !items.isEmpty else { continue }
+            queue.append(items)
             wakeup.signal()
         }
     }

@@ -79,10 +79,18 @@ enum NotifyProcess {
     static func environment(inherited: [String], variables: [String: String]) -> [String] {
         let ours = variables.map { "\($0.key)=\($0.value.replacingNUL)" }
         let kept = inherited.filter { entry in
-            !(Array(variables.keys) + daemonsOwn).contains { entry.hasPrefix($0 + "=") }
+            !(Array(variables.keys) + daemonsOwn + ownVariables).contains {
+                entry.hasPrefix($0 + "=")
+            }
         }
         return kept + ours
     }
+
+    /// Every variable a run may be given: one the daemon inherited is never passed on, so
+    /// that a 1:1 message's run has no `LANCHAT_GROUP` (lanchatd(8): unset otherwise).
+    static let ownVariables = [
+        "LANCHAT_FROM", "LANCHAT_FROM_ID", "LANCHAT_TEXT", "LANCHAT_GROUP", "LANCHAT_GROUP_ID",
+    ]
 
     /// What systemd gave the daemon itself: the socket to notify it by and its watchdog,
     /// the descriptors of socket activation. A command that saw them could speak for the

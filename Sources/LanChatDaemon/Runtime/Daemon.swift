@@ -210,11 +210,11 @@ public final class Daemon: Sendable {
             MessageNotifier(
                 events: events, setting: notifyCommand,
                 // Not for blocked peers, nor for message requests (PRODUCT.md §6).
-                wants: { key in
-                    !directory.isBlocked(key)
-                        && directory.entry(key)?.record.hasPendingRequest != true
+                wants: { key in !directory.isBlocked(key) },
+                inRequest: { key in directory.entry(key)?.record.hasPendingRequest == true },
+                group: { id in
+                    (try? await store.group(id)).map { ($0.state.name, $0.requestFrom != nil) }
                 },
-                heldGroup: { group in (try? await store.group(group))?.requestFrom != nil },
                 displayName: { directory.entry($0)?.displayName ?? Fingerprint.keyTag($0) },
                 clock: clock, logger: logger))
         if let reload {
