@@ -83,9 +83,14 @@ extension SendParams {
 }
 
 extension PresenceParams {
-    /// The status text, if given: at most 128 bytes and without U+0000.
+    /// The status text, if given: at most 128 bytes, without U+0000, and not only white
+    /// space or invisible characters (as a name; `""` clears it; found by QA).
     public func validate() throws(ControlError) {
         guard let text else { return }
+        guard text.isEmpty || !text.isBlankText else {
+            throw .badInput(
+                "a status text of only white space or invisible characters; \"\" clears it")
+        }
         guard text.utf8.count <= ParamsLimits.maxStatusTextBytes else {
             throw .badInput("status text is over \(ParamsLimits.maxStatusTextBytes) bytes")
         }

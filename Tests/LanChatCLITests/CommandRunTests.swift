@@ -403,6 +403,21 @@ import Testing
         #expect(server.connectionCount == 0)
     }
 
+    /// A status text of only white space is refused as a name of it would be (found by QA:
+    /// "   " was taken); "" clears it.
+    @Test func blankStatusTextExits65WithoutConnecting() async throws {
+        let server = try FakeDaemon.start()
+        defer { server.stop() }
+        let outcome = await run(["presence", "busy", "--text", " \u{200B} "], server: server)
+        #expect(outcome.code == 65)
+        #expect(outcome.error.contains("only white space or invisible characters"))
+        #expect(server.connectionCount == 0)
+        #expect(throws: ControlError.self) {
+            try PresenceParams(status: .busy, text: "   ").validate()
+        }
+        try PresenceParams(status: .busy, text: "").validate()
+    }
+
     @Test func retryWithNothingToRetrySaysSoOnStandardError() async throws {
         let server = try FakeDaemon.start()
         defer { server.stop() }

@@ -377,7 +377,8 @@ extension EndToEnd {
                 try Self.write("away\n" + long + "\n", to: ivy.dataDirectory + "/presence")
                 ivy.child.send(SIGHUP)
                 #expect(
-                    await ivy.awaitLogLine("reload: presence: avail → away") != nil, "\(ivy.log)")
+                    await ivy.awaitLogLine("reload: presence: available → away") != nil,
+                    "\(ivy.log)")
                 let seen = try await pollUntil(timeout: .seconds(5)) {
                     let peer = try await jack.peer(ivy.id)
                     return peer?.status == "away"
@@ -386,6 +387,16 @@ extension EndToEnd {
                 #expect(seen, "\(jack.log)")
                 #expect(try await jack.peer(ivy.id)?.presence == "online")
                 #expect(jack.logLines(containing: "protocol error").isEmpty, "\(jack.log)")
+                // The cut is said once: the file is written back as used, so the next
+                // SIGHUP has nothing to say of it (found by QA: every reload warned again).
+                let cut = ivy.logLines(containing: "status text cut to 128 bytes")
+                #expect(cut.count == 1 && cut[0].contains("written again"), "\(ivy.log)")
+                let saved = try String(
+                    contentsOfFile: ivy.dataDirectory + "/presence", encoding: .utf8)
+                #expect(saved == "away\n" + String(repeating: "x", count: 128))
+                ivy.child.send(SIGHUP)
+                #expect(await ivy.awaitLogLine("nothing changed") != nil, "\(ivy.log)")
+                #expect(ivy.logLines(containing: "status text cut").count == 1, "\(ivy.log)")
             }
         }
 

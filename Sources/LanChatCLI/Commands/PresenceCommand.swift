@@ -33,6 +33,11 @@ struct PresenceCommand: AsyncParsableCommand {
         if let text, text.containsNUL {
             throw ControlError.badInput("the status text contains U+0000 (NUL)")
         }
+        if let text, !text.isEmpty, text.isBlankText {
+            throw ControlError.badInput(
+                "the status text is only white space or invisible characters; --text \"\" "
+                    + "clears it")
+        }
         let context = global.makeContext()
         let params = PresenceParams(status: presence.availability, text: text)
         let result = try await context.client.presence(params)

@@ -168,7 +168,14 @@ public final class ConfigurationReload: Sendable {
             changes.append("\(key) in \(file) not used: --\(key) on the command line wins")
         }
         for change in changes { logger.notice("reload: \(change)") }
-        if changes.isEmpty { logger.notice("reload: \(file): nothing changed") }
+        if changes.isEmpty {
+            // Said as such when there is no file (found by QA: "PATH: nothing changed" of a
+            // file that does not exist).
+            logger.notice(
+                fileIsThere
+                    ? "reload: \(file): nothing changed"
+                    : "reload: no configuration file at \(file); nothing changed")
+        }
         inputs.logLevel.level = new.logLevel
         return changes
     }
@@ -185,7 +192,7 @@ public final class ConfigurationReload: Sendable {
             logger.error("reload: \(error); presence unchanged")
             return nil
         }
-        if let mended = loaded.mended { logger.warning("reload: \(mended)") }
+        targets.presenceFile.rewriteMended(loaded, logger, prefix: "reload: ")
         let before = targets.profile.snapshot
         let saved = loaded.saved
         guard saved.status != before.status || saved.statusText != before.statusText else {
@@ -195,7 +202,8 @@ public final class ConfigurationReload: Sendable {
             status: saved.status, statusText: saved.statusText, keep: { _ in })
         await targets.links.announcePresence(after)
         targets.announcer.announce(after)
-        return "presence: \(before.status.txtValue) → \(after.status.txtValue)"
+        // As `lanchat presence` names them (found by QA: the file's "avail").
+        return "presence: \(before.status) → \(after.status)"
             + (before.statusText == after.statusText ? "" : ", status text changed")
     }
 

@@ -145,6 +145,21 @@ struct PresenceFile {
     }
 }
 
+extension PresenceFile {
+    /// A file that was mended to be used is said once, and written back as it is used, so
+    /// that the next start or SIGHUP does not say it again (found by QA: every reload warned
+    /// of the same cut status text).
+    func rewriteMended(_ loaded: Loaded, _ logger: Logger, prefix: String = "") {
+        guard let mended = loaded.mended else { return }
+        do {
+            try save(loaded.saved)
+            logger.warning("\(prefix)\(mended); the file is written again as used")
+        } catch {
+            logger.warning("\(prefix)\(mended); \(error)")
+        }
+    }
+}
+
 struct PresenceFileError: Error, CustomStringConvertible {
     let description: String
 }
@@ -154,7 +169,7 @@ extension PresenceFile {
     func loadLogging(_ logger: Logger) -> Saved? {
         switch load() {
         case .success(let loaded):
-            if let mended = loaded?.mended { logger.warning("\(mended)") }
+            if let loaded { rewriteMended(loaded, logger) }
             return loaded?.saved
         case .failure(let error):
             logger.warning("\(error); starting as available")
