@@ -185,6 +185,10 @@ import Testing
         ("name = \"a\"\nname = \"b\"\n", "name: the key is given twice"),
         ("port = 1\n\"port\" = 2\n", ":2:10: port: the key is given twice"),
         ("port = 1\n'port' = 2\n", "port: the key is given twice"),
+        (
+            "name = \"x\"\nlog-level = \"info\n",
+            ":2:18: log-level: a string is not closed on its line"
+        ),
     ])
     func aParserErrorSaysTheMistake(text: String, reason: String) throws {
         let error = try #require(failure(text))

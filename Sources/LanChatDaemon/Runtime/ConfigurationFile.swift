@@ -82,6 +82,12 @@ public enum ConfigurationFile {
         if parser.contains("not representable in 64 bits") {
             return "the number is too large (at most 9223372036854775807)"
         }
+        // The parser reaches the line's end inside the string, and names the line feed as a
+        // control character the user never typed (found by QA).
+        if parser.contains("unescaped control characters") {
+            return "a string is not closed on its line (a quote is missing), or holds a "
+                + "control character"
+        }
         return parser
     }
 
