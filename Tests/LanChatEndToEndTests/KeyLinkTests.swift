@@ -198,3 +198,42 @@ struct LinkedVerifyObject: Decodable, Sendable {
 struct OfferObject: Decodable, Sendable {
     var canReplace: WhoKeyChanges.Candidate?
 }
+
+extension EndToEnd.KeyLink {
+    /// A reinstalled peer that only we dial (`--peer ID@HOST:PORT`; it does not dial us): the
+    /// key that answers at its address is refused (PROTOCOL.md §3.8 row 4) but known, with a
+    /// key-change warning, so its safety number can be compared and the link made; then what
+    /// was held goes out to it, over a dial to the same address (found by QA: its key tag
+    /// matched no peer, and the held messages stayed stuck).
+    @Test func aNewKeyThatAnsweredWhereWeDialledCanBeLinked() async throws {
+        try await inSandbox { sandbox in
+            let bob = try await DaemonProcess.start("bob", in: sandbox)
+            let bobPort = try bob.port
+            let alice = try await DaemonProcess.start(
+                "alice", in: sandbox, peers: ["\(bob.id)@127.0.0.1:\(bobPort)"])
+            #expect(try await alice.awaitOnline(bob.id), "\(alice.log)")
+            #expect(await bob.stop() == .exited(0))
+            let held = try await alice.send("held for bob", to: "bob")
+
+            let newBob = try await DaemonProcess.start(
+                "bob", in: sandbox, port: bobPort, dataDirectory: sandbox.file("bob-reinstalled"))
+            let warned = try await pollUntil(timeout: .seconds(10)) {
+                try await alice.json(WhoKeyChanges.self, ["who", "--all"]).keyChanges.contains {
+                    $0.peer.id == newBob.id && $0.previous?.id == bob.id
+                }
+            }
+            #expect(warned, "\(alice.log)")
+            #expect(try await alice.peer(newBob.id)?.presence != "online", "no session opened")
+            let shown = try await alice.json(VerifyObject.self, ["verify", newBob.keyTag])
+            let linked = try await alice.lanchat(
+                ["verify", newBob.keyTag, shown.safetyNumber, "--link"])
+            #expect(linked.status == 0, "\(linked)")
+            let arrived = try await pollUntil(timeout: .seconds(10)) {
+                try await newBob.json(HistoryResult.self, ["history", alice.id]).messages.map(\.id)
+                    == [held]
+            }
+            #expect(arrived, "\(alice.log)\n\(newBob.log)")
+            #expect(try await alice.peer(newBob.id)?.presence == "online")
+        }
+    }
+}

@@ -275,16 +275,17 @@ actor ConnectionManager {
         let now = clock.monotonic()
         var nextDue: ContinuousClock.Instant?
         for (instance, target) in targets where !target.dialling && target.wanted {
-            let online = target.key.map { directory.entry($0)?.sessions ?? 0 > 0 } ?? false
+            let key = dialledKey(target)
+            let online = key.map { directory.entry($0)?.sessions ?? 0 > 0 } ?? false
             if online && target.kind != .renewal { continue }
             if !online && target.kind == .renewal {
                 // The session ended meanwhile: the next one carries the new name anyway.
                 targets[instance] = nil
                 continue
             }
-            if let key = target.key, directory.isBlocked(key) { continue }
+            if let key, directory.isBlocked(key) { continue }
             let (endpoints, release) = badAddresses.usable(
-                target.endpoints, expecting: target.key, at: now)
+                target.endpoints, expecting: key, at: now)
             guard !endpoints.isEmpty else {
                 if let release { nextDue = min(nextDue ?? release, release) }
                 continue
@@ -297,6 +298,7 @@ actor ConnectionManager {
             let expectation = expectation(for: target)
             let transport = self.transport
             let registry = self.registry
+            let isStatic = target.kind == .announced && instance.interface == nil
             group.addTask {
                 var last: (Endpoint, Transport.DialOutcome)?
                 for endpoint in endpoints {
@@ -306,8 +308,15 @@ actor ConnectionManager {
                     if case .connectFailed = outcome { continue }
                     break
                 }
-                if let (endpoint, outcome) = last {
-                    await self.finished(instance, endpoint: endpoint, outcome: outcome)
+                guard let (endpoint, outcome) = last else { return }
+                await self.finished(instance, endpoint: endpoint, outcome: outcome)
+                // Another key where the user's `--peer` pointed: most likely the peer
+                // reinstalled; known, it can be compared and linked (found by QA).
+                if isStatic,
+                    case .identityRejected(.pinnedKeyMismatch(let expected, let presented)) =
+                        outcome
+                {
+                    await registry.notePresented(presented, insteadOf: expected, at: endpoint)
                 }
             }
         }
@@ -315,8 +324,17 @@ actor ConnectionManager {
     }
 
     private func expectation(for target: DialTarget) -> IdentityPolicy.Expectation? {
-        guard let key = target.key else { return nil }
+        guard let key = dialledKey(target) else { return nil }
         return directory.isPinned(key) ? .pinned(key) : .announced(key)
+    }
+
+    /// The key a target is dialled for: the one it names or learned, or for a static peer
+    /// (`--peer`) the key that took that one over (`verify --link`), whose session is the
+    /// one wanted now. An mDNS record announces the key that is there: a retired key's own
+    /// record is dialled for that key, not taken for an impostor of its replacement.
+    private func dialledKey(_ target: DialTarget) -> PeerKey? {
+        guard target.instance.interface == nil else { return target.key }
+        return target.key.map(directory.currentKey(for:))
     }
 
     /// A dial of `instance` ended (internal, not private: tests feed it outcomes).

@@ -162,6 +162,34 @@ final class LinkRegistry: SessionDelegate, Service {
         return verdict
     }
 
+    /// The key that answered where a static peer (`--peer`) was dialled, recorded as a peer
+    /// with a key-change warning (`PeerDirectory.notePresentedKey`), within the budget of
+    /// keys never met an address may bring. Only for the user's own configuration: an mDNS
+    /// record naming a pinned key at another address is the spoof of PROTOCOL.md §7.3 item
+    /// 43, whose key is not the user's to meet.
+    func notePresented(_ key: PeerKey, insteadOf expected: PeerKey, at address: Endpoint) async {
+        guard !services.directory.isPinned(key) else { return }
+        let admitted = state.withLock {
+            $0.newKeys.admit(
+                from: SourceAddress(host: address.host), at: services.clock.monotonic())
+        }
+        guard case .admitted = admitted else { return }
+        do {
+            if try await services.directory.notePresentedKey(
+                key, insteadOf: expected, at: address, at: services.now())
+            {
+                logger.notice(
+                    """
+                    new peer \(Fingerprint.keyTag(key)) pinned (unverified) where \
+                    \(Fingerprint.keyTag(expected)) was dialled; no session was opened: \
+                    'lanchat verify \(Fingerprint.keyTag(key))' compares its safety number
+                    """)
+            }
+        } catch {
+            logger.error("cannot record the key that answered at \(address): \(error)")
+        }
+    }
+
     private func report(_ rejection: IdentityPolicy.Rejection, address: Endpoint?) {
         let place = address?.description ?? "an unknown address"
         switch rejection {

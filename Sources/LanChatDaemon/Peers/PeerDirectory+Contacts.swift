@@ -136,6 +136,41 @@ extension PeerDirectory {
         return earlier
     }
 
+    /// A pinned peer was dialled at an address where `key` answered instead (PROTOCOL.md
+    /// §3.8 row 4): the session is refused and the pin kept, and `key` is recorded as a peer
+    /// of its own whose key-change warning names `expected`, as if it had dialled us under
+    /// that peer's name (row 7). The user can then compare its safety number and take it for
+    /// the earlier key (`verify --link`); before, a reinstalled peer that only we dial could
+    /// never be (found by QA: its key tag matched no peer). Nothing for a key known already,
+    /// nor for a retired `expected`. Returns whether `key` was recorded.
+    func notePresentedKey(
+        _ key: PeerKey, insteadOf expected: PeerKey, at address: Endpoint?, at now: Int64
+    ) async throws(StoreError) -> Bool {
+        guard key != expected, !isPinned(key), let earlier = entry(expected),
+            earlier.record.replacedBy == nil
+        else { return false }
+        guard try await pinOnFirstContact(key, dialledAddress: address, at: now) else {
+            return false
+        }
+        if try await persistence.recordKeyChange(key, from: expected, at: now) {
+            modify(key) { $0.record.keyChangedFrom = expected }
+        }
+        return true
+    }
+
+    /// The key to dial for `key`: the one that took it over (`linkKey`), if any, followed to
+    /// the last; `key` itself otherwise. A static peer named by its earlier key reaches the
+    /// new one.
+    func currentKey(for key: PeerKey) -> PeerKey {
+        var current = key
+        // A chain ends: each link retires a key for good; the bound only guards the loop.
+        for _ in 0..<16 {
+            guard let next = entry(current)?.record.replacedBy else { break }
+            current = next
+        }
+        return current
+    }
+
     /// A name as a person reads it, for `noteNameClash`: case, compatibility forms (ｆｕｌｌ
     /// ｗｉｄｔｈ), invisible characters and white space at the ends or doubled do not make
     /// another name (found by QA: "alice " beside "alice" was no key change; lookalikes in
