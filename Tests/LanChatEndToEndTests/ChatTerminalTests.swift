@@ -345,6 +345,20 @@ extension EndToEnd {
             }
         }
 
+        /// alice and bob, with a group #ops of the two that bob knows of.
+        static func pairWithGroupOps(in sandbox: Sandbox) async throws
+            -> (alice: DaemonProcess, bob: DaemonProcess)
+        {
+            let pair = try await DaemonPair.start(in: sandbox)
+            _ = try await pair.alice.lanchat(["group", "create", "ops", "bob"])
+            let known = try await pollUntil(timeout: .seconds(10)) {
+                try await pair.bob.json(Groups.GroupList.self, ["groups"]).groups.map(\.name)
+                    == ["ops"]
+            }
+            try #require(known, "bob learns the group")
+            return (pair.alice, pair.bob)
+        }
+
         /// `lanchat chat TARGET` on `node` with its standard input a pipe (line mode) and its
         /// output in a file.
         static func lineChat(_ node: DaemonProcess, with target: String, in sandbox: Sandbox)
@@ -471,14 +485,7 @@ extension EndToEnd {
         /// said to the user alone).
         @Test func aChatWithAPeerLeavesOutItsGroupMessages() async throws {
             try await inSandbox { sandbox in
-                let pair = try await DaemonPair.start(in: sandbox)
-                let (alice, bob) = (pair.alice, pair.bob)
-                _ = try await alice.lanchat(["group", "create", "ops", "bob"])
-                let known = try await pollUntil(timeout: .seconds(10)) {
-                    try await bob.json(Groups.GroupList.self, ["groups"]).groups.map(\.name)
-                        == ["ops"]
-                }
-                try #require(known, "bob learns the group")
+                let (alice, bob) = try await Self.pairWithGroupOps(in: sandbox)
                 let chat = try await TmuxTerminal(
                     [try Binaries.lanchat(), "--socket", alice.socket, "chat", "bob"])
                 defer { chat.kill() }
@@ -497,14 +504,7 @@ extension EndToEnd {
         /// `chat GROUP`: lines go to the group, members' messages come back with their names.
         @Test func lineModeInAGroup() async throws {
             try await inSandbox { sandbox in
-                let pair = try await DaemonPair.start(in: sandbox)
-                let (alice, bob) = (pair.alice, pair.bob)
-                _ = try await alice.lanchat(["group", "create", "ops", "bob"])
-                let known = try await pollUntil(timeout: .seconds(10)) {
-                    try await bob.json(Groups.GroupList.self, ["groups"]).groups.map(\.name)
-                        == ["ops"]
-                }
-                try #require(known, "bob learns the group")
+                let (alice, bob) = try await Self.pairWithGroupOps(in: sandbox)
                 let (process, input, outputPath) = try Self.lineChat(
                     alice, with: "#ops", in: sandbox)
                 defer { if process.isRunning { process.terminate() } }

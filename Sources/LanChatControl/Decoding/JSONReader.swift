@@ -74,12 +74,10 @@ package struct JSONReader {
     }
 
     private mutating func consume(literal: StaticString) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard bytes.count - index >= count else { return false }
-        for offset in 0..<count where bytes[index + offset] != literal.utf8Start[offset] {
+        guard JSONSyntax.holds(literal, UnsafeRawBufferPointer(bytes), at: index) else {
             return false
         }
-        index += count
+        index += literal.utf8CodeUnitCount
         return true
     }
 

@@ -52,6 +52,18 @@ package enum JSONSyntax {
     package static func check(_ bytes: [UInt8]) -> Outcome {
         bytes.withUnsafeBytes { check($0) }
     }
+
+    /// Whether `bytes` hold `literal` (`true`, `null` …) at `index`; shared with `JSONReader`.
+    static func holds(_ literal: StaticString, _ bytes: UnsafeRawBufferPointer, at index: Int)
+        -> Bool
+    {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - index >= count else { return false }
+        for offset in 0..<count where bytes[index + offset] != literal.utf8Start[offset] {
+            return false
+        }
+        return true
+    }
 }
 
 extension JSONSyntax {
@@ -259,12 +271,8 @@ extension JSONSyntax {
         }
 
         mutating func consume(_ literal: StaticString) -> Bool {
-            let count = literal.utf8CodeUnitCount
-            guard bytes.count - index >= count else { return false }
-            for offset in 0..<count where bytes[index + offset] != literal.utf8Start[offset] {
-                return false
-            }
-            index += count
+            guard JSONSyntax.holds(literal, bytes, at: index) else { return false }
+            index += literal.utf8CodeUnitCount
             return true
         }
 
