@@ -18,8 +18,8 @@ import LanChatFuzzSupport
 /// `contacts`, `block`, `unblock`, `remove` and `accept` have only types to check, and their handlers resolve
 /// a PEER before writing), which answers bad params with `invalidParams` or `badInput` only and
 /// lets through only values within the limits; the error response for any id is one line that
-/// gives that id back; a line whose head `JSONReader` reads has no malformed string
-/// (`JSONStringSyntax`, which the daemon runs only on the others).
+/// gives that id back; a line whose head `JSONReader` reads is not malformed (`JSONSyntax`,
+/// which the daemon runs only on the others).
 enum ControlRequestHarness {
     static func run(_ bytes: [UInt8]) {
         let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).prefix(8)
