@@ -207,6 +207,8 @@ struct ControlConnectionTests {
                     9,
                     "deeper than 512 levels"
                 ),
+                // Well-formed, but a head string that is no Unicode: the id still comes back.
+                (#"{"jsonrpc":"2.0","id":12,"method":"status\ud800"}"#, -32700, 12, "not Unicode"),
             ]
             for (line, code, id, says) in refused {
                 try await connection.send(line)

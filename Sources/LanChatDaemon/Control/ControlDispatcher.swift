@@ -77,10 +77,16 @@ struct ControlDispatcher: Sendable {
                 head = try ControlJSON.decoder().decode(RPCRequestHead.self, from: line)
             }
         } catch DecodingError.dataCorrupted {
+            // `JSONSyntax` passed it: a string of the head is no Unicode. The id is given
+            // back when it can be read (found by QA: a lone surrogate in "method" lost it).
+            let outcome = line.withUnsafeBytes { JSONSyntax.check($0) }
             return .refused(
                 encode(
                     RPCResponse<NoParams>(
-                        id: nil, error: .parseError("the request is not valid JSON"))))
+                        id: id(in: line, at: outcome.idValue),
+                        error: .parseError(
+                            "the request is not valid JSON: a string in it is not Unicode (a "
+                                + "lone surrogate escape, or bytes that are not UTF-8)"))))
         } catch DecodingError.typeMismatch(let type, _) where type == RPCID.self {
             // Null is the only id left to answer with; the message says why it is not theirs.
             return .refused(
@@ -119,15 +125,16 @@ struct ControlDispatcher: Sendable {
         let outcome = line.withUnsafeBytes { JSONSyntax.check($0) }
         guard let fault = outcome.fault else { return nil }
         // Two ids: neither is the request's.
-        let id =
-            fault == .duplicateKey("id")
-            ? nil
-            : outcome.idValue.flatMap { range in
-                let start = line.startIndex + range.lowerBound
-                return try? ControlJSON.decoder().decode(
-                    RPCID.self, from: line[start..<start + range.count])
-            }
+        let id = fault == .duplicateKey("id") ? nil : id(in: line, at: outcome.idValue)
         return encode(RPCResponse<NoParams>(id: id, error: controlError(fault)))
+    }
+
+    /// The id whose value is at `range` of `line` (`JSONSyntax.Outcome.idValue`), if it reads.
+    private static func id(in line: Data, at range: Range<Int>?) -> RPCID? {
+        guard let range else { return nil }
+        let start = line.startIndex + range.lowerBound
+        return try? ControlJSON.decoder().decode(
+            RPCID.self, from: line[start..<start + range.count])
     }
 
     static func controlError(_ fault: JSONSyntax.Fault) -> ControlError {
