@@ -304,6 +304,48 @@ struct GroupMembershipTests {
         await harness.stop()
     }
 
+    /// Removed (or gone), we take nothing sent to the group after we learnt of it, though a
+    /// member out of touch still sends (found by QA: a removed member kept receiving); what
+    /// was sent before, crossing the change, is kept.
+    @Test func nothingSentAfterOurRemovalIsTaken() async throws {
+        let clock = ManualClock()
+        let harness = try await PeerLinkTests.Harness.start(clock: clock.daemonClock)
+        let (own, carol) = (try #require(LinkPhaseTests.own), try #require(Self.carol))
+        try await harness.store.addPeer(carol, keyTag: "TAG", name: "m", at: 1)
+        let id = try #require(Self.groupID)
+        let invited = GroupUpdate(
+            id: id, version: 1, name: "ops", members: [own, harness.peer, carol])
+        let removed = try #require(
+            GroupConvergence.next(after: invited, members: [harness.peer, carol]))
+        let learnt = clock.daemonClock.wallMilliseconds()
+        #expect(
+            try await harness.store.saveGroup(
+                StoredGroup(state: removed, basis: invited.members, updatedAt: learnt),
+                recipients: [], expectedVersion: nil, changedBy: carol))
+        var (session, writes) = try await harness.established("s1")
+        func groupMessage(_ seq: UInt64, sentAt: Int64) -> AppMessage {
+            .message(
+                WireMessage(
+                    stream: 77, seq: seq, id: MessageID.random(), sentAt: sentAt,
+                    group: id.bytes, text: "to the group"))
+        }
+        await harness.link.received([groupMessage(1, sentAt: learnt - 1)], on: session)
+        guard case .control(let first) = await writes.next() else {
+            Issue.record("an answer must be written")
+            return
+        }
+        #expect(first == [.ack(stream: 77, delivered: 1)], "\(first)")
+        await harness.link.received([groupMessage(2, sentAt: learnt + 1)], on: session)
+        guard case .control(let second) = await writes.next() else {
+            Issue.record("an answer must be written")
+            return
+        }
+        #expect(second.contains(.reject(stream: 77, seq: 2, reason: .refusedByPolicy)), "\(second)")
+        let kept = try await harness.store.groupHistory(id, limit: 10).messages.map(\.text)
+        #expect(kept == ["to the group"])
+        await harness.stop()
+    }
+
     /// `--accept contacts`: a group that reached us first from a non-contact member (carol,
     /// passing it on) is a request; the same group sent by a contact who is a member is not
     /// one any more, whichever copy came first (found by QA: it depended on the order).

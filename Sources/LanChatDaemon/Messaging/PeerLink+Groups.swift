@@ -233,16 +233,23 @@ extension PeerLink {
     /// (`removalGrace`: a message crossing the change that removed its sender; found by QA,
     /// a removed member could post for as long as no later change came). Others are
     /// REJECTed as refused by policy (processed, not stored).
+    ///
+    /// Nor is one sent to us after we left or were removed (PRODUCT.md §4: "a removed member
+    /// receives nothing sent after its removal"): a sender out of touch, who has not learnt
+    /// of the change, still sends (found by QA). Sent before we learnt of it, it crossed the
+    /// change and is taken.
     func groupPolicy(_ message: WireMessage, groups: [GroupID: StoredGroup]) -> RejectReason? {
         guard let bytes = message.group else { return nil }
         guard sessionSupportsGroups, let id = GroupID(bytes: bytes), let group = groups[id],
             group.state.hasMember(key)
                 || (group.basis.contains(key)
-                    && services.now() - group.updatedAt < Self.removalGrace)
+                    && services.now() - group.updatedAt < Self.removalGrace),
+            group.state.hasMember(services.directory.ownKey)
+                || message.sentAt < group.updatedAt
         else {
             if let heldBack = rejectionLines.take(at: services.clock.monotonic()) {
                 logger.info(
-                    "rejecting group message \(message.seq): not from a member\(LogLineBudget.suffix(heldBack))"
+                    "rejecting group message \(message.seq): not from a member, or not to one\(LogLineBudget.suffix(heldBack))"
                 )
             }
             return .refusedByPolicy
