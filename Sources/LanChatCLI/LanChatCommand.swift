@@ -73,6 +73,11 @@ public enum LanChatCLI {
         let lock = DataDirectoryLockProbe.probe(
             directory: directory, socketPaths: [socket, DoctorGathering.absolutePath(socket)])
         guard let pid = lock.holderPID else { return said }
+        if lock.socketStillBound == false, lock.holderIsStarting {
+            return usageError(
+                "lanchatd (PID \(pid)) on \(directory) is starting and has not opened its "
+                    + "socket yet; try again in a moment")
+        }
         if lock.socketStillBound == false {
             let quoted = shellQuoted(socket)
             return usageError(

@@ -80,6 +80,11 @@ import Testing
 
         // Nothing bound there at all: a mistyped socket, and the daemon that runs listens on
         // another; neither "start one for it" (refused, 75) nor "kill it" (found by QA).
+        let elsewhere = try UnixListener.listen(path: home + "/elsewhere.sock")
+        defer {
+            close(elsewhere)
+            unlink(home + "/elsewhere.sock")
+        }
         let typo = CapturedOutput()
         let typoCode = await TestEnvironment.run(
             ["status", "--socket", home + "/typo.sock"], output: typo,
@@ -103,9 +108,9 @@ import Testing
             rmdir(directory)
         }
         let listener = try UnixListener.listen(path: path)
-        #expect(DataDirectoryLockProbe.listeningPaths(of: getpid()).contains(path))
+        #expect(DataDirectoryLockProbe.listeningPaths(of: getpid())?.contains(path) == true)
         close(listener)
-        #expect(!DataDirectoryLockProbe.listeningPaths(of: getpid()).contains(path))
+        #expect(DataDirectoryLockProbe.listeningPaths(of: getpid())?.contains(path) == false)
     }
 
     /// flock(1) holds the lock in a process of its own, and writes no PID in the file.

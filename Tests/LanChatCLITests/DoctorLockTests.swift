@@ -82,6 +82,27 @@ import Testing
         }
     }
 
+    /// The daemon holding the lock names the socket it does listen on when its descriptors
+    /// can be read; listening on none, it is starting, and the socket asked about may be its
+    /// own (found by QA: a call during a start was sent to "another socket").
+    @Test func theSocketItListensOnIsNamedAndAStartIsSaid() {
+        var facts = socketGone(path: Self.other, stillBound: false)
+        facts.dataDirectoryLock?.holderSockets = ["/run/user/1000/lanchat/lanchatd.sock"]
+        #expect(
+            F.check("daemon", facts)?.fix?.hasPrefix(
+                "give lanchat the socket it listens on (--socket "
+                    + "/run/user/1000/lanchat/lanchatd.sock or LANCHAT_SOCKET)") == true)
+        facts.dataDirectoryLock?.holderSockets = []
+        for name in ["socket", "daemon"] {
+            let result = F.check(name, facts)
+            #expect(
+                result?.detail
+                    == "lanchatd (PID 4321) on \(Self.dataDirectory) is starting and has not "
+                    + "opened its socket yet")
+            #expect(result?.fix == "run lanchat doctor again in a moment")
+        }
+    }
+
     /// Nobody holds the lock: not running, start it, as before.
     @Test func aFreeLockKeepsTheStartAdvice() {
         var facts = socketGone()

@@ -11,13 +11,14 @@ package struct DataDirectoryLockFacts: Sendable, Hashable {
     /// Whether some process listens on a Unix socket bound at the socket path asked about,
     /// even one whose file was removed (`/proc/net/unix`); nil when that could not be read.
     package var socketStillBound: Bool?
-    /// The paths of the Unix sockets the holder listens on, where its descriptors could be
-    /// read: the socket to give lanchat when it is not the one asked about.
-    package var holderSockets: [String]
+    /// The paths of the Unix sockets the holder listens on: the socket to give lanchat when
+    /// it is not the one asked about; none while it starts (its socket comes after the lock);
+    /// nil when its descriptors could not be read.
+    package var holderSockets: [String]?
 
     package init(
         directory: String, holderPID: Int32?, socketStillBound: Bool? = nil,
-        holderSockets: [String] = []
+        holderSockets: [String]? = nil
     ) {
         self.directory = directory
         self.holderPID = holderPID
@@ -27,9 +28,15 @@ package struct DataDirectoryLockFacts: Sendable, Hashable {
 
     /// "give lanchat the socket it listens on": that socket, when there is exactly one.
     var socketToGive: String {
-        holderSockets.count == 1
-            ? "give lanchat the socket it listens on (--socket \(shellQuoted(holderSockets[0]))"
-                + " or LANCHAT_SOCKET)"
-            : "give lanchat the socket it listens on (--socket PATH or LANCHAT_SOCKET)"
+        guard let sockets = holderSockets, sockets.count == 1 else {
+            return "give lanchat the socket it listens on (--socket PATH or LANCHAT_SOCKET)"
+        }
+        return "give lanchat the socket it listens on (--socket \(shellQuoted(sockets[0]))"
+            + " or LANCHAT_SOCKET)"
     }
+
+    /// The holder listens on no socket at all: it is starting (the lock comes first), and
+    /// the socket asked about may well be the one it is about to open (found by QA: a call
+    /// during a start was sent to "another socket").
+    var holderIsStarting: Bool { holderSockets?.isEmpty == true }
 }

@@ -19,7 +19,7 @@ enum DataDirectoryLockProbe {
         return DataDirectoryLockFacts(
             directory: directory, holderPID: pid,
             socketStillBound: table.map { listens(on: socketPaths, unixTable: $0) },
-            holderSockets: pid.map(listeningPaths(of:)) ?? [])
+            holderSockets: pid.flatMap(listeningPaths(of:)))
     }
 
     static func holder(of lockPath: String) -> Int32? {
@@ -94,12 +94,12 @@ enum DataDirectoryLockProbe {
     }
 
     /// The paths of the listening Unix sockets process `pid` holds (its descriptors link to
-    /// `socket:[INODE]`), for a lanchatd found by its lock: the socket to give lanchat. Empty
-    /// when its descriptors cannot be read (another user's process).
-    static func listeningPaths(of pid: Int32) -> [String] {
+    /// `socket:[INODE]`), for a lanchatd found by its lock: the socket to give lanchat, or
+    /// none yet (it is starting). Nil when its descriptors cannot be read (another user's).
+    static func listeningPaths(of pid: Int32) -> [String]? {
         guard let table = DoctorGathering.readSmallFile("/proc/net/unix"),
             let directory = opendir("/proc/\(pid)/fd")
-        else { return [] }
+        else { return nil }
         defer { closedir(directory) }
         var inodes: Set<String> = []
         var buffer = [CChar](repeating: 0, count: 64)

@@ -10,6 +10,13 @@ enum RunningWithoutSocket {
     static func verdict(_ name: String, _ facts: DoctorFacts) -> DoctorCheckResult? {
         guard let lock = facts.dataDirectoryLock, let pid = lock.holderPID else { return nil }
         let socket = shellQuoted(facts.socketPath)
+        if lock.socketStillBound == false, lock.holderIsStarting {
+            return .failed(
+                name,
+                "lanchatd (PID \(pid)) on \(lock.directory) is starting and has not opened its "
+                    + "socket yet",
+                fix: "run lanchat doctor again in a moment")
+        }
         if lock.socketStillBound == false {
             // Nothing listens at that path, not even at a removed file: the daemon was started
             // with another socket (--socket, or another XDG_RUNTIME_DIR than this shell's).
