@@ -194,6 +194,12 @@ import Testing
         #expect(
             HistoryView.render(empty, now: CLIFixtures.now, zone: utc, style: .plain)
                 == "#ops  2 members\nNo messages yet. Send one: lanchat send '#ops' TEXT\n")
+        // A group we left: said so, and no hint to send where it would fail (found by QA).
+        var left = empty
+        left.group?.left = true
+        #expect(
+            HistoryView.render(left, now: CLIFixtures.now, zone: utc, style: .plain)
+                == "#ops  2 members  (you are no longer a member)\nNo messages.\n")
         // A group of one says so in the singular, as chat, groups and watch do (QA: "#solo
         // 1 members").
         empty.group?.members.removeLast()

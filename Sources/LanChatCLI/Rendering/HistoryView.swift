@@ -30,9 +30,10 @@ package enum HistoryView {
     /// (how to page to them: `lanchat history ARGUMENT --before ID`), then the messages, and
     /// after a page that is not the latest, how to page on to newer ones (`--after ID`); or
     /// why there are none (an empty range, or a conversation with nothing yet).
+    /// `canSend`: false in a group we are no longer in, where `send` would fail.
     static func pageLines(
         _ result: HistoryResult, paged: Bool, argument: String, style: TextStyle,
-        messages: ([MessageInfo]) -> String
+        canSend: Bool = true, messages: ([MessageInfo]) -> String
     ) -> String {
         let shown = terminalSafe(argument)
         let start = style.dim("(nothing older: this is the start of the conversation)")
@@ -40,7 +41,8 @@ package enum HistoryView {
             // An empty page before the first message says so too (found by QA).
             if paged && !result.hasOlder { return start + "\nNo messages in this range.\n" }
             if result.hasOlder || paged { return "No messages in this range.\n" }
-            return "No messages yet. Send one: lanchat send \(shown) TEXT\n"
+            return canSend
+                ? "No messages yet. Send one: lanchat send \(shown) TEXT\n" : "No messages.\n"
         }
         let older =
             result.hasOlder
@@ -105,6 +107,7 @@ package enum HistoryView {
         groupHeader(group, style: style)
             + pageLines(
                 result, paged: paged, argument: "'#\(group.name)'", style: style,
+                canSend: group.left != true,
                 messages: {
                     messageLines(
                         $0, theirLabel: "?", now: now, zone: zone, style: style,
@@ -112,10 +115,12 @@ package enum HistoryView {
                 })
     }
 
-    /// A group conversation's header line: `#name  N members`.
+    /// A group conversation's header line: `#name  N members`, and whether we are out of it
+    /// (found by QA: a group we had left read as one we could write to).
     static func groupHeader(_ group: GroupInfo, style: TextStyle) -> String {
         style.bold("#" + truncated(group.name, to: 64)) + "  "
-            + style.dim(GroupText.memberCount(group.members.count)) + "\n"
+            + style.dim(GroupText.memberCount(group.members.count))
+            + (group.left == true ? "  " + style.dim("(you are no longer a member)") : "") + "\n"
     }
 
     /// Each member's label by peer id (alias, else name, else key tag), at most `width`.
