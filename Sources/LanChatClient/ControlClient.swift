@@ -104,6 +104,10 @@ public final class ControlClient: Sendable {
         case Methods.Send.name:
             ". The message may still be stored and sent: look at 'lanchat history PEER' "
                 + "before sending it again"
+        case Methods.Backup.name:
+            // Not resumed: a copy cut short is never given its name (found by QA).
+            ". No backup was made: a copy cut short is left, if at all, as .NAME.partial-… "
+                + "beside the path; remove it and back up again"
         case Methods.Status.name, Methods.Who.name, Methods.Inbox.name, Methods.History.name,
             Methods.Search.name, Methods.Contacts.name, Methods.Groups.name, Methods.Watch.name:
             ""

@@ -51,4 +51,13 @@ import Testing
             route(#"{"id":null,"error":{"code":-32600,"message":"bad"}}"#)
                 == .errorWithoutID(ControlError(rpcCode: -32600, message: "bad", data: nil)))
     }
+
+    /// A call the daemon never answered says what may still happen to it, by method: a
+    /// backup cut short is never resumed (found by QA: "may still be done").
+    @Test func anUnansweredCallSaysWhatMayStillHappen() {
+        #expect(ControlClient.mayStillBeDone("backup").contains("No backup was made"))
+        #expect(ControlClient.mayStillBeDone("send").contains("lanchat history PEER"))
+        #expect(ControlClient.mayStillBeDone("who").isEmpty)
+        #expect(ControlClient.mayStillBeDone("alias").contains("may still be done"))
+    }
 }

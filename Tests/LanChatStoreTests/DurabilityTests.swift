@@ -312,6 +312,12 @@ struct DurabilityTests {
         #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
         #expect(fileSize(path + "-wal") == nil, "the copy is one file")
         #expect(try messageCount(inFile: path) == 6)
+        // Written under a name of its own and named `path` once whole (found by QA: a stop
+        // half-way left a file at `path` that read as an empty store): none is left over.
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(!names.contains { $0.contains(".partial-") }, "\(names)")
+        #expect(
+            MessageStore.partialPath(for: "/b/copy.sqlite3").hasPrefix("/b/.copy.sqlite3.partial-"))
     }
 
     @Test func backupRefusesAnExistingFileAndARelativePath() async throws {
@@ -335,6 +341,16 @@ struct DurabilityTests {
         let link = directory.path + "/link"
         try FileManager.default.createSymbolicLink(
             atPath: link, withDestinationPath: directory.path)
+        // A dangling link is something at the path too: never followed, never replaced.
+        let dangling = directory.path + "/dangling"
+        try FileManager.default.createSymbolicLink(
+            atPath: dangling, withDestinationPath: directory.path + "/nowhere")
+        await #expect {
+            try await store.backup(to: dangling)
+        } throws: { error in
+            (error as? BackupError)?.description.contains("already exists") == true
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/nowhere"))
         for path in [directory.path + "/missing/", directory.path, link] {
             await #expect {
                 try await store.backup(to: path)
