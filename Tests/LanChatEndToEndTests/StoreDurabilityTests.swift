@@ -242,6 +242,35 @@ extension EndToEnd {
             }
         }
 
+        /// Another node's store restored into a data directory is refused: it knows this node's
+        /// key as a peer (found by QA: bob's backup restored into alice's directory sent bob's
+        /// queued messages, and his conversations, as alice's).
+        @Test func anotherNodesStoreIsRefused() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let bobsBackup = sandbox.file("bob-backup.db")
+                _ = try await pair.bob.json(BackupObject.self, ["backup", bobsBackup])
+                let alice = pair.alice
+                #expect(await alice.stop() == .exited(0))
+                let store = alice.dataDirectory + "/lanchat.sqlite3"
+                // As QA did it: a data directory made anew around alice's key, so no marker
+                // names another store (with one, the store is refused as replaced).
+                let marker = alice.dataDirectory + "/store.marker"
+                for file in [store, store + "-wal", store + "-shm", marker] {
+                    try? FileManager.default.removeItem(atPath: file)
+                }
+                try FileManager.default.copyItem(atPath: bobsBackup, toPath: store)
+                let (ended, log) = try await EndToEnd.DaemonLifecycle.refusedStart(
+                    [
+                        "--name", "alice", "--data-dir", alice.dataDirectory, "--socket",
+                        alice.socket, "--port", "0", "--no-mdns",
+                    ], in: sandbox)
+                #expect(ended == .exited(78), "\(log)")
+                #expect(
+                    log.contains("knows this node's own key (\(alice.keyTag)) as a peer"), "\(log)")
+            }
+        }
+
         @Test func backupWhileRunningHoldsTheMessagesAndNeverOverwrites() async throws {
             try await inSandbox { sandbox in
                 let lines = (1...4).map { "backed up \($0)" }

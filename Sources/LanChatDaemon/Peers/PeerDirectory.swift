@@ -29,14 +29,6 @@ final class PeerDirectory: Sendable {
         entries = Mutex(map)
     }
 
-    /// The directory of everything `persistence` has pinned.
-    static func load(ownKey: PeerKey, from persistence: any PeerPersistence)
-        async throws(StoreError) -> PeerDirectory
-    {
-        PeerDirectory(
-            ownKey: ownKey, records: try await persistence.peers(), persistence: persistence)
-    }
-
     func entry(_ key: PeerKey) -> PeerEntry? {
         entries.withLock { $0[key] }
     }

@@ -46,11 +46,25 @@ public final class Daemon: Sendable {
         let store = try Self.openStore(configuration)
         for warning in store.warnings { logger.warning("\(warning)") }
         let clock = DaemonClock.system
-        let directory: PeerDirectory
+        let records: [PeerRecord]
         do {
-            directory = try await PeerDirectory.load(ownKey: identity.publicKey, from: store)
+            records = try await store.peers()
         } catch {
             throw .store("cannot read the pin store: \(error)")
+        }
+        let directory = PeerDirectory(
+            ownKey: identity.publicKey, records: records, persistence: store)
+        if records.contains(where: { $0.key == identity.publicKey }) {
+            // Our own key is never a peer of ours: another node's store (found by QA: bob's
+            // backup restored into alice's directory sent bob's queued messages as alice's).
+            let tag: String = Fingerprint.keyTag(identity.publicKey)
+            let store: String = configuration.dataDirectory + "/" + MessageStore.fileName
+            let advice =
+                "Put this node's own store back, or give that store its own identity.key in a "
+                + "data directory of its own"
+            throw .store(
+                "\(store) knows this node's own key (\(tag)) as a peer: it is another node's "
+                    + "store (its backup restored here?). " + advice)
         }
         directory.setAcceptPolicy(configuration.accept)
         for peer in configuration.staticPeers {
