@@ -181,7 +181,10 @@ public final class MessageStore: Sendable {
     {
         var info = stat()
         let found = stat(path, &info) == 0
-        if found { try requireRegularFile(path, info) }
+        if found {
+            try requireRegularFile(path, info)
+            try requireWritable(path)
+        }
         guard found, info.st_size > 0 else {
             // Nothing here yet: a first start, unless the marker names a store that was here.
             guard let marker, let markerPath else { return HistoryCheck.Verdict() }

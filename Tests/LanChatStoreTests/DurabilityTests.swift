@@ -299,6 +299,25 @@ struct DurabilityTests {
         #expect(damaged?.kind == .corrupt)
     }
 
+    /// A store this user cannot write is refused before SQLite opens it, naming the file, its
+    /// mode and owner and the fix (found by QA: "read-only or not accessible", and a `-shm`
+    /// of mode 0400 left that refused the next start). Root passes `access(2)`, so the words
+    /// are checked here and the refusal by scenario 31's unprivileged user.
+    @Test func aStoreThisUserCannotWriteIsSaidWithItsFix() {
+        let own = MessageStore.notWritable(
+            "/d/lanchat.sqlite3", mode: 0o100400, owner: 1000, code: EACCES, user: 1000)
+        #expect(
+            own.description.contains(
+                "/d/lanchat.sqlite3 cannot be read and written by this user (mode 400, owner you: "
+                    + "Permission denied); fix: chmod 600 /d/lanchat.sqlite3"), "\(own)")
+        let other = MessageStore.notWritable(
+            "/d/lanchat.sqlite3-shm", mode: 0o100644, owner: 0, code: EACCES, user: 1000)
+        #expect(
+            other.description.contains(
+                "owner uid 0: Permission denied); fix: chown 1000 /d/lanchat.sqlite3-shm && "
+                    + "chmod 600 /d/lanchat.sqlite3-shm"), "\(other)")
+    }
+
     @Test func backupWhileOpenIsAPrivateSingleFileWithEveryMessage() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

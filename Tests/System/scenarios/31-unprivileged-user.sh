@@ -7,7 +7,8 @@
 # each other over mDNS and exchange messages both ways; `lanchat doctor`, whose port probe
 # connects and closes, runs three times and leaves the daemon up, its session with the peer
 # up and its own addresses not refused; and root's CLI is refused by the daemon's socket
-# (another uid, exit 77).
+# (another uid, exit 77). Last, a store of mode 0400 is refused with its fix, and the daemon
+# starts once it is mended.
 
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../lib/netsim.sh
@@ -89,3 +90,28 @@ for host in h1 h2; do
   [[ $(host_bg_stop "$host" lanchatd TERM 3000) == 0 ]] || fail "$host: lanchatd did not stop cleanly"
 done
 netsim_log "stopped cleanly"
+
+# A store its user cannot write is refused before SQLite opens it, naming the file, its mode
+# and the fix, and leaving nothing that refuses the next start once it is mended (found by QA:
+# "read-only or not accessible", and a -shm of mode 0400 left behind). Root passes access(2):
+# only an ordinary user can see this.
+store="$(user_dir h2)/data/lanchat/lanchat.sqlite3"
+chmod 0400 "$store"
+# shellcheck disable=SC2012 # names, modes and sizes of a few files we made, for a comparison
+files_before=$(ls -l --time-style=+ "$store"*)
+status=0
+output=$(as_user h2 "$(user_dir h2)/bin/lanchatd" --name h2 2>&1) || status=$?
+((status != 0)) || fail "lanchatd started on a store of mode 0400"
+[[ $output == *"$store cannot be read and written by this user (mode 400"*"chmod 600 $store"* ]] ||
+  fail "the refusal does not name the store, its mode and the fix: $output"
+# shellcheck disable=SC2012
+[[ $(ls -l --time-style=+ "$store"*) == "$files_before" ]] ||
+  fail "the refused start changed the files beside the store: $(ls -l "$store"* | tr '\n' ';')"
+chmod 0600 "$store"
+home=$(user_dir h2)
+host_bg h2 mended setpriv --reuid="$USER_ID" --regid="$USER_ID" --clear-groups \
+  env HOME="$home" XDG_RUNTIME_DIR="$home/run" XDG_DATA_HOME="$home/data" \
+  XDG_CONFIG_HOME="$home/config" "$home/bin/lanchatd" --name h2
+wait_until 15000 "h2 starts once its store is mended" user_status_ok h2 >/dev/null
+[[ $(host_bg_stop h2 mended TERM 3000) == 0 ]] || fail "h2: lanchatd did not stop cleanly"
+netsim_log "a store of mode 0400 refused with its fix; started once mended"
