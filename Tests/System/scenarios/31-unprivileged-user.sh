@@ -101,7 +101,7 @@ chmod 0400 "$store"
 files_before=$(ls -l --time-style=+ "$store"*)
 status=0
 output=$(as_user h2 "$(user_dir h2)/bin/lanchatd" --name h2 2>&1) || status=$?
-((status != 0)) || fail "lanchatd started on a store of mode 0400"
+((status == 73)) || fail "a store of mode 0400 exited $status, not 73"
 [[ $output == *"$store cannot be read and written by this user (mode 400"*"chmod 600 $store"* ]] ||
   fail "the refusal does not name the store, its mode and the fix: $output"
 # shellcheck disable=SC2012
