@@ -141,6 +141,9 @@ public enum StoreRepair {
                 recreate: PeerStub(keyTag: keyTag, firstSeen: now))
         } catch {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(fresh + suffix) }
+            // A full disk reaches here as an aborted transaction (found by QA: "Transaction
+            // was aborted"): said as what it is, with the room a copy needs.
+            if let full = Self.noRoom(for: bytes, beside: path) { throw full }
             throw StoreError.wrapping(error, while: "repairing \(path)")
         }
         try? source.close()  // before its file is renamed
@@ -148,6 +151,22 @@ public enum StoreRepair {
         report.damagedCopy = damaged
         try swap(path, damagedTo: damaged, fresh: fresh)
         return report
+    }
+
+    /// The error for a disk without room for a copy of `bytes` beside `path`, left as it was;
+    /// nil when there is room (or it cannot be told).
+    static func noRoom(for bytes: Int64, beside path: String) -> StoreError? {
+        var info = statvfs()
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        guard statvfs(directory.isEmpty ? "/" : directory, &info) == 0 else { return nil }
+        let free = Int64(info.f_bavail) * Int64(info.f_frsize)
+        guard free < bytes else { return nil }
+        let megabytes = { (value: Int64) in String(format: "%.1f MB", Double(value) / 1e6) }
+        return StoreError(
+            .unavailable,
+            "repairing \(path): the disk is full: a repair writes a new copy beside the store "
+                + "(up to \(megabytes(bytes))), and \(megabytes(free)) are free. Free some "
+                + "room and start again; the store was left as it was")
     }
 
     /// Whether the store at `path` passes `integrity_check`, read as the start reads it: a

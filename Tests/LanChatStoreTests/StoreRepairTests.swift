@@ -334,3 +334,17 @@ struct StoreRepairTests {
         }
     }
 }
+
+/// A repair on a disk without room for its copy says so (found by QA: "Transaction was
+/// aborted").
+@Suite struct StoreRepairRoomTests {
+    @Test func aDiskWithoutRoomForTheCopyIsSaidSo() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let full = try #require(
+            StoreRepair.noRoom(for: Int64.max / 2, beside: directory.storePath))
+        #expect(full.description.contains("the disk is full"), "\(full)")
+        #expect(full.description.contains("the store was left as it was"), "\(full)")
+        #expect(StoreRepair.noRoom(for: 1, beside: directory.storePath) == nil)
+    }
+}
