@@ -70,10 +70,10 @@ public enum LanChatCLI {
         let socket = ControlSocketPath.resolve(
             explicit: socketOption(arguments), environment: environment.variables,
             uid: environment.uid)
-        let lock = DataDirectoryLockProbe.probe(
-            directory: directory, socketPaths: [socket, DoctorGathering.absolutePath(socket)])
+        let asked = [socket, DoctorGathering.absolutePath(socket)]
+        let lock = DataDirectoryLockProbe.probe(directory: directory, socketPaths: asked)
         guard let pid = lock.holderPID else { return said }
-        if lock.socketStillBound == false, lock.holderIsStarting {
+        if lock.socketStillBound == false, lock.holderIsStarting(asked: asked) {
             return usageError(
                 "lanchatd (PID \(pid)) on \(directory) is starting and has not opened its "
                     + "socket yet; try again in a moment")

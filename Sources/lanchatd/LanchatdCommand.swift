@@ -44,7 +44,9 @@ struct LanchatdCommand: AsyncParsableCommand {
 
     @Flag(
         name: .customLong("no-mdns"),
-        help: "Neither publish nor browse over mDNS (Avahi); only --peer peers are dialled.")
+        help:
+            "Neither publish nor browse over mDNS (Avahi); only --peer peers are dialled, and known peers' last addresses while messages wait for them."
+    )
     var noMDNS = false
 
     @Option(

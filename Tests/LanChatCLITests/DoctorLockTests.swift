@@ -92,6 +92,13 @@ import Testing
             F.check("daemon", facts)?.fix?.hasPrefix(
                 "give lanchat the socket it listens on (--socket "
                     + "/run/user/1000/lanchat/lanchatd.sock or LANCHAT_SOCKET)") == true)
+        // Listening on none, or already on the one asked about (bound between the two
+        // looks at the kernel's table): starting.
+        for sockets in [[], [Self.other]] {
+            facts.dataDirectoryLock?.holderSockets = sockets
+            #expect(
+                F.check("daemon", facts)?.detail.hasSuffix("has not opened its socket yet") == true)
+        }
         facts.dataDirectoryLock?.holderSockets = []
         for name in ["socket", "daemon"] {
             let result = F.check(name, facts)

@@ -32,9 +32,18 @@ import Testing
     @Test func generatedHistoriesDecodeAsJSONDecoderDecodesThem() throws {
         var generator = SampleGenerator(seed: 2)
         for _ in 0..<300 {
-            let value = HistoryResult(
+            var value = HistoryResult(
                 peer: generator.peer(), messages: generator.messages(),
                 hasOlder: generator.chance(50), hasNewer: generator.chance(50))
+            if generator.chance(50) {
+                // A group's, every key of it (found by QA: `left` was skipped).
+                var group = GroupInfo(
+                    id: String(repeating: "ab", count: 16), name: "ops",
+                    members: [generator.peer(), generator.peer()], version: 3)
+                group.request = generator.chance(50) ? true : nil
+                group.left = generator.chance(50) ? true : nil
+                value.group = group
+            }
             let bytes = try Samples.encode(value)
             let fast = try #require(HistoryResult(json: bytes))
             #expect(fast == value)

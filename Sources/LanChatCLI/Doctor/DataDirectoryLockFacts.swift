@@ -35,8 +35,12 @@ package struct DataDirectoryLockFacts: Sendable, Hashable {
             + " or LANCHAT_SOCKET)"
     }
 
-    /// The holder listens on no socket at all: it is starting (the lock comes first), and
-    /// the socket asked about may well be the one it is about to open (found by QA: a call
-    /// during a start was sent to "another socket").
-    var holderIsStarting: Bool { holderSockets?.isEmpty == true }
+    /// The holder listens on no socket at all, or on the one asked about by now: it is
+    /// starting (the lock comes first), and its socket is, or is about to be, the one asked
+    /// about (found by QA: a call during a start was sent to "another socket", twice: once
+    /// before the socket was bound, once when it was bound between the two looks).
+    func holderIsStarting(asked paths: [String]) -> Bool {
+        guard let sockets = holderSockets else { return false }
+        return sockets.isEmpty || sockets.contains(where: paths.contains)
+    }
 }

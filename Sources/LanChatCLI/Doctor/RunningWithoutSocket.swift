@@ -10,7 +10,8 @@ enum RunningWithoutSocket {
     static func verdict(_ name: String, _ facts: DoctorFacts) -> DoctorCheckResult? {
         guard let lock = facts.dataDirectoryLock, let pid = lock.holderPID else { return nil }
         let socket = shellQuoted(facts.socketPath)
-        if lock.socketStillBound == false, lock.holderIsStarting {
+        let asked = [facts.socketPath, DoctorGathering.absolutePath(facts.socketPath)]
+        if lock.socketStillBound == false, lock.holderIsStarting(asked: asked) {
             return .failed(
                 name,
                 "lanchatd (PID \(pid)) on \(lock.directory) is starting and has not opened its "

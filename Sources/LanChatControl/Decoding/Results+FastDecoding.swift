@@ -87,9 +87,13 @@ extension GroupInfo: FastJSONDecodable {
         var members: [PeerInfo]?
         var version: UInt64?
         var request: Bool?
+        // Every key of `GroupInfo` (found by QA: `left` was skipped, so a group we had left
+        // read as one we were in, in `history` and in its --json).
+        var left: Bool?
         let complete = reader.readObject { reader, key in
             switch key {
             case "request": reader.field(&request) { $0.readBool() }
+            case "left": reader.field(&left) { $0.readBool() }
             case "id": reader.field(&id) { $0.readString() }
             case "name": reader.field(&name) { $0.readString() }
             case "members": reader.field(&members) { $0.readArray { $0.read(PeerInfo.self) } }
@@ -100,5 +104,6 @@ extension GroupInfo: FastJSONDecodable {
         guard complete, let id, let name, let members, let version else { return nil }
         self.init(id: id, name: name, members: members, version: version)
         self.request = request
+        self.left = left
     }
 }
