@@ -544,6 +544,15 @@ import Testing
         _ = editor.apply(.up)
         #expect(editor.line == "//etc/hosts")
         #expect(ChatKeyDecoder.character(0x0B) == .killToEnd)
+        _ = editor.apply(.killLine)
+        // A message goes as typed, its white space kept (found by QA: pasted code lost its
+        // indentation); a command is known around white space; blank is nothing.
+        for (typed, submitted) in [("   x = 1  ", "   x = 1  "), ("  /more ", "/more")] {
+            for character in typed { _ = editor.apply(.character(character)) }
+            #expect(editor.apply(.enter) == .submit(submitted))
+        }
+        for character in "   " { _ = editor.apply(.character(character)) }
+        #expect(editor.apply(.enter) == LineEditor.Action.none)
     }
 
     @Test func controlCharactersDecodeAsReadlineKeys() {

@@ -168,6 +168,34 @@ extension EndToEnd {
             }
         }
 
+        /// Unread messages behind a run of our own, more than a page: loaded too, the view
+        /// opens at them, and nothing is marked read unseen (found by QA: five unread under
+        /// sixty of ours were marked read at once, never shown).
+        @Test func unreadBehindOurOwnMessagesAreShownBeforeTheyAreRead() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
+                _ = try await bob.lanchat(
+                    ["send", "alice", "--lines"],
+                    input: Data((1...5).map { "hidden \($0)" }.joined(separator: "\n").utf8))
+                try #require(
+                    try await pollUntil(timeout: .seconds(10)) {
+                        try await alice.json(StatusCounts.self, ["status"]).unread == 5
+                    })
+                _ = try await alice.lanchat(
+                    ["send", "bob", "--lines"],
+                    input: Data((1...60).map { "ours \($0)" }.joined(separator: "\n").utf8))
+                let chat = try await TmuxTerminal(
+                    [try Binaries.lanchat(), "--socket", alice.socket, "chat", "bob"])
+                defer { chat.kill() }
+                try await chat.waitFor("the first unread shown") { screen in
+                    screen.contains { $0.hasSuffix("bob  hidden 1") }
+                        && screen.contains { $0 == "new messages below: PageDown" }
+                }
+                #expect(try await alice.json(StatusCounts.self, ["status"]).unread == 5)
+            }
+        }
+
         /// A line our own daemon does not take (it is restarting) is not lost: chat says why
         /// and puts the line back, and Enter sends it once the daemon is back.
         @Test func aLineTheDaemonDidNotTakeIsPutBack() async throws {

@@ -79,10 +79,14 @@ enum ChatTerminal {
             throw .internalError("cannot create a pipe for the chat screen")
         }
         // Unread messages older than the first page are loaded too (up to a thousand), so
-        // the view can open at the first of them and none is marked read unseen.
+        // the view can open at the first of them and none is marked read unseen. A read
+        // incoming message means everything older is read (reads go oldest first); until
+        // one is loaded, older pages may hold unread ones, also behind a run of our own
+        // (found by QA: five unread under sixty of ours were marked read, never shown).
         var first = first
-        while first.hasOlder, first.messages.count < 1000, let oldest = first.messages.first,
-            oldest.direction == .incoming, oldest.read == false,
+        while first.hasOlder, first.messages.count < 1000,
+            !first.messages.contains(where: { $0.direction == .incoming && $0.read == true }),
+            let oldest = first.messages.first,
             let page = try? await session.older(before: oldest.id)
         {
             first.messages = page.messages + first.messages
@@ -90,6 +94,10 @@ enum ChatTerminal {
         }
         var screen = ChatScreen(peer: first.peer)
         screen.group = first.group
+        if let group = first.group {
+            screen.formerMembers = await PeerDirectory.formerMembers(
+                in: first.messages, members: [group.id: group], client: session.context.client)
+        }
         if first.group == nil, !first.peer.contact {
             screen.isRequest =
                 (try? await session.context.client.contacts())?.requests

@@ -68,7 +68,7 @@ enum ChatLines {
             for item in batch {
                 switch item {
                 case .message(let number, let text):
-                    if case .failure(let error) = await session.sending(text.trimmingWhitespace) {
+                    if case .failure(let error) = await session.sending(text) {
                         outcome.daemonError = outcome.daemonError ?? error
                         context.err(
                             "lanchat: line \(number): \(terminalSafe(error.message)); not sent\n")

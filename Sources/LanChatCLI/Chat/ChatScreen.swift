@@ -16,9 +16,25 @@ package struct ChatScreen {
     /// Set in a group conversation: the header names the group, incoming messages their
     /// senders (`senders`, by peer id), and there is no presence line of one peer.
     package var group: GroupInfo? {
-        didSet { senders = group.map { HistoryView.senderLabels($0, width: 16) } ?? [:] }
+        didSet { updateSenders() }
+    }
+    /// Senders of the messages shown who are no longer members (found by QA: labelled with
+    /// our own name, the fallback of a 1:1 chat).
+    package var formerMembers: [String: PeerInfo] = [:] {
+        didSet { updateSenders() }
     }
     private var senders: [String: String] = [:]
+
+    /// The members' labels, and those of anyone who was one while the chat was open (a
+    /// member removed meanwhile keeps its name on what it wrote).
+    private mutating func updateSenders() {
+        guard let group else {
+            senders = [:]
+            return
+        }
+        senders = HistoryView.senderLabels(group, width: 16, former: formerMembers)
+            .merging(senders) { current, _ in current }
+    }
     /// Oldest first; own messages' statuses replaced as `message.status` events arrive.
     package private(set) var messages: [MessageInfo] = []
     package var hasOlder = false
@@ -67,7 +83,13 @@ package struct ChatScreen {
         -> Bool
     {
         guard hasOlder, message.direction == .outgoing, let oldestShown else { return false }
-        return message.createdAt < oldestShown.createdAt
+        if message.createdAt != oldestShown.createdAt {
+            return message.createdAt < oldestShown.createdAt
+        }
+        // One `send --lines` batch shares its time (found by QA: its older lines, out of
+        // view, came in at the bottom when read): within it, the stream's order decides.
+        return oldestShown.direction == .outgoing && oldestShown.group == message.group
+            && oldestShown.peer == message.peer && message.seq < oldestShown.seq
     }
 
     /// The `send` answer for a line: its messages are added unless shown already. An answer
@@ -337,9 +359,11 @@ package struct ChatScreen {
                 day = local.dayNumber
                 rows.append("── \(SmartTime.dayHeading(local, today: today)) ──")
             }
+            // In a group, `peer` is ourselves: a sender not known is "?", as in `history`.
             let label =
                 message.direction == .outgoing
-                ? HistoryView.ownLabel : message.sender.flatMap { senders[$0] } ?? theirs
+                ? HistoryView.ownLabel
+                : message.sender.flatMap { senders[$0] } ?? (group == nil ? theirs : "?")
             let prefix =
                 SmartTime.clock(local) + "  " + label
                 + String(repeating: " ", count: labelWidth - DisplayWidth.of(label)) + "  "

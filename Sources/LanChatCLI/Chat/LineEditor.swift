@@ -41,8 +41,16 @@ package struct LineEditor: Equatable {
             insert(character)
             return edited()
         case .enter:
-            let line = String(text).trimmingWhitespace
-            guard !line.isEmpty else { return .none }
+            var typed = String(text)
+            let trimmed = typed.trimmingWhitespace
+            guard !trimmed.isEmpty else { return .none }
+            // A command is known around white space; a message goes as typed but for the
+            // line ends a paste ends with, as `send` takes standard input (found by QA: the
+            // indentation of pasted code was lost).
+            while typed.last == "\n" || typed.last == "\r\n" || typed.last == "\r" {
+                typed.removeLast()
+            }
+            let line = trimmed.hasPrefix("/") ? trimmed : typed
             if !line.hasPrefix("/") || line.hasPrefix("//") { sent.append(line) }
             text = []
             cursor = 0
