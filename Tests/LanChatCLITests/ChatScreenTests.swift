@@ -38,6 +38,27 @@ import Testing
         // An incoming message ends the indicator.
         screen.merge([Self.message("3", "done")])
         #expect(!screen.peerTyping)
+        // Blocked, nothing is delivered when bob is back: the line says so (found by QA).
+        var blocked = Self.bob
+        blocked.trust = .blocked
+        screen.peer = blocked
+        #expect(
+            screen.presenceLine(now: Self.now, zone: Self.utc)
+                == "bob is blocked: nothing is sent or taken — lanchat unblock to talk again")
+    }
+
+    /// A batch sent with `send --lines` shares one time: its older lines, out of view, stay
+    /// out when their status changes (found by QA: they came in at the bottom).
+    @Test func aBatchsOlderLinesStayOutOfViewWhenRead() {
+        var screen = ChatScreen(peer: Self.bob)
+        var batch = (1...4).map { Self.message("\($0)", "line \($0)", out: true) }
+        for index in batch.indices { batch[index].seq = UInt64(index + 1) }
+        screen.merge(Array(batch.suffix(2)))
+        screen.hasOlder = true
+        var read = batch[0]
+        read.status = .read
+        screen.merge([read])
+        #expect(screen.messages.map(\.text) == ["line 3", "line 4"])
     }
 
     /// Found by QA: a read receipt for an own message older than the page shown appended it
@@ -429,6 +450,13 @@ import Testing
         #expect(DisplayWidth.wrap("CJK: 日本語の文字です", width: 12) == ["CJK: 日本語", "の文字です"])
         #expect(DisplayWidth.wrap("日本語abc def", width: 9) == ["日本語abc", "def"])
         #expect(DisplayWidth.wrap("日本 abcdefgh", width: 8) == ["日本", "abcdefgh"])
+        // Tabs become the spaces to the next stop, so that wrapping counts what is drawn
+        // (found by QA: text after tabs was cut off at narrow widths).
+        #expect(DisplayWidth.expandingTabs("a\tbc\t日\tx") == "a       bc      日      x")
+        let row = DisplayWidth.wrap(DisplayWidth.expandingTabs("col1\tcol2\tcol3\tEND"), width: 20)
+        #expect(
+            row.joined(separator: " ").contains("END")
+                && row.allSatisfy { DisplayWidth.of($0) <= 20 })
         #expect(DisplayWidth.wrap("hello world", width: 8) == ["hello", "world"])
         #expect(DisplayWidth.wrap("abcdefghij", width: 4) == ["abcd", "efgh", "ij"])
         #expect(DisplayWidth.wrap("ab日", width: 3) == ["ab", "日"])

@@ -278,6 +278,15 @@ package struct ChatScreen {
         if isRequest {
             return "message request from \(name): your reply accepts it"
         }
+        if peer.trust == .blocked {
+            // Nothing goes either way (found by QA: "messages will be delivered when … is
+            // back" of a blocked peer).
+            let wordings = [
+                "\(name) is blocked: nothing is sent or taken — lanchat unblock to talk again",
+                "\(name) is blocked", "blocked",
+            ]
+            return wordings.first { DisplayWidth.of($0) <= width } ?? wordings[2]
+        }
         switch peer.presence {
         case .online:
             return peer.statusText.isEmpty ? "" : "\(name): " + truncated(peer.statusText, to: 60)
@@ -383,7 +392,7 @@ package struct ChatScreen {
             let (lead, room) =
                 beside ? (indent, width - DisplayWidth.of(prefix)) : ("  ", width - 2)
             var pieces = text.split(separator: "\n", omittingEmptySubsequences: false)
-                .flatMap { DisplayWidth.wrap(String($0), width: room) }
+                .flatMap { DisplayWidth.wrap(DisplayWidth.expandingTabs($0), width: room) }
             if let mark, let last = pieces.last {
                 if DisplayWidth.of(last) + 2 + DisplayWidth.of(mark) <= room {
                     pieces[pieces.count - 1] = last + "  " + mark

@@ -40,6 +40,27 @@ package enum DisplayWidth {
         text.reduce(0) { $0 + of($1) }
     }
 
+    /// `line` with each tab replaced by the spaces to the next multiple of `every` columns
+    /// from its start: the screen knows every column it draws, where a terminal's tab stops
+    /// count from the window's edge (found by QA: text after tabs was cut off or wrapped
+    /// out of line).
+    package static func expandingTabs(_ line: some StringProtocol, every: Int = 8) -> String {
+        guard line.contains("\t") else { return String(line) }
+        var expanded = ""
+        var column = 0
+        for character in line {
+            if character == "\t" {
+                let spaces = every - column % every
+                expanded += String(repeating: " ", count: spaces)
+                column += spaces
+            } else {
+                expanded.append(character)
+                column += of(character)
+            }
+        }
+        return expanded
+    }
+
     /// `text` cut into rows of at most `width` columns, breaking at the last opportunity that
     /// fits: after a space (which goes), or beside a wide character (CJK is written without
     /// spaces and breaks between any two; found by QA: a run of it went whole to the next
