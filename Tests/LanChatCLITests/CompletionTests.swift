@@ -170,6 +170,22 @@ import Testing
         }
     }
 
+    /// A whole option being completed stays on offer, and an option given already is not
+    /// offered again (found by QA: `--wait<Tab>` became `--wait-read`, and `--limit 5 --l`
+    /// offered `--limit`).
+    @Test(.enabled(if: installed("bash") && lanchat != nil))
+    func bashKeepsTheOptionBeingCompletedAndDropsTheOnesGiven() async throws {
+        let server = try FakeDaemon.start()
+        defer { server.stop() }
+        let variables = completionEnvironment(server, lanchat: try #require(Self.lanchat))
+        let wait = try await bashCompletions(
+            ["lanchat", "send", "Bob", "--wait"], variables: variables)
+        #expect(wait.contains("--wait") && wait.contains("--wait-read"), "\(wait)")
+        let limit = try await bashCompletions(
+            ["lanchat", "history", "Bob", "--limit", "5", "--l"], variables: variables)
+        #expect(!limit.contains("--limit"), "\(limit)")
+    }
+
     /// Only a path's words are file names to bash (found by QA: `send op<Tab>` gave `ops/`
     /// in a directory holding `ops`, as `-o filenames` held for every word).
     @Test(.enabled(if: installed("bash"))) func bashTreatsOnlyPathsAsFileNames() async throws {

@@ -45,106 +45,127 @@ enum CompletionScripts {
             + topics.below.map { name, inner in
                 "    2:\(name)) __lanchat_add_completions -W \(bashWords(inner)) ;;"
             }
+        // The generator's flag filter counts the word being completed as given already, so
+        // a whole `--wait` dropped itself and Tab made it `--wait-read`; and it looks for a
+        // given option among the flags twice, so options were offered again (found by QA).
+        let removal =
+            "                local not_found=true\n"
+        let currentStays =
+            removal + """
+                                if [[ "${word_index}" -eq "${unparsed_word_indices[${#unparsed_word_indices[@]} - 1]}" ]]; then
+                                    unset "unparsed_words[${word_index}]"
+                                    continue
+                                fi
+
+                """
+        let secondLook =
+            "                if \"${not_found}\"; then\n"
+            + "                    for index in \"${!non_repeating_flags[@]}\"; do\n"
+            + "                        if [[ \"${non_repeating_flags[${index}]}\" = \"${word}\" ]]; then\n"
+            + "                            unset \"non_repeating_flags[${index}]\"\n"
+            + "                            non_repeating_flags=(\"${non_repeating_flags[@]}\")\n"
+        let optionsLook = secondLook.replacing("non_repeating_flags", with: "non_repeating_options")
         return script.replacing(filter, with: "done < <(__lanchat_matching \"${@}\")")
-            + """
+            .replacing(removal, with: currentStays).replacing(secondLook, with: optionsLook)
+                + """
 
-            # lanchat's additions (Sources/LanChatCLI/Commands/CompletionScripts.swift).
+                # lanchat's additions (Sources/LanChatCLI/Commands/CompletionScripts.swift).
 
-            # The words of a -W list that start with the current word, case aside; any other
-            # kind as compgen gives it.
-            __lanchat_matching() {
-                if [[ "${1}" != -W ]]; then
-                    IFS=$'\\n' compgen "${@}" -- "${cur}"
-                    return
-                fi
-                local word
-                local -r prefix="${cur,,}"
-                while IFS='' read -r word; do
-                    [[ -n "${word}" && "${word,,}" == "${prefix}"* ]] && printf '%s\\n' "${word}"
-                done <<<"${2}"
-            }
-
-            # `help COMMAND [COMMAND]`: the command names.
-            _lanchat_help() {
-                case "${#unparsed_words[@]}:${unparsed_words[0]}" in
-            \(helpCases.joined(separator: "\n"))
-                esac
-            }
-
-            # Bash splits `--socket=PATH` at `=` (COMP_WORDBREAKS) into `--socket`, `=` and
-            # `PATH`, which _lanchat reads as an option, its value `=` and a command `PATH`.
-            # They are joined back into the one word it reads as it should; a value being
-            # completed is instead the word after its option, and completes as its value.
-            __lanchat_joining_values() {
-                local -a words=() spaced=() starts=()
-                local -i index cword=0
-                local rest="${COMP_LINE}" line="${COMP_LINE}" previous="${3}" word option
-                # Where each word starts on the line, and whether white space comes before it.
-                for index in "${!COMP_WORDS[@]}"; do
-                    spaced[index]=0
-                    while [[ "${rest}" == [[:space:]]* ]]; do
-                        spaced[index]=1
-                        rest="${rest:1}"
-                    done
-                    starts[index]=$((${#line} - ${#rest}))
-                    rest="${rest#"${COMP_WORDS[index]}"}"
-                done
-                for ((index = 0; index < ${#COMP_WORDS[@]}; index++)); do
-                    word="${COMP_WORDS[index]}"
-                    option="${words[*]: -1}"
-                    if [[ "${word}" != = || "${spaced[index]}" != 0 || "${option}" != --*
-                        || "${option}" == *=* ]]; then
-                        ((index == COMP_CWORD)) && cword=${#words[@]}
-                        words+=("${word}")
-                    elif ((index == COMP_CWORD)); then
-                        # `--socket=<Tab>`: its value, empty, is being completed; the line
-                        # read alike (`=` as a space, the same length).
-                        line="${line:0:starts[index]} ${line:starts[index] + 1}"
-                        previous="${option}"
-                        cword=${#words[@]}
-                        words+=('')
-                    elif ((index + 1 == COMP_CWORD)) && [[ "${spaced[index + 1]}" == 0 ]]; then
-                        # `--socket=/tm<Tab>`: the option, then the value being completed.
-                        line="${line:0:starts[index]} ${line:starts[index] + 1}"
-                        previous="${option}"
-                        cword=${#words[@]}
-                        words+=("${COMP_WORDS[index + 1]}")
-                        index+=1
-                    elif ((index + 1 < ${#COMP_WORDS[@]})) && [[ "${spaced[index + 1]}" == 0 ]]; then
-                        words[${#words[@]} - 1]+="=${COMP_WORDS[index + 1]}"
-                        index+=1
-                    else
-                        words[${#words[@]} - 1]+='='
+                # The words of a -W list that start with the current word, case aside; any other
+                # kind as compgen gives it.
+                __lanchat_matching() {
+                    if [[ "${1}" != -W ]]; then
+                        IFS=$'\\n' compgen "${@}" -- "${cur}"
+                        return
                     fi
-                done
-                local -a COMP_WORDS=("${words[@]}")
-                local -i COMP_CWORD="${cword}"
-                local COMP_LINE="${line}"
-                _lanchat "${1}" "${2}" "${previous}"
-                __lanchat_completing_path "${previous}" || compopt +o filenames 2>/dev/null
-            }
+                    local word
+                    local -r prefix="${cur,,}"
+                    while IFS='' read -r word; do
+                        [[ -n "${word}" && "${word,,}" == "${prefix}"* ]] && printf '%s\\n' "${word}"
+                    done <<<"${2}"
+                }
 
-            # Whether the word being completed is a path (the value of --socket, the PATH of
-            # `backup`): only then are the words offered file names, which bash quotes and
-            # gives a `/` when a directory here has that name (found by QA: `send op<Tab>`
-            # gave `ops/` in a directory holding `ops`).
-            __lanchat_completing_path() {
-                [[ "${1}" == --socket ]] && return 0
-                local -i index
-                for ((index = 1; index < COMP_CWORD; index++)); do
-                    case "${COMP_WORDS[index]}" in
-                        --socket | --color) index+=1 ;;
-                        -*) ;;
-                        backup) return 0 ;;
-                        *) return 1 ;;
+                # `help COMMAND [COMMAND]`: the command names.
+                _lanchat_help() {
+                    case "${#unparsed_words[@]}:${unparsed_words[0]}" in
+                \(helpCases.joined(separator: "\n"))
                     esac
-                done
-                return 1
-            }
+                }
 
-            complete -o filenames -F __lanchat_joining_values lanchat
+                # Bash splits `--socket=PATH` at `=` (COMP_WORDBREAKS) into `--socket`, `=` and
+                # `PATH`, which _lanchat reads as an option, its value `=` and a command `PATH`.
+                # They are joined back into the one word it reads as it should; a value being
+                # completed is instead the word after its option, and completes as its value.
+                __lanchat_joining_values() {
+                    local -a words=() spaced=() starts=()
+                    local -i index cword=0
+                    local rest="${COMP_LINE}" line="${COMP_LINE}" previous="${3}" word option
+                    # Where each word starts on the line, and whether white space comes before it.
+                    for index in "${!COMP_WORDS[@]}"; do
+                        spaced[index]=0
+                        while [[ "${rest}" == [[:space:]]* ]]; do
+                            spaced[index]=1
+                            rest="${rest:1}"
+                        done
+                        starts[index]=$((${#line} - ${#rest}))
+                        rest="${rest#"${COMP_WORDS[index]}"}"
+                    done
+                    for ((index = 0; index < ${#COMP_WORDS[@]}; index++)); do
+                        word="${COMP_WORDS[index]}"
+                        option="${words[*]: -1}"
+                        if [[ "${word}" != = || "${spaced[index]}" != 0 || "${option}" != --*
+                            || "${option}" == *=* ]]; then
+                            ((index == COMP_CWORD)) && cword=${#words[@]}
+                            words+=("${word}")
+                        elif ((index == COMP_CWORD)); then
+                            # `--socket=<Tab>`: its value, empty, is being completed; the line
+                            # read alike (`=` as a space, the same length).
+                            line="${line:0:starts[index]} ${line:starts[index] + 1}"
+                            previous="${option}"
+                            cword=${#words[@]}
+                            words+=('')
+                        elif ((index + 1 == COMP_CWORD)) && [[ "${spaced[index + 1]}" == 0 ]]; then
+                            # `--socket=/tm<Tab>`: the option, then the value being completed.
+                            line="${line:0:starts[index]} ${line:starts[index] + 1}"
+                            previous="${option}"
+                            cword=${#words[@]}
+                            words+=("${COMP_WORDS[index + 1]}")
+                            index+=1
+                        elif ((index + 1 < ${#COMP_WORDS[@]})) && [[ "${spaced[index + 1]}" == 0 ]]; then
+                            words[${#words[@]} - 1]+="=${COMP_WORDS[index + 1]}"
+                            index+=1
+                        else
+                            words[${#words[@]} - 1]+='='
+                        fi
+                    done
+                    local -a COMP_WORDS=("${words[@]}")
+                    local -i COMP_CWORD="${cword}"
+                    local COMP_LINE="${line}"
+                    _lanchat "${1}" "${2}" "${previous}"
+                    __lanchat_completing_path "${previous}" || compopt +o filenames 2>/dev/null
+                }
 
-            """
+                # Whether the word being completed is a path (the value of --socket, the PATH of
+                # `backup`): only then are the words offered file names, which bash quotes and
+                # gives a `/` when a directory here has that name (found by QA: `send op<Tab>`
+                # gave `ops/` in a directory holding `ops`).
+                __lanchat_completing_path() {
+                    [[ "${1}" == --socket ]] && return 0
+                    local -i index
+                    for ((index = 1; index < COMP_CWORD; index++)); do
+                        case "${COMP_WORDS[index]}" in
+                            --socket | --color) index+=1 ;;
+                            -*) ;;
+                            backup) return 0 ;;
+                            *) return 1 ;;
+                        esac
+                    done
+                    return 1
+                }
+
+                complete -o filenames -F __lanchat_joining_values lanchat
+
+                """
     }
 
     /// `$'a\nb'`: words for `-W`, one a line (command names need no quoting).
