@@ -63,24 +63,29 @@ public final class MessageStore: Sendable {
     /// and its marker are left exactly as they were found, for a backup or a closer look.
     ///
     /// `onEventsCommitted` is the event log's commit hook (see `onEventsCommitted`).
+    ///
+    /// `owner`: this node's key. A store that lists it among its peers is another node's
+    /// (its backup restored here) and is refused with the rest, before anything is written
+    /// (found by QA: it ran, and sent that node's queued messages as ours).
     public static func open(
-        path: String, marker markerPath: String? = nil,
+        path: String, marker markerPath: String? = nil, owner: PeerKey? = nil,
         onEventsCommitted: (@Sendable () -> Void)? = nil
     ) throws(StoreError) -> MessageStore {
         try open(
-            path: path, marker: markerPath, onEventsCommitted: onEventsCommitted,
+            path: path, marker: markerPath, owner: owner, onEventsCommitted: onEventsCommitted,
             schemaUpTo: nil)
     }
 
     /// `open`, with the schema migrated only up to the migration named `schemaUpTo` (tests
     /// build a store of an older version with it).
     package static func open(
-        path: String, marker markerPath: String? = nil,
+        path: String, marker markerPath: String? = nil, owner: PeerKey? = nil,
         onEventsCommitted: (@Sendable () -> Void)? = nil, schemaUpTo lastMigration: String?
     ) throws(StoreError) -> MessageStore {
         let marker = try markerPath.flatMap { path throws(StoreError) in try StoreMarker.load(path)
         }
-        var verdict = try inspect(path: path, marker: marker, markerPath: markerPath)
+        var verdict = try inspect(
+            path: path, marker: marker, markerPath: markerPath, owner: owner)
         try createPrivateFileIfAbsent(path)
         var configuration = Configuration()
         configuration.label = "lanchat.store"
@@ -176,7 +181,9 @@ public final class MessageStore: Sendable {
     /// `integrity_check`: SQLite takes any well-formed log, and one of another store's made
     /// this one's rows and indexes disagree, which `quick_check` does not look at (QA). It
     /// reads the whole file, so only then.
-    static func inspect(path: String, marker: StoreMarker?, markerPath: String?)
+    static func inspect(
+        path: String, marker: StoreMarker?, markerPath: String?, owner: PeerKey? = nil
+    )
         throws(StoreError) -> HistoryCheck.Verdict
     {
         var info = stat()
@@ -215,11 +222,20 @@ public final class MessageStore: Sendable {
             if try queue.read({ db in try Schema.migrator().hasBeenSuperseded(db) }) {
                 throw StoreError(.tooNew, "\(path) was written by a newer lanchat; upgrade lanchat")
             }
-            guard let marker, let markerPath else { return HistoryCheck.Verdict() }
-            let found = try queue.read { db in try contents(db) }
-            var verdict = try HistoryCheck.verify(
-                found, against: marker, store: path, markerPath: markerPath)
-            verdict.found = found
+            var verdict = HistoryCheck.Verdict()
+            if let marker, let markerPath {
+                let found = try queue.read { db in try contents(db) }
+                verdict = try HistoryCheck.verify(
+                    found, against: marker, store: path, markerPath: markerPath)
+                verdict.found = found
+            }
+            if let owner, try queue.read({ db in try listsAsPeer(db, owner) }) {
+                throw StoreError(
+                    .corrupt,
+                    "\(path) knows this node's own key as a peer: it is another node's store "
+                        + "(its backup restored here?). Put this node's own store back, or give "
+                        + "that store its own identity.key in a data directory of its own")
+            }
             return verdict
         } catch let error as StoreError {
             throw error
@@ -227,6 +243,14 @@ public final class MessageStore: Sendable {
             let wrapped = StoreError.wrapping(error, while: "checking \(path)")
             throw wrapped.kind == .corrupt ? damaged(wrapped, markerPath: markerPath) : wrapped
         }
+    }
+
+    /// Whether the store's peers include `key`.
+    private static func listsAsPeer(_ db: Database, _ key: PeerKey) throws -> Bool {
+        // A store with no tables yet (created, nothing written) has no peers.
+        guard try db.tableExists("peers") else { return false }
+        return try Bool.fetchOne(
+            db, sql: "SELECT 1 FROM peers WHERE pk = ?", arguments: [key.blob]) ?? false
     }
 
     /// A damaged file's refusal, with the way out (the history check's and a newer schema's

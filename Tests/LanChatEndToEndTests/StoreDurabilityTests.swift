@@ -266,8 +266,12 @@ extension EndToEnd {
                         alice.socket, "--port", "0", "--no-mdns",
                     ], in: sandbox)
                 #expect(ended == .exited(78), "\(log)")
+                #expect(log.contains("knows this node's own key as a peer"), "\(log)")
+                // Refused before anything is written: no marker made, the store as copied.
+                #expect(!FileManager.default.fileExists(atPath: marker))
                 #expect(
-                    log.contains("knows this node's own key (\(alice.keyTag)) as a peer"), "\(log)")
+                    try Data(contentsOf: URL(fileURLWithPath: store))
+                        == Data(contentsOf: URL(fileURLWithPath: bobsBackup)))
             }
         }
 

@@ -43,7 +43,7 @@ public final class Daemon: Sendable {
         try Self.refuseSocketInUse(configuration.socketPath, environment: environment)
         let identity = try Self.loadIdentity(configuration, logger: logger)
         if configuration.repairStore { try Self.repairStore(configuration, logger: logger) }
-        let store = try Self.openStore(configuration)
+        let store = try Self.openStore(configuration, owner: identity.publicKey)
         for warning in store.warnings { logger.warning("\(warning)") }
         let clock = DaemonClock.system
         let records: [PeerRecord]
@@ -54,18 +54,6 @@ public final class Daemon: Sendable {
         }
         let directory = PeerDirectory(
             ownKey: identity.publicKey, records: records, persistence: store)
-        if records.contains(where: { $0.key == identity.publicKey }) {
-            // Our own key is never a peer of ours: another node's store (found by QA: bob's
-            // backup restored into alice's directory sent bob's queued messages as alice's).
-            let tag: String = Fingerprint.keyTag(identity.publicKey)
-            let store: String = configuration.dataDirectory + "/" + MessageStore.fileName
-            let advice =
-                "Put this node's own store back, or give that store its own identity.key in a "
-                + "data directory of its own"
-            throw .store(
-                "\(store) knows this node's own key (\(tag)) as a peer: it is another node's "
-                    + "store (its backup restored here?). " + advice)
-        }
         directory.setAcceptPolicy(configuration.accept)
         for peer in configuration.staticPeers {
             guard let key = peer.key else { continue }
@@ -458,15 +446,15 @@ public final class Daemon: Sendable {
         }
     }
 
-    private static func openStore(_ configuration: DaemonConfiguration) throws(DaemonError)
-        -> MessageStore
+    private static func openStore(_ configuration: DaemonConfiguration, owner: PeerKey)
+        throws(DaemonError) -> MessageStore
     {
         do {
             // The marker beside the store lets a store that lost its history be noticed
             // (HistoryCheck) instead of run on as if it were new.
             return try MessageStore.open(
                 path: configuration.dataDirectory + "/" + MessageStore.fileName,
-                marker: configuration.dataDirectory + "/" + StoreMarker.fileName)
+                marker: configuration.dataDirectory + "/" + StoreMarker.fileName, owner: owner)
         } catch {
             // Each refusal says its way out (MessageStore.inspect, HistoryCheck).
             throw refusal(error)
