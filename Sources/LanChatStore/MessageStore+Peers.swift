@@ -26,15 +26,23 @@ extension MessageStore {
     }
 
     /// Pins a key on first contact (TOFU, PROTOCOL.md §3.8 row 6) or refreshes what the peer
-    /// told us about itself. Never changes trust. Returns whether the key was new; a new key
-    /// logs `peer.new` in the same transaction.
+    /// told us about itself. Never changes trust. Returns whether the key was new.
+    ///
+    /// `peer.new` is logged, in the same transaction, by the first write that knows the peer's
+    /// name: a key pinned at its handshake (`name` nil) is announced by its HELLO's write, so
+    /// that a watcher is never told of a peer without its name (found by QA: the live event
+    /// had an empty one). A peer added by hand (`addPeer`) was announced then.
     @discardableResult
     public func recordPeerSeen(
         _ key: PeerKey, keyTag: String, name: String?, status: String?, statusText: String?,
         endpoint: Endpoint?, at now: Int64
     ) async throws(StoreError) -> Bool {
         try await write("recording a peer") { db in
-            let isNew = try Self.isUnknownPeer(db, key)
+            let stored = try String.fetchOne(
+                db, sql: "SELECT name FROM peers WHERE pk = ?", arguments: [key.blob])
+            let isNew = stored == nil
+            let announces =
+                try name != nil && (isNew || (stored == "" && !Self.wasAnnounced(db, key)))
             try db.execute(
                 sql: """
                     INSERT INTO peers (pk, id, key_tag, name, status, status_text, first_seen, last_seen)
@@ -47,7 +55,7 @@ extension MessageStore {
                     key.blob, key.id, keyTag, name ?? "", status ?? "available", statusText ?? "",
                     now, now, name, status, statusText,
                 ])
-            if isNew { try Self.logEvent(db, .peerNew, peer: key, at: now) }
+            if announces { try Self.logEvent(db, .peerNew, peer: key, at: now) }
             if let endpoint {
                 try Self.upsertAddress(db, key: key, endpoint: endpoint, at: now)
             }
@@ -70,6 +78,34 @@ extension MessageStore {
                 arguments: [key.blob, key.id, keyTag, name ?? "", now, name])
             if isNew { try Self.logEvent(db, .peerNew, peer: key, at: now) }
         }
+    }
+
+    /// `add NAME ID` in one transaction: the key pinned ahead of its first contact if it is
+    /// new (logging `peer.new`), named `alias`, made a contact, a pending request from it
+    /// accepted. A daemon ended half-way through used to keep a pinned key that was neither.
+    public func addContact(_ key: PeerKey, keyTag: String, alias: String, at now: Int64)
+        async throws(StoreError)
+    {
+        try await write("adding a contact") { db in
+            let isNew = try Self.isUnknownPeer(db, key)
+            try db.execute(
+                sql: """
+                    INSERT INTO peers (pk, id, key_tag, name, first_seen, alias, contact)
+                    VALUES (?, ?, ?, '', ?, ?, 1)
+                    ON CONFLICT (pk) DO UPDATE SET
+                        alias = excluded.alias, contact = 1, request_since = NULL
+                    """,
+                arguments: [key.blob, key.id, keyTag, now, alias])
+            if isNew { try Self.logEvent(db, .peerNew, peer: key, at: now) }
+        }
+    }
+
+    /// Whether `peer.new` was logged for `key` (and not pruned since). A scan of the log, run
+    /// only for a stored peer with no name yet: its first HELLO, or one that gives none.
+    static func wasAnnounced(_ db: Database, _ key: PeerKey) throws -> Bool {
+        try Bool.fetchOne(
+            db, sql: "SELECT 1 FROM events WHERE type = ? AND pk = ? LIMIT 1",
+            arguments: [StoredEventType.peerNew.code, key.blob]) ?? false
     }
 
     static func isUnknownPeer(_ db: Database, _ key: PeerKey) throws -> Bool {

@@ -48,6 +48,19 @@ final class InMemoryPeerPersistence: PeerPersistence {
         }
     }
 
+    func addContact(_ key: PeerKey, keyTag: String, alias: String, at now: Int64)
+        async throws(StoreError)
+    {
+        rows.withLock { map in
+            var record =
+                map[key] ?? PeerRecord(key: key, keyTag: keyTag, name: "", firstSeen: now)
+            record.alias = alias
+            record.contact = true
+            record.requestSince = nil
+            map[key] = record
+        }
+    }
+
     func setLastSeen(
         _ key: PeerKey, at now: Int64, completion: @escaping @Sendable (StoreError?) -> Void
     ) {

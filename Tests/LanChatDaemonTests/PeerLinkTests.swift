@@ -444,18 +444,19 @@ import Testing
         await harness.stop()
     }
 
-    /// A peer that dialled in is pinned, and logged new and online, before it says its name:
-    /// its first HELLO logs `peer.presence` again, so that `watch` learns the name (found by
-    /// QA: `new peer O6GA-QC7O`, and nothing after it named the peer).
+    /// A peer that dialled in is pinned before it says its name: its first HELLO logs
+    /// `peer.new`, then `peer.presence` (online), both with the name (found by QA: `new peer
+    /// O6GA-QC7O`, and nothing after it named the peer; then a live `peer.new` with an empty
+    /// name).
     @Test func theFirstHelloOfAPeerThatDialledInIsAPresenceEventWithItsName() async throws {
         let harness = try await Harness.start()
         let before = try await harness.store.events(after: 0, limit: 100).count
         _ = try await harness.established("a")
         let logged = try await harness.store.events(after: 0, limit: 100).dropFirst(before)
-        #expect(logged.map(\.type) == [.peerPresence], "\(logged)")
+        #expect(logged.map(\.type) == [.peerNew, .peerPresence], "\(logged)")
         // The same HELLO again (the next session) changes nothing: no event.
         _ = try await harness.established("b")
-        #expect(try await harness.store.events(after: 0, limit: 100).count == before + 1)
+        #expect(try await harness.store.events(after: 0, limit: 100).count == before + 2)
         await harness.stop()
     }
 

@@ -42,6 +42,36 @@ struct ContactsStoreTests {
         #expect(try await !store.openRequest(stranger, at: 200))
     }
 
+    /// `add NAME ID` is one write: a new key is pinned, named, a contact and announced; a key
+    /// with a pending request is renamed, made a contact and its request accepted, with no
+    /// second `peer.new`.
+    @Test func addingAContactIsOneWriteThatAnnouncesOnlyANewKey() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let bob = testKey(2)
+        let stranger = testKey(3)
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        try await store.addPeer(stranger, keyTag: "STRA-NGER", name: "stranger", at: 1)
+        #expect(try await store.openRequest(stranger, at: 150))
+        _ = try await receive(store, from: stranger, texts: ["hello?"], at: 160)
+        let mark = try await store.eventBounds().newest
+        let carol = testKey(4)
+
+        try await store.addContact(carol, keyTag: "CARO-L000", alias: "carol", at: 200)
+        try await store.addContact(stranger, keyTag: "STRA-NGER", alias: "stan", at: 201)
+        let peers = try await store.peers()
+        let added = try #require(peers.first { $0.key == carol })
+        #expect(
+            added.alias == "carol" && added.contact && added.name == "" && added.firstSeen == 200)
+        let accepted = try #require(peers.first { $0.key == stranger })
+        #expect(accepted.alias == "stan" && accepted.contact && accepted.requestSince == nil)
+        #expect(accepted.name == "stranger" && accepted.firstSeen == 1)
+        #expect(try await store.requests().isEmpty)
+        #expect(try await store.unreadCount() == 1)
+        let logged = try await store.events(after: mark, limit: 10)
+        #expect(logged.map(\.type) == [.peerNew] && logged.map(\.peer) == [carol])
+    }
+
     /// A non-contact's group message waits in its group's request: the peer's own request
     /// counts and shows its 1:1 messages only.
     @Test func aRequestCountsOnlyItsOneToOneMessages() async throws {

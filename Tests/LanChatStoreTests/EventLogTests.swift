@@ -68,6 +68,31 @@ struct EventLogTests {
         #expect(events.allSatisfy { $0.status == nil })
     }
 
+    /// A key pinned at its handshake (no name yet) is announced by the write of its HELLO,
+    /// once, so `peer.new` always has the peer's name; a peer added by hand is announced at
+    /// the add and not again at its first HELLO.
+    @Test func aPeerPinnedBeforeItsHelloIsAnnouncedByTheHello() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try MessageStore.open(path: directory.storePath)
+        func seen(_ key: PeerKey, name: String?, at time: Int64) async throws -> Bool {
+            try await store.recordPeerSeen(
+                key, keyTag: "T", name: name, status: nil, statusText: nil, endpoint: nil,
+                at: time)
+        }
+        #expect(try await seen(bob, name: nil, at: 10))
+        #expect(try await store.events(after: 0, limit: 10).isEmpty)
+        #expect(try await seen(bob, name: nil, at: 11) == false)
+        #expect(try await seen(bob, name: "bob", at: 12) == false)
+        #expect(try await seen(bob, name: "bob", at: 13) == false)
+        try await store.addPeer(carol, keyTag: "U", name: nil, at: 14)
+        #expect(try await seen(carol, name: "carol", at: 15) == false)
+        let events = try await store.events(after: 0, limit: 10)
+        #expect(events.map(\.type) == [.peerNew, .peerNew])
+        #expect(events.map(\.peer) == [bob, carol])
+        #expect(events.map(\.at) == [12, 14])
+    }
+
     @Test func outgoingWritePathsLogEachStatusChangeOnce() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

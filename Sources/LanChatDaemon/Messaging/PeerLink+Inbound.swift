@@ -513,9 +513,9 @@ extension PeerLink {
 
     /// A peer that became away or busy (or available again), changed its status text or
     /// its name, is a `peer.presence` event for `watch`, as coming online or going offline
-    /// is. A peer met for the first time comes online here, with its first HELLO: `peer.new`
-    /// was logged at the handshake, before it had said its name, and the registry leaves
-    /// its coming online to this (found by QA, twice: nameless, then logged twice).
+    /// is. A peer met for the first time comes online here, with its first HELLO, whose
+    /// write logged `peer.new` just before; the registry leaves its coming online to this
+    /// (found by QA, twice: nameless, then logged twice).
     private func logIfAnnouncedChanged(
         from before: (status: String, text: String, name: String)?, at now: Int64
     ) async {

@@ -20,19 +20,33 @@ extension PeerDirectory {
     }
 
     /// `add NAME ID`: pins `key` ahead of its first contact if it is new (no TOFU window),
-    /// names it `alias` and makes it a contact. Messages to it queue until it appears.
+    /// names it `alias` and makes it a contact, in one write. Messages to it queue until it
+    /// appears. The entry changes first, and back if the write fails: the write logs
+    /// `peer.new` for a new key, and the watch stream it wakes builds the event's peer from
+    /// this entry (found by QA: a live `peer.new` had no alias and was no contact).
     func addContact(_ key: PeerKey, alias: String, at now: Int64) async throws(DirectoryError)
         -> PeerEntry
     {
         guard key != ownKey else { throw .refused(.badInput("that is this daemon's own id")) }
         try checkAlias(alias, for: key)
+        let (before, added) = modifyOrMake(key, at: now) { entry in
+            entry.record.alias = alias
+            entry.record.contact = true
+            entry.record.requestSince = nil
+            entry.pinned = true
+        }
         do {
-            try await pinAhead(key, at: now)
+            try await persistence.addContact(key, keyTag: Self.keyTag(key), alias: alias, at: now)
         } catch {
+            modify(key) { entry in
+                entry.record.alias = before?.record.alias
+                entry.record.contact = before?.record.contact ?? false
+                entry.record.requestSince = before?.record.requestSince
+                entry.pinned = before?.pinned ?? false
+            }
             throw .store(error)
         }
-        _ = try await setAlias(key, to: alias)
-        return try await makeContact(key)
+        return entry(key) ?? added
     }
 
     /// A peer we added, accepted or wrote to first is a contact; a pending request from it is

@@ -123,19 +123,13 @@ final class PeerDirectory: Sendable {
     }
 
     /// What the peer's HELLO says about itself, and the address we reached it at. The entry
-    /// shows it even when the store could not record it (the error is rethrown).
+    /// shows it even when the store could not record it (the error is rethrown). The entry
+    /// changes first: the write may log the peer's `peer.new`, and the watch stream it wakes
+    /// builds the event's peer from this entry.
     func recordHello(
         _ key: PeerKey, name: String, status: String, statusText: String,
         dialledAddress: Endpoint?, at now: Int64
     ) async throws(StoreError) {
-        var failure: StoreError?
-        do {
-            try await persistence.recordPeerSeen(
-                key, keyTag: Self.keyTag(key), name: name, status: status,
-                statusText: statusText, endpoint: dialledAddress, at: now)
-        } catch {
-            failure = error
-        }
         modify(key) { entry in
             entry.record.name = name
             entry.record.status = status
@@ -145,7 +139,9 @@ final class PeerDirectory: Sendable {
                 entry.record.addresses.insert(dialledAddress, at: 0)
             }
         }
-        if let failure { throw failure }
+        try await persistence.recordPeerSeen(
+            key, keyTag: Self.keyTag(key), name: name, status: status,
+            statusText: statusText, endpoint: dialledAddress, at: now)
     }
 
     /// A PRESENCE from the peer (§9.6). Shown even when the store could not record it.
@@ -175,6 +171,24 @@ final class PeerDirectory: Sendable {
         entries.withLock { map in
             map[record.key, default: PeerEntry(record: record)].record = record
             map[record.key]?.pinned = true
+        }
+    }
+
+    /// Applies `change` to the entry of `key`, made (unnamed, first seen `now`) when there is
+    /// none; returns the entry before (nil: there was none) and after.
+    func modifyOrMake(_ key: PeerKey, at now: Int64, _ change: (inout PeerEntry) -> Void)
+        -> (before: PeerEntry?, after: PeerEntry)
+    {
+        entries.withLock { map in
+            let before = map[key]
+            var entry =
+                before
+                ?? PeerEntry(
+                    record: PeerRecord(key: key, keyTag: Self.keyTag(key), name: "", firstSeen: now)
+                )
+            change(&entry)
+            map[key] = entry
+            return (before, entry)
         }
     }
 

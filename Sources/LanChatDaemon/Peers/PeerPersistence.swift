@@ -12,6 +12,8 @@ protocol PeerPersistence: Sendable {
     ) async throws(StoreError) -> Bool
     func addPeer(_ key: PeerKey, keyTag: String, name: String?, at now: Int64)
         async throws(StoreError)
+    func addContact(_ key: PeerKey, keyTag: String, alias: String, at now: Int64)
+        async throws(StoreError)
     func setLastSeen(
         _ key: PeerKey, at now: Int64, completion: @escaping @Sendable (StoreError?) -> Void)
 
