@@ -158,6 +158,10 @@ import Testing
         let members = try await bashCompletions(
             ["lanchat", "group", "create", "x", ""], variables: variables)
         #expect(members.contains("Bob") && !members.contains("ops"), "\(members)")
+        // A new group's name is the user's to make up (found by QA: peers were offered).
+        let name = try await bashCompletions(
+            ["lanchat", "group", "create", ""], variables: variables)
+        #expect(name.filter { !$0.isEmpty }.isEmpty, "\(name)")
         for command in ["send", "archive", "accept"] {
             let either = try await bashCompletions(["lanchat", command, ""], variables: variables)
             #expect(either.contains("Bob") && either.contains("ops"), "\(command): \(either)")
@@ -451,6 +455,21 @@ import Testing
         #expect(help.contains("doctor") && help.contains("group"), "\(help)")
         let group = try await fishCompletions("lanchat help group ", variables: variables)
         #expect(group == ["create", "add", "remove", "rename", "leave"], "\(group)")
+        let newName = try await fishCompletions(
+            "lanchat --socket=\(server.path) group create ", variables: variables)
+        #expect(newName.isEmpty, "\(newName)")
+    }
+
+    /// A group we left is offered for reading, not for a change of ours (found by QA).
+    @Test func aGroupWeLeftIsNoTargetOfAGroupChange() {
+        let bob = PeerInfo(id: "B", keyTag: "BOBB-2345", name: "bob", presence: .online)
+        var left = GroupInfo(id: "0c", name: "old", members: [bob], version: 2)
+        left.left = true
+        let ops = GroupInfo(id: "0d", name: "ops", members: [bob], version: 1)
+        let all = PeerCompletion.words([bob], groups: [left, ops])
+        #expect(all == ["bob", "old", "ops"], "\(all)")
+        let changeable = PeerCompletion.words([bob], groups: [left, ops], kind: .groups)
+        #expect(changeable == ["ops"], "\(changeable)")
     }
 
     /// Only zsh and fish show descriptions; bash takes each line for a word.

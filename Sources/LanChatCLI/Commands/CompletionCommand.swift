@@ -157,6 +157,9 @@ enum PeerCompletion {
         _ peers: [PeerInfo], keyChanges: [KeyChangeInfo] = [], groups: [GroupInfo],
         kind: Kind = .peersAndGroups
     ) -> [Candidate] {
+        // A group we left takes no change of ours (`group add|remove|rename|leave` refuse
+        // it; found by QA offered); reading it, it stays on offer.
+        let groups = kind == .groups ? groups.filter { $0.left != true } : groups
         // Where groups are named too, a peer's word that is a group's name names both
         // (found by QA: `bob` was offered beside #bob, and refused as ambiguous).
         let groupNames = kind == .peers ? [] : Set(groups.map { $0.name.lowercased() })

@@ -14,7 +14,10 @@ struct GroupCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create group NAME with the given peers (you are a member); prints its id.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The group's name (at most 64 bytes).") var name: String
+        // Nothing to offer for a new name; without a completion of its own, the generated
+        // scripts offered the members' peers for it (found by QA).
+        @Argument(help: "The group's name (at most 64 bytes).", completion: .list([]))
+        var name: String
         @Argument(help: "The other members (see PEER in lanchat --help).", completion: .peersOnly)
         var peers: [String]
 
