@@ -139,17 +139,46 @@ extension MessageStore {
         async throws(StoreError) -> Bool
     {
         try await write("recording a key change") { db in
+            try Self.noteKeyChange(db, key, from: previous, at: now)
+        }
+    }
+
+    /// A key that answered where `previous` was expected (a static `--peer ID@HOST:PORT`),
+    /// pinned on this first contact with its key-change warning, in one transaction (found
+    /// in review: a daemon ended between the pin and the warning kept the key pinned with
+    /// none, and a pinned key is never warned of again). Unnamed until its HELLO, which
+    /// announces it (`recordPeerSeen`). Returns whether the warning was recorded.
+    public func pinPresentedKey(
+        _ key: PeerKey, keyTag: String, insteadOf previous: PeerKey, endpoint: Endpoint?,
+        at now: Int64
+    ) async throws(StoreError) -> Bool {
+        try await write("recording a new key") { db in
             try db.execute(
                 sql: """
-                    UPDATE peers SET key_changed_from = ?
-                    WHERE pk = ? AND key_changed_from IS NULL
-                        AND key_change_settled IS NOT ?
+                    INSERT INTO peers (pk, id, key_tag, name, first_seen, last_seen)
+                    VALUES (?, ?, ?, '', ?, ?) ON CONFLICT (pk) DO NOTHING
                     """,
-                arguments: [previous.blob, key.blob, previous.blob])
-            guard db.changesCount == 1 else { return false }
-            try Self.logEvent(db, .peerKeyMismatch, peer: key, at: now)
-            return true
+                arguments: [key.blob, key.id, keyTag, now, now])
+            if let endpoint {
+                try Self.upsertAddress(db, key: key, endpoint: endpoint, at: now)
+            }
+            return try Self.noteKeyChange(db, key, from: previous, at: now)
         }
+    }
+
+    private static func noteKeyChange(
+        _ db: Database, _ key: PeerKey, from previous: PeerKey, at now: Int64
+    ) throws -> Bool {
+        try db.execute(
+            sql: """
+                UPDATE peers SET key_changed_from = ?
+                WHERE pk = ? AND key_changed_from IS NULL
+                    AND key_change_settled IS NOT ?
+                """,
+            arguments: [previous.blob, key.blob, previous.blob])
+        guard db.changesCount == 1 else { return false }
+        try logEvent(db, .peerKeyMismatch, peer: key, at: now)
+        return true
     }
 
     /// The pending message requests, oldest first, each with the count and the first of the

@@ -135,6 +135,18 @@ final class InMemoryPeerPersistence: PeerPersistence {
         }
         return recorded
     }
+    func pinPresentedKey(
+        _ key: PeerKey, keyTag: String, insteadOf previous: PeerKey, endpoint: Endpoint?,
+        at now: Int64
+    ) async throws(StoreError) -> Bool {
+        rows.withLock { map in
+            if map[key] == nil {
+                map[key] = PeerRecord(
+                    key: key, keyTag: keyTag, name: "", firstSeen: now, lastSeen: now)
+            }
+        }
+        return try await recordKeyChange(key, from: previous, at: now)
+    }
     /// The peer rows' part of `MessageStore.linkKey`; there are no messages here.
     func linkKey(
         _ key: PeerKey, replacing earlier: PeerKey, verified: Bool, alias: String?,

@@ -254,6 +254,29 @@ struct ContactsStoreTests {
         #expect(record.keyChangedFrom == nil && record.trust == .verified)
     }
 
+    /// The key that answered at a static peer's address is pinned with its warning in one
+    /// write; nothing announces it before its HELLO names it, and again changes nothing.
+    @Test func aPresentedKeyIsPinnedWithItsWarningInOneWrite() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let old = testKey(2)
+        let new = testKey(3)
+        let store = try await openStoreWithPeer(directory, peer: old)
+        let mark = try await store.eventBounds().newest
+        let address = Endpoint(host: "127.0.0.1", port: 4)
+        #expect(
+            try await store.pinPresentedKey(
+                new, keyTag: "NEWK-EYAA", insteadOf: old, endpoint: address, at: 10))
+        #expect(
+            try await !store.pinPresentedKey(
+                new, keyTag: "NEWK-EYAA", insteadOf: old, endpoint: address, at: 11))
+        let record = try #require(try await store.peers().first { $0.key == new })
+        #expect(record.keyChangedFrom == old && record.trust == .unverified)
+        #expect(record.name == "" && record.firstSeen == 10 && record.addresses == [address])
+        let logged = try await store.events(after: mark, limit: 10)
+        #expect(logged.map(\.type) == [.peerKeyMismatch] && logged.map(\.peer) == [new])
+    }
+
     @Test func changesToAnUnknownKeyAreRefused() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -163,13 +163,8 @@ extension PeerDirectory {
         guard key != expected, !isPinned(key), let earlier = entry(expected),
             earlier.record.replacedBy == nil
         else { return false }
-        guard try await pinOnFirstContact(key, dialledAddress: address, at: now) else {
-            return false
-        }
-        if try await persistence.recordKeyChange(key, from: expected, at: now) {
-            modify(key) { $0.record.keyChangedFrom = expected }
-        }
-        return true
+        return try await pinOnFirstContact(
+            key, dialledAddress: address, insteadOf: expected, at: now)
     }
 
     /// The key to dial for `key`: the one that took it over (`linkKey`), if any, followed to

@@ -74,20 +74,30 @@ final class PeerDirectory: Sendable {
     // MARK: Changes to records (store first, then memory)
 
     /// Pins a proven key on first contact (TOFU, §3.8 row 6) as unverified. Returns false when
-    /// it was pinned already.
-    func pinOnFirstContact(_ key: PeerKey, dialledAddress: Endpoint?, at now: Int64)
-        async throws(StoreError) -> Bool
-    {
+    /// it was pinned already. `insteadOf`: the key that was expected where this one answered
+    /// (`notePresentedKey`), recorded with the pin as a key-change warning.
+    func pinOnFirstContact(
+        _ key: PeerKey, dialledAddress: Endpoint?, insteadOf expected: PeerKey? = nil,
+        at now: Int64
+    ) async throws(StoreError) -> Bool {
         guard !isPinned(key) else { return false }
         let keyTag = Self.keyTag(key)
-        try await persistence.recordPeerSeen(
-            key, keyTag: keyTag, name: nil, status: nil, statusText: nil,
-            endpoint: dialledAddress, at: now)
+        let warned: Bool
+        if let expected {
+            warned = try await persistence.pinPresentedKey(
+                key, keyTag: keyTag, insteadOf: expected, endpoint: dialledAddress, at: now)
+        } else {
+            try await persistence.recordPeerSeen(
+                key, keyTag: keyTag, name: nil, status: nil, statusText: nil,
+                endpoint: dialledAddress, at: now)
+            warned = false
+        }
         // Two crossing sessions of a first contact both get here (found by QA: the log said
         // "new peer … pinned" twice): the one that pins it is the first contact.
         let record = PeerRecord(
             key: key, keyTag: keyTag, name: "", firstSeen: now, lastSeen: now,
-            addresses: dialledAddress.map { [$0] } ?? [])
+            addresses: dialledAddress.map { [$0] } ?? [],
+            keyChangedFrom: warned ? expected : nil)
         return entries.withLock { map in
             guard map[key]?.pinned != true else { return false }
             map[key, default: PeerEntry(record: record)].record = record

@@ -27,6 +27,10 @@ protocol PeerPersistence: Sendable {
     func forget(_ key: PeerKey, purge: Bool) async throws(StoreError) -> Int
     @discardableResult
     func openRequest(_ key: PeerKey, at now: Int64) async throws(StoreError) -> Bool
+    func pinPresentedKey(
+        _ key: PeerKey, keyTag: String, insteadOf previous: PeerKey, endpoint: Endpoint?,
+        at now: Int64
+    ) async throws(StoreError) -> Bool
     @discardableResult
     func recordKeyChange(_ key: PeerKey, from previous: PeerKey, at now: Int64)
         async throws(StoreError) -> Bool
