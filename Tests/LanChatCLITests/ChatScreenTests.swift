@@ -224,6 +224,34 @@ import Testing
         #expect(screen.presenceLine(now: Self.now, zone: Self.utc) == "")
     }
 
+    /// A member renamed while the group's chat is open is labelled by its new name from its
+    /// next message on, on what it wrote before too (found by QA: the old name stayed); a
+    /// peer that is no member changes nothing.
+    @Test func aMemberRenamedIsLabelledByItsNewName() {
+        let carol = PeerInfo(id: "C", keyTag: "CCCC-CCCC", name: "carol", presence: .online)
+        var screen = ChatScreen(peer: Self.bob)
+        let group = GroupInfo(id: "g", name: "ops", members: [Self.bob, carol], version: 2)
+        screen.group = group
+        var before = Self.message("1", "deploying")
+        before.sender = "B"
+        screen.merge([before])
+        var robert = Self.bob
+        robert.name = "robert"
+        screen.memberSeen(robert)
+        var after = Self.message("2", "done")
+        after.sender = "B"
+        screen.merge([after])
+        let rows = screen.render(
+            width: 60, height: 10, input: LineEditor(), now: Self.now, zone: Self.utc
+        ).rows
+        #expect(rows.contains { $0.hasSuffix("robert  deploying") }, "\(rows)")
+        #expect(rows.contains { $0.hasSuffix("robert  done") }, "\(rows)")
+        #expect(!rows.contains { $0.contains("bob ") }, "\(rows)")
+        let stranger = PeerInfo(id: "S", keyTag: "SSSS-SSSS", name: "sam", presence: .online)
+        #expect(group.renaming(stranger) == nil)
+        #expect(group.renaming(carol) == nil)
+    }
+
     /// An own group message's `message.status` event is one member's copy: the mark counts
     /// it among the members, and the message is read only when every member has read it
     /// (found by QA: the first reader's "read" stood for the whole message).

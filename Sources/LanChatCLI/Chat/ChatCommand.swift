@@ -129,6 +129,7 @@ enum ChatTerminal {
                     case .messages(let messages): inbox.post(.messages(messages))
                     case .peer(let peer): inbox.post(.peer(peer))
                     case .group(let group): inbox.post(.group(group))
+                    case .member(let member): inbox.post(.member(member))
                     case .typing(let typing): inbox.post(.typing(typing))
                     case .notice(let notice): inbox.post(.notice(notice))
                     case .daemonReachable(let reachable): inbox.post(.daemonReachable(reachable))

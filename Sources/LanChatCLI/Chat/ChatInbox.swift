@@ -17,6 +17,7 @@ enum ChatUpdate: Sendable {
     case older([MessageInfo], hasOlder: Bool)
     case peer(PeerInfo)
     case group(GroupInfo)
+    case member(PeerInfo)
     /// A line was sent on a message request: that accepted it.
     case accepted
     case typing(Bool)

@@ -14,7 +14,7 @@ enum ChatLines {
         async throws(ControlError)
     {
         let name = truncated(PeerText.nameOrKeyTag(peer), to: 40)
-        let senders = group.map { HistoryView.senderLabels($0, width: 40) } ?? [:]
+        let conversationGroup = group
         let context = session.context
         // Read and checked as `send --lines` reads them: a line that is too long, not UTF-8
         // or holds a NUL is reported and not sent.
@@ -26,7 +26,13 @@ enum ChatLines {
                 let (events, feeding) = AsyncStream.makeStream(of: ChatSession.Event.self)
                 async let following: Void = session.follow(since: nil, into: feeding)
                 var shown = Set<String>()
+                var members = conversationGroup
+                var senders = members.map { HistoryView.senderLabels($0, width: 40) } ?? [:]
                 for await event in events {
+                    if case .member(let member) = event, let renamed = members?.renaming(member) {
+                        members = renamed
+                        senders = HistoryView.senderLabels(renamed, width: 40)
+                    }
                     guard case .messages(let messages) = event else { continue }
                     let new = messages.filter {
                         $0.direction == .incoming && shown.insert($0.id).inserted

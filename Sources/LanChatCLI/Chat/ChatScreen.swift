@@ -25,6 +25,13 @@ package struct ChatScreen {
     }
     private var senders: [String: String] = [:]
 
+    /// A member as its newest message names it: labelled by the name it has now (found by
+    /// QA: a member renamed while the chat was open kept its old name).
+    package mutating func memberSeen(_ member: PeerInfo) {
+        guard let group, let renamed = group.renaming(member) else { return }
+        self.group = renamed
+    }
+
     /// The members' labels, and those of anyone who was one while the chat was open (a
     /// member removed meanwhile keeps its name on what it wrote).
     private mutating func updateSenders() {
@@ -411,5 +418,18 @@ package struct ChatScreen {
     /// error stopped mid-word with nothing to say so).
     private func fit(_ text: String, _ width: Int) -> String {
         fitted(text, columns: width)
+    }
+}
+
+extension GroupInfo {
+    /// The group with `member`'s entry as the member names itself now; nil when it is no
+    /// member, or its name and alias are the ones known.
+    package func renaming(_ member: PeerInfo) -> GroupInfo? {
+        guard let index = members.firstIndex(where: { $0.id == member.id }),
+            members[index].name != member.name || members[index].alias != member.alias
+        else { return nil }
+        var renamed = self
+        renamed.members[index] = member
+        return renamed
     }
 }

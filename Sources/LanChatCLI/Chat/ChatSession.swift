@@ -27,6 +27,9 @@ struct ChatSession {
         case peer(PeerInfo)
         /// The group as it is after a change (members, name).
         case group(GroupInfo)
+        /// A group member as a message of theirs names it now (a rename since the chat
+        /// opened; the group's watch carries no peer events).
+        case member(PeerInfo)
         case typing(Bool)
         case notice(String?)
         /// Our own daemon went away (false) or answers again (true): what it last said of the
@@ -88,6 +91,7 @@ struct ChatSession {
             // Marked read by whoever shows it: the screen once it is in view, line mode
             // once printed.
             guard let message = event.message, isInConversation(message) else { return }
+            if isGroup, let sender = event.peer { deliver(.member(sender)) }
             deliver(.messages([message]))
         case .messageStatus:
             if let message = event.message, isInConversation(message) {

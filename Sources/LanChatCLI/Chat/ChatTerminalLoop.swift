@@ -137,6 +137,7 @@ final class ChatTerminalLoop {
             if messages.isEmpty { screen.notice = "nothing older" }
         case .peer(let peer): screen.peer = peer
         case .group(let group): screen.group = group
+        case .member(let member): screen.memberSeen(member)
         case .accepted: screen.isRequest = false
         case .daemonReachable(let reachable):
             screen.daemonAway = !reachable
