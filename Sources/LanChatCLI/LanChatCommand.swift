@@ -66,7 +66,8 @@ public enum LanChatCLI {
         let said = ErrorView.render(error)
         guard error.isDaemonNotRunning else { return said }
         let environment = CLIEnvironment.current
-        let directory = DataDirectoryPath.defaultDirectory(environment: environment.variables)
+        guard let directory = DataDirectoryPath.defaultDirectory(environment: environment.variables)
+        else { return said }
         let socket = ControlSocketPath.resolve(
             explicit: socketOption(arguments), environment: environment.variables,
             uid: environment.uid)

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Where lanchatd keeps its data when no `--data-dir` names it (PRODUCT.md §2), and the lock
 /// file that makes a data directory one daemon's. Shared by `lanchatd`, which takes the lock,
 /// and `lanchat doctor`, which looks at who holds it: both must name the same file.
@@ -6,14 +10,17 @@ public enum DataDirectoryPath {
     /// with its PID written in it.
     public static let lockFileName = "lanchatd.lock"
 
-    /// `$XDG_DATA_HOME/lanchat`, else `~/.local/share/lanchat` (`/tmp` standing in for an
-    /// unset or empty `HOME`). A relative `XDG_DATA_HOME` is ignored, as the XDG Base
-    /// Directory specification says.
-    public static func defaultDirectory(environment: [String: String]) -> String {
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    /// `$XDG_DATA_HOME/lanchat`, else `~/.local/share/lanchat` (`HomeDirectory`). A relative
+    /// `XDG_DATA_HOME` is ignored, as the XDG Base Directory specification says. Nil when
+    /// there is no home directory either: `--data-dir` must name one.
+    public static func defaultDirectory(environment: [String: String], uid: uid_t = getuid())
+        -> String?
+    {
         let dataHome =
             environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? home + "/.local/share"
-        return dataHome + "/lanchat"
+            ?? HomeDirectory.resolve(environment: environment, uid: uid).map {
+                $0 + "/.local/share"
+            }
+        return dataHome.map { $0 + "/lanchat" }
     }
 }

@@ -223,8 +223,8 @@ struct LanchatdCommand: AsyncParsableCommand {
     /// Relative to the working directory, and `~/` the home directory as in the file (found
     /// by QA: a quoted `~/x` in a systemd unit became a directory named `~`).
     private func absolute(_ path: String) -> String {
-        if path.hasPrefix("~/"), let home = ProcessInfo.processInfo.environment["HOME"],
-            home.hasPrefix("/")
+        if path.hasPrefix("~/"),
+            let home = HomeDirectory.resolve(environment: ProcessInfo.processInfo.environment)
         {
             return home + path.dropFirst(1)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import LanChatCore
 import Logging
 import Testing
@@ -195,6 +196,45 @@ import Testing
         #expect(error.description.contains(reason), "\(error)")
     }
 
+    /// A file another user may write, or owns, decides what runs as us (`notify-command`):
+    /// refused with exit 78 and what to do; our own, and a group-writable one of our own
+    /// primary group (umask 002), are read.
+    @Test func aFileOthersMayWriteIsRefused() throws {
+        let directory = NSTemporaryDirectory() + "lanchat-conf-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/lanchatd.conf"
+        try Data("name = \"x\"\n".utf8).write(to: URL(fileURLWithPath: path))
+        func load() throws(DaemonError) -> DaemonSettings {
+            try ConfigurationFile.load(path: path, required: true, environment: [:])
+        }
+        func refusal() -> DaemonError? {
+            do {
+                _ = try load()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(chmod(path, 0o664) == 0)
+        #expect(try load().name == "x")
+        #expect(chmod(path, 0o646) == 0)
+        let writable = try #require(refusal())
+        #expect(writable.exitCode == 78)
+        #expect(writable.description.contains("chmod go-w \(path)"), "\(writable)")
+        // Another group, another owner: only root can make them.
+        guard getuid() == 0 else { return }
+        #expect(chown(path, 0, 65534) == 0)
+        #expect(chmod(path, 0o664) == 0)
+        #expect(refusal()?.description.contains("other users may write it") == true)
+        #expect(chmod(path, 0o644) == 0)
+        #expect(try load().name == "x")
+        #expect(chown(path, 65534, 65534) == 0)
+        let foreign = try #require(refusal())
+        #expect(foreign.description.contains("owned by uid 65534"), "\(foreign)")
+    }
+
     @Test func aDanglingLinkOrAFIFOIsNoConfigurationFile() throws {
         let directory = NSTemporaryDirectory() + "lanchat-conf-\(UUID().uuidString)"
         try FileManager.default.createDirectory(
@@ -265,6 +305,42 @@ import Testing
         #expect(
             ConfigurationFile.defaultPath(environment: ["HOME": "/h"])
                 == "/h/.config/lanchat/lanchatd.conf")
+    }
+
+    /// With no usable HOME the file is under the account's home directory, and with no home
+    /// at all there is none: never `/tmp/.config`, which any local user can write (found by
+    /// QA: a file planted there named the node and ran its notify-command).
+    @Test func noHomeMeansTheAccountsHomeOrNoFile() throws {
+        let account = try #require(getpwuid(getuid())).pointee.pw_dir.map { String(cString: $0) }
+        let expected = try #require(account) + "/.config/lanchat/lanchatd.conf"
+        for environment in [[:], ["HOME": ""], ["HOME": "relative/x"]] {
+            #expect(ConfigurationFile.defaultPath(environment: environment) == expected)
+        }
+        #expect(ConfigurationFile.defaultPath(environment: [:], uid: Self.uidWithNoAccount) == nil)
+        #expect(
+            ConfigurationFile.defaultPath(
+                environment: ["XDG_CONFIG_HOME": "/x"], uid: Self.uidWithNoAccount)
+                == "/x/lanchat/lanchatd.conf")
+    }
+
+    /// A user the password database does not know (a container's arbitrary uid).
+    static let uidWithNoAccount: uid_t = 2_999_999
+
+    /// No home and no --data-dir: the start is refused, saying what to give (it used to keep
+    /// the identity and the store in /tmp/.local).
+    @Test func noHomeAndNoDataDirectoryIsRefused() {
+        let configuration = DaemonConfiguration.defaults(
+            environment: ["XDG_RUNTIME_DIR": "/run/user/2999999"], uid: Self.uidWithNoAccount)
+        #expect(configuration.dataDirectory == "")
+        do {
+            try configuration.validate()
+            Issue.record("validated with no data directory")
+        } catch {
+            #expect(error.exitCode == 78)
+            #expect(error.description.contains("give --data-dir"), "\(error)")
+        }
+        let withHome = DaemonConfiguration.defaults(environment: ["HOME": "/h"])
+        #expect(withHome.dataDirectory == "/h/.local/share/lanchat")
     }
 
     @Test func commandLineWinsOverTheFileAndTheFileOverDefaults() throws {

@@ -16,7 +16,7 @@ enum DoctorGathering {
     /// `defaultDataDirectory`: where to look for a lanchatd that runs without its socket.
     static func gather(
         client: ControlClient, uid: UInt32, defaultSocketPath: String,
-        defaultDataDirectory: String
+        defaultDataDirectory: String?
     ) async -> DoctorFacts {
         async let avahiBus = ToolRunner.run(
             "busctl",
@@ -70,7 +70,7 @@ enum DoctorGathering {
         facts.socketDirectory = absoluteDirectory(of: facts.socketTarget ?? client.socketPath)
         facts.systemBus = SystemBusProbe.probe()
         if let daemon = facts.daemon { facts.dataDirectory = dataDirectoryFacts(daemon.dataDir) }
-        if facts.daemon == nil {
+        if facts.daemon == nil, let defaultDataDirectory {
             let asked = client.socketPath
             facts.dataDirectoryLock = DataDirectoryLockProbe.probe(
                 directory: defaultDataDirectory,

@@ -1,4 +1,5 @@
 import Glibc
+import LanChatControl
 import LanChatCore
 import Logging
 import TOMLKit
@@ -8,13 +9,17 @@ import TOMLKit
 /// error names the file, the line and the key, and exits 78 (`DaemonError.configuration`).
 /// Nothing is half-applied: a file with one bad key gives no settings at all.
 public enum ConfigurationFile {
-    /// `$XDG_CONFIG_HOME/lanchat/lanchatd.conf`, else `~/.config/lanchat/lanchatd.conf`.
-    public static func defaultPath(environment: [String: String]) -> String {
+    /// `$XDG_CONFIG_HOME/lanchat/lanchatd.conf`, else `~/.config/lanchat/lanchatd.conf`
+    /// (`HomeDirectory`); nil, no file, when there is no home directory.
+    public static func defaultPath(environment: [String: String], uid: uid_t = getuid())
+        -> String?
+    {
         if let configHome = environment["XDG_CONFIG_HOME"], configHome.hasPrefix("/") {
             return configHome + "/lanchat/lanchatd.conf"
         }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        return home + "/.config/lanchat/lanchatd.conf"
+        return HomeDirectory.resolve(environment: environment, uid: uid).map {
+            $0 + "/.config/lanchat/lanchatd.conf"
+        }
     }
 
     /// The settings in the file at `path`. A missing file gives no settings unless `required`
@@ -26,6 +31,7 @@ public enum ConfigurationFile {
         // A configuration file is small; a huge one is a mistake, not a configuration.
         switch SmallFile.read(path, maxBytes: 1 << 20) {
         case .success(let bytes):
+            try checkOwnership(path, uid: getuid())
             text = try utf8Text(bytes, path: path)
         case .failure(let failure) where failure.code == ENOENT && !required && !exists(path):
             return DaemonSettings()
@@ -35,7 +41,7 @@ public enum ConfigurationFile {
         case .failure(let failure):
             throw .configuration("\(path): cannot read: \(failure.reason)")
         }
-        return try parse(text, path: path, home: environment["HOME"])
+        return try parse(text, path: path, home: HomeDirectory.resolve(environment: environment))
     }
 
     /// The settings in `text`; `path` only names the file in messages.
@@ -280,6 +286,29 @@ public enum ConfigurationFile {
 
     /// Whether there is something at `path` to read (a dangling link counts: reading it
     /// fails with the reason, rather than the file being taken for absent).
+    /// The file decides what lanchatd runs (`notify-command`) and where it keeps its key: one
+    /// that another user owns or may write is refused, as ssh refuses such a configuration.
+    /// Root's files are trusted (a packaged default); so is a group-writable one of the
+    /// user's own primary group (a umask of 002 with a group per user).
+    static func checkOwnership(_ path: String, uid: uid_t, gid: gid_t = getgid())
+        throws(DaemonError)
+    {
+        var facts = stat()
+        guard stat(path, &facts) == 0 else { return }
+        if facts.st_uid != uid && facts.st_uid != 0 {
+            throw .configuration(
+                "\(path): owned by uid \(facts.st_uid), not by this user (uid \(uid)); "
+                    + "its notify-command would run as you. Not read")
+        }
+        let groupMayWrite = facts.st_mode & S_IWGRP != 0 && facts.st_gid != gid
+        if groupMayWrite || facts.st_mode & S_IWOTH != 0 {
+            let mode = String(facts.st_mode & 0o777, radix: 8)
+            throw .configuration(
+                "\(path): other users may write it (mode \(mode)); its notify-command would "
+                    + "run as you. Not read: chmod go-w \(path)")
+        }
+    }
+
     static func exists(_ path: String) -> Bool {
         var facts = stat()
         return lstat(path, &facts) == 0

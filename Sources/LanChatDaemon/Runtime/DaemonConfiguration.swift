@@ -38,12 +38,16 @@ public struct DaemonConfiguration: Sendable {
     }
 
     /// The defaults of PRODUCT.md §2–§3 for this user and environment.
-    public static func defaults(environment: [String: String]) -> DaemonConfiguration {
+    public static func defaults(environment: [String: String], uid: uid_t = getuid())
+        -> DaemonConfiguration
+    {
         var configuration = DaemonConfiguration(
             name: defaultName(environment: environment),
-            dataDirectory: DataDirectoryPath.defaultDirectory(environment: environment),
-            socketPath: ControlSocketPath.resolve(
-                explicit: nil, environment: environment, uid: getuid()))
+            // Empty when there is no home directory: `validate` asks for --data-dir.
+            dataDirectory: DataDirectoryPath.defaultDirectory(environment: environment, uid: uid)
+                ?? "",
+            socketPath: ControlSocketPath.resolve(explicit: nil, environment: environment, uid: uid)
+        )
         if let seconds = deadTimeoutSeconds(environment) {
             // Networks (and tests) that must notice a pulled cable sooner than 60 s. The
             // keepalive PING keeps the protocol's 1:4 ratio to the dead timeout.
@@ -149,6 +153,11 @@ public struct DaemonConfiguration: Sendable {
     public func validate() throws(DaemonError) {
         if let problem = Self.displayNameProblem(name) { throw .usage("--name \(problem)") }
         guard (0...65535).contains(port) else { throw .usage("--port must be 0 to 65535") }
+        guard !dataDirectory.isEmpty else {
+            throw .configuration(
+                "no data directory: HOME is not set to an absolute path and the password "
+                    + "database gives this user no home directory; give --data-dir")
+        }
         guard dataDirectory.hasPrefix("/") else {
             throw .usage("--data-dir must be an absolute path")
         }
