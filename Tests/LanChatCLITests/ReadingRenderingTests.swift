@@ -52,6 +52,30 @@ import Testing
     }
 
     /// A sender removed from the group (or gone) is no longer in its member list: `history`
+    /// The label column is as wide as the terminal draws the labels: a CJK name (two columns
+    /// a character) lines its text up with `You`'s, and its message's next lines under it
+    /// (found by QA: counted in characters, the text went 3 columns right, the indent 3 left).
+    @Test func wideNamesKeepTheTextColumn() {
+        var li = CLIFixtures.bob
+        li.alias = "李小龍"
+        let result = HistoryResult(
+            peer: li,
+            messages: [
+                CLIFixtures.incoming(1, "first line\nsecond line", at: "2026-11-21T11:58:00Z"),
+                CLIFixtures.outgoing(2, "reply", .delivered, at: "2026-11-21T11:59:00Z"),
+            ], hasOlder: false)
+        let text = HistoryView.render(
+            result, peers: [:], now: CLIFixtures.now, zone: utc, style: .plain)
+        let lines = text.split(separator: "\n").map(String.init)
+        let body = lines.drop { !$0.hasPrefix("11:58") }
+        #expect(
+            Array(body.prefix(3)) == [
+                "11:58  李小龍  first line",
+                "               second line",
+                "11:59  You     reply  ✓✓",
+            ], "\(text)")
+    }
+
     /// and `inbox` name it from the peers the command looked up, not as `?`.
     @Test func aFormerMemberIsStillNamedInHistoryAndInbox() {
         let groupID = String(repeating: "a", count: 32)
@@ -101,7 +125,8 @@ import Testing
         let lines = read.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 8, "\(read)")
         #expect(lines.first == "#ops  2 members", "\(read)")
-        // Labels are as wide as the group's longest member name, as in `history`.
+        // Labels are as wide as the longest of those shown (found by QA: `read` padded
+        // them to the longest name of every peer it knew).
         #expect(lines[2].hasPrefix("11:58  Bob ") && lines[2].hasSuffix("  ops news"), "\(read)")
         #expect(
             lines[4...].joined(separator: "\n")
@@ -286,7 +311,7 @@ import Testing
     // MARK: Watch
 
     func watchLine(_ event: EventInfo) -> String {
-        WatchView.line(event, names: [:], zone: utc, style: .plain)
+        WatchView.line(event, names: [:], now: CLIFixtures.now, zone: utc, style: .plain)
     }
 
     @Test func watchLinesSayWhatHappened() {
@@ -320,7 +345,8 @@ import Testing
         named.name = "bob"
         let hello = EventInfo(cursor: "7", type: .peerPresence, at: at, peer: named)
         #expect(
-            WatchView.line(hello, names: [peer.id: peer], zone: utc, style: .plain)
+            WatchView.line(
+                hello, names: [peer.id: peer], now: CLIFixtures.now, zone: utc, style: .plain)
                 == "12:03 BOBB-2345 is now called bob\n")
     }
 
@@ -354,8 +380,32 @@ import Testing
             cursor: "1", type: .messageReceived, at: CLIFixtures.at("2026-11-21T12:03:00Z"),
             message: CLIFixtures.incoming(1, "hi", at: "2026-11-21T12:03:00Z"))
         let line = WatchView.line(
-            event, names: [CLIFixtures.bobID: CLIFixtures.bob], zone: utc, style: .plain)
+            event, names: [CLIFixtures.bobID: CLIFixtures.bob], now: CLIFixtures.now, zone: utc,
+            style: .plain)
         #expect(line == "12:03 Bob: hi\n")
+    }
+
+    /// A replayed event of another day says which (found by QA: one of October 2025 read
+    /// `16:59`, as one of today).
+    @Test func anEventOfAnotherDayIsStampedWithItsDay() {
+        var stamps: [String] = []
+        for at in [
+            "2026-11-21T09:00:00Z", "2026-11-20T23:59:00Z", "2026-11-17T08:30:00Z",
+            "2026-11-02T10:00:00Z", "2025-10-24T16:59:00Z",
+        ] {
+            let event = EventInfo(
+                cursor: "1", type: .messageReceived, at: CLIFixtures.at(at),
+                message: CLIFixtures.incoming(1, "hi", at: at))
+            let line = WatchView.line(
+                event, names: [CLIFixtures.bobID: CLIFixtures.bob], now: CLIFixtures.now,
+                zone: utc, style: .plain)
+            stamps.append(String(line.prefix { $0 != "B" }))
+        }
+        #expect(
+            stamps == [
+                "09:00 ", "Yesterday 23:59 ", "Tue 08:30 ", "11/2 10:00 ", "10/24/2025 16:59 ",
+            ],
+            "\(stamps)")
     }
 
     /// A replayed event whose message was purged since carries no message: the line says

@@ -118,6 +118,7 @@ struct WatchFollower {
         -> String
     {
         if context.json { return try JSONOutput.line(event) }
-        return WatchView.line(event, names: names, zone: context.zone, style: context.style)
+        return WatchView.line(
+            event, names: names, now: context.now, zone: context.zone, style: context.style)
     }
 }

@@ -66,21 +66,25 @@ package enum HistoryView {
     ) -> String {
         var text = ""
         let today = LocalDateTime(now, in: zone)
-        let labelWidth = max(
-            theirLabel.count, ownLabel.count, senders.values.map(\.count).max() ?? 0)
+        // Columns as the terminal draws them (found by QA: a CJK name, two columns a
+        // character, pushed its text right of the others' and under-indented its lines),
+        // and only as wide as the labels of the messages shown (`read` passed every peer).
+        let labels = messages.map { message in
+            message.direction == .outgoing
+                ? ownLabel : message.sender.flatMap { senders[$0] } ?? theirLabel
+        }
+        let labelWidth = labels.map(DisplayWidth.of).max() ?? 0
         var currentDay: Int?
-        for message in messages {
+        for (message, label) in zip(messages, labels) {
             let local = LocalDateTime(message.createdAt, in: zone)
             if local.dayNumber != currentDay {
                 currentDay = local.dayNumber
                 text += style.dim("── \(SmartTime.dayHeading(local, today: today)) ──") + "\n"
             }
-            let label =
-                message.direction == .outgoing
-                ? ownLabel : message.sender.flatMap { senders[$0] } ?? theirLabel
-            let paddedLabel = label + String(repeating: " ", count: labelWidth - label.count)
+            let paddedLabel =
+                label + String(repeating: " ", count: labelWidth - DisplayWidth.of(label))
             let prefix = SmartTime.clock(local) + "  " + paddedLabel + "  "
-            let indent = String(repeating: " ", count: prefix.count)
+            let indent = String(repeating: " ", count: DisplayWidth.of(prefix))
             let body = displayable(message.text).split(
                 separator: "\n", omittingEmptySubsequences: false
             )

@@ -59,6 +59,19 @@ package enum SmartTime {
         twoDigits(time.hour) + ":" + twoDigits(time.minute)
     }
 
+    /// `14:05` today; else with its day: `Yesterday 14:05`, `Mon 14:05`, `12/24 14:05`,
+    /// `12/24/2025 14:05` (for lines of a stream, which has no day separators).
+    package static func stamp(_ time: LocalDateTime, today: LocalDateTime) -> String {
+        let day: String
+        switch today.dayNumber - time.dayNumber {
+        case 0: return clock(time)
+        case 1: day = "Yesterday"
+        case 2..<7: day = weekdayNames[time.weekday]
+        default: day = date(time, today: today)
+        }
+        return day + " " + clock(time)
+    }
+
     /// Day separator text: `Today`, `Yesterday`, `Monday 23 November`, or with the year when
     /// it is not the current one.
     package static func dayHeading(_ day: LocalDateTime, today: LocalDateTime) -> String {

@@ -9,11 +9,14 @@ package enum WatchView {
 
     /// `names` maps peer ids to the last peer object seen, for the events that carry only a
     /// message (its `peer` is an id).
+    /// `now`: an event of another day (a replay) is stamped with its day too (found by QA:
+    /// one of last year read as one of today).
     package static func line(
-        _ event: EventInfo, names: [String: PeerInfo], zone: any UTCOffsetProvider,
-        style: TextStyle
+        _ event: EventInfo, names: [String: PeerInfo], now: Timestamp,
+        zone: any UTCOffsetProvider, style: TextStyle
     ) -> String {
-        let time = style.dim(SmartTime.clock(LocalDateTime(event.at, in: zone)))
+        let time = style.dim(
+            SmartTime.stamp(LocalDateTime(event.at, in: zone), today: LocalDateTime(now, in: zone)))
         return time + " " + describe(event, names: names, style: style) + "\n"
     }
 
