@@ -35,7 +35,7 @@ public struct ReadResult: Codable, Sendable, Hashable {
     /// The messages that were unread and are now read, oldest first (by conversation, then
     /// arrival), with `read` already true.
     public var messages: [MessageInfo]
-    /// More is unread than one answer carries (at most `PageBudget.maxTextBytes` of text):
+    /// More is unread than one answer carries (at most `PageBudget.maxBytes`):
     /// call `read` again. False from a daemon that did not send it.
     public var more: Bool
 
@@ -89,7 +89,7 @@ public struct SearchParams: Codable, Sendable, Hashable {
 public struct SearchResult: Codable, Sendable, Hashable {
     /// Newest first.
     public var messages: [MessageInfo]
-    /// More matched than one answer carries (at most 2 MiB of text, `PageBudget` in
+    /// More matched than one answer carries (at most 2 MiB of messages, `PageBudget` in
     /// LanChatCore): these are the newest; a narrower search finds the others. False from a
     /// daemon that did not send it.
     public var more: Bool

@@ -302,13 +302,13 @@ extension MessageStore {
     /// so its READ is that stream's, PROTOCOL.md §9.5), and its `conversation.read` event.
     /// Group rows count in no peer's unread (the v6 triggers), so no 1:1 conversation changes.
     public func markGroupRead(
-        _ group: GroupID, at now: Int64, maxTextBytes: Int = PageBudget.maxTextBytes,
+        _ group: GroupID, at now: Int64, budget: Int = PageBudget.maxBytes,
         raisingReadCursors: Bool = true
     ) async throws(StoreError) -> ReadMarking {
         try await write("marking group messages read") { db in
             let (rows, more) = try Self.markOldestRead(
                 db, unread: "group_id = ? AND direction = 0 AND read_at IS NULL",
-                arguments: [group.blob], at: now, maxTextBytes: maxTextBytes)
+                arguments: [group.blob], at: now, budget: budget)
             let marked = rows.sorted { $0.rowID < $1.rowID }
             var receipts: [ReadMarking.Receipt] = []
             for peer in Set(marked.map(\.peer)) where raisingReadCursors {

@@ -14,15 +14,15 @@ extension MessageStore {
     /// messages travel in their sender's stream), and one `conversation.read` event per
     /// touched conversation (a group's with the group and no peer).
     ///
-    /// At most `maxTextBytes` of text is marked (`PageBudget`), the oldest unread first; the
-    /// marking says whether more is unread, for the next call.
+    /// At most `budget` is marked (as `PageBudget.cost` counts it), the oldest unread first;
+    /// the marking says whether more is unread, for the next call.
     ///
     /// `raisingReadCursors` false (read receipts off) leaves the cursors, so no receipt ever
     /// reports these reads by itself (found by QA: turned on again, the next HELLO told the
     /// senders of everything read while they were off). READ being cumulative, a read made
     /// later with receipts on still covers them.
     public func markRead(
-        peer: PeerKey?, at now: Int64, maxTextBytes: Int = PageBudget.maxTextBytes,
+        peer: PeerKey?, at now: Int64, budget: Int = PageBudget.maxBytes,
         raisingReadCursors: Bool = true
     ) async throws(StoreError) -> ReadMarking {
         try await write("marking messages read") { db in
@@ -38,7 +38,7 @@ extension MessageStore {
                 arguments += [peer.blob]
             }
             let (marked, more) = try Self.markOldestRead(
-                db, unread: unread, arguments: arguments, at: now, maxTextBytes: maxTextBytes)
+                db, unread: unread, arguments: arguments, at: now, budget: budget)
             // RETURNING has no order: by conversation (oldest unread first), then arrival.
             let byConversation = Dictionary(grouping: marked) { ConversationKey($0) }.mapValues {
                 $0.sorted { $0.rowID < $1.rowID }
@@ -70,25 +70,29 @@ extension MessageStore {
     }
 
     /// Marks read, at `now`, the oldest messages matching `unread` (a condition on `messages`
-    /// with its `arguments`) whose texts up to each stay within `maxTextBytes` (as
-    /// `PageBudget.fitting` counts), and the oldest in any case; returns them (in no order)
-    /// and whether any matching message is left unread.
+    /// with its `arguments`) whose costs up to each stay within `budget` (as
+    /// `PageBudget.fitting` counts them; incoming messages have no recipients), and the
+    /// oldest in any case; returns them (in no order) and whether any matching message is
+    /// left unread.
     static func markOldestRead(
         _ db: Database, unread: String, arguments: StatementArguments, at now: Int64,
-        maxTextBytes: Int
+        budget: Int
     ) throws -> (marked: [StoredMessage], more: Bool) {
+        let perMessage = PageBudget.perMessage
         let marked = try StoredMessage.fetchAll(
             db,
             sql: """
                 UPDATE messages SET read_at = ? WHERE rowid IN (
                     SELECT rowid FROM (
-                        SELECT rowid, sum(length(CAST(text AS BLOB))) OVER (ORDER BY rowid)
-                            AS through, length(CAST(text AS BLOB)) AS size
+                        SELECT rowid,
+                            sum(length(CAST(text AS BLOB)) + \(perMessage)) OVER (ORDER BY rowid)
+                                AS through,
+                            length(CAST(text AS BLOB)) + \(perMessage) AS size
                         FROM messages WHERE \(unread))
                     WHERE through <= ? OR through = size)
                 RETURNING \(StoredMessage.columnsWithGroup)
                 """,
-            arguments: [now] + arguments + [maxTextBytes])
+            arguments: [now] + arguments + [budget])
         let more =
             try Bool.fetchOne(
                 db, sql: "SELECT EXISTS (SELECT 1 FROM messages WHERE \(unread))",

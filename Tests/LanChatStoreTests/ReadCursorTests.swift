@@ -25,7 +25,7 @@ struct ReadCursorTests {
 
     /// Found by QA: `read` marked every unread message read in one answer, which large
     /// messages took past the 16 MiB the CLI accepts, so they were never shown. One marking
-    /// takes at most a budget of text, the oldest first, and says more is unread; the read
+    /// takes at most a budget (text and objects), the oldest first, and says more is unread; the read
     /// receipt covers only what was marked.
     @Test func oneMarkingTakesABudgetOfTextAndSaysMoreIsUnread() async throws {
         let directory = try TemporaryDirectory()
@@ -37,14 +37,15 @@ struct ReadCursorTests {
         _ = try await store.commitIncoming(
             from: bob, records: records, cursor: IncomingCursor(stream: 5, delivered: 5),
             at: 200)
-        // 300 bytes: the texts up to the third (300 bytes) are within it, up to the fourth not
+        // Three messages' cost: those up to the third are within it, up to the fourth not
         // (a page bounded by the budget, found by QA: one message went past it).
-        let first = try await store.markRead(peer: bob, at: 300, maxTextBytes: 300)
+        let first = try await store.markRead(
+            peer: bob, at: 300, budget: 3 * PageBudget.cost(textBytes: 100))
         #expect(first.messages.map(\.text.first) == ["1", "2", "3"])
         #expect(first.more)
         #expect(first.receipts == [.init(peer: bob, stream: 5, readUpTo: 3)])
         // A budget smaller than one message still takes one.
-        let second = try await store.markRead(peer: nil, at: 400, maxTextBytes: 1)
+        let second = try await store.markRead(peer: nil, at: 400, budget: 1)
         #expect(second.messages.map(\.text.first) == ["4"] && second.more)
         let last = try await store.markRead(peer: bob, at: 500)
         #expect(last.messages.map(\.text.first) == ["5"] && !last.more)
@@ -63,9 +64,11 @@ struct ReadCursorTests {
         _ = try await store.commitIncoming(
             from: bob, records: records, cursor: IncomingCursor(stream: 5, delivered: 3),
             at: 200)
-        let first = try await store.markGroupRead(group, at: 300, maxTextBytes: 29)
+        // Each counts its text and the rest of its object: two fit, not three.
+        let budget = 3 * PageBudget.cost(textBytes: 10) - 1
+        let first = try await store.markGroupRead(group, at: 300, budget: budget)
         #expect(first.messages.count == 2 && first.more)
-        let rest = try await store.markGroupRead(group, at: 400, maxTextBytes: 29)
+        let rest = try await store.markGroupRead(group, at: 400, budget: budget)
         #expect(rest.messages.count == 1 && !rest.more)
     }
 
