@@ -106,6 +106,32 @@ public struct MessageInfo: Codable, Sendable, Hashable {
     public var group: String?
     public var sender: String?
     public var recipients: [RecipientInfo]?
+    /// True where `text` is only the start of the message's (at most `previewBytes`): the
+    /// preview a conversation's `lastMessage` and a request's `firstMessage` carry, so that
+    /// `inbox` and `contacts` stay small however many conversations there are. `history`
+    /// has the whole text. The key is absent otherwise.
+    public var truncated: Bool?
+
+    /// The most of a preview's text (`truncated`), in UTF-8 bytes.
+    public static let previewBytes = 1_024
+
+    /// This message with its text cut to `previewBytes` at a character's end, and
+    /// `truncated` set, when it is longer.
+    public func preview(maxBytes: Int = previewBytes) -> MessageInfo {
+        guard text.utf8.count > maxBytes else { return self }
+        var kept = 0
+        var end = text.startIndex
+        for character in text {
+            let size = character.utf8.count
+            guard kept + size <= maxBytes else { break }
+            kept += size
+            end = text.index(after: end)
+        }
+        var cut = self
+        cut.text = String(text[..<end])
+        cut.truncated = true
+        return cut
+    }
 
     public init(
         id: String, peer: String, direction: MessageDirection, seq: UInt64, text: String,
@@ -129,7 +155,7 @@ public struct MessageInfo: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case id, peer, direction, seq, text, createdAt, receivedAt, read, status, failReason
-        case deliveredAt, readAt, group, sender, recipients
+        case deliveredAt, readAt, group, sender, recipients, truncated
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -153,6 +179,7 @@ public struct MessageInfo: Codable, Sendable, Hashable {
             try container.encode(sender, forKey: .sender)
             try container.encode(recipients, forKey: .recipients)
         }
+        if truncated == true { try container.encode(true, forKey: .truncated) }
     }
 }
 

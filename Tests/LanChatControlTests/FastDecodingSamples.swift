@@ -72,6 +72,8 @@ struct SampleGenerator: RandomNumberGenerator {
             read: maybe { $0.chance(50) }, status: maybe { $0.pick(MessageStatus.allCases) },
             failReason: maybe { $0.text() }, deliveredAt: maybe { $0.timestamp() },
             readAt: maybe { $0.timestamp() })
+        // Only ever true on the wire (the key is absent otherwise).
+        message.truncated = chance(20) ? true : nil
         // A group message, with its members' copies (QA found a copy's failReason missing
         // from the fast writer, which these samples did not reach).
         if chance(30) {

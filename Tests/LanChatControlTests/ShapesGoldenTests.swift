@@ -24,6 +24,22 @@ import Testing
         try GoldenJSON.expectRoundTrip(Fixtures.failed, Fixtures.failedJSON)
     }
 
+    /// A preview (`lastMessage`, `firstMessage`): the text cut at a character's end within
+    /// the byte limit, and `truncated` true; a short message is left whole, with no key.
+    @Test func aPreviewIsCutAtACharacterAndSaysSo() throws {
+        var long = Fixtures.incoming
+        long.text = "é🐉ab"
+        #expect(long.preview(maxBytes: 100) == long)
+        let cut = long.preview(maxBytes: 5)
+        #expect(cut.text == "é" && cut.truncated == true)
+        #expect(long.preview(maxBytes: 6).text == "é🐉")
+        let golden =
+            String(Fixtures.incomingJSON.dropLast(#""text":"line 1\nline \"2\" \\ é"}"#.count))
+            + #""text":"é","truncated":true}"#
+        try GoldenJSON.expectRoundTrip(cut, golden)
+        #expect(try !GoldenJSON.encode(Fixtures.incoming).contains("truncated"))
+    }
+
     @Test func conversation() throws {
         let conversation = ConversationInfo(
             peer: Fixtures.stranger, unread: 2, lastMessage: Fixtures.incoming, archived: false,

@@ -146,6 +146,25 @@ struct ReadingTests {
         await alice.stop()
     }
 
+    /// The inbox carries a preview of a long last message, marked `truncated`, and a query
+    /// still finds words past it; history has the whole text (found by QA: 260 conversations
+    /// of 64 KiB messages were an inbox answer over 16 MiB, which lanchat refused).
+    @Test func theInboxCarriesAPreviewOfALongLastMessage() async throws {
+        try await withConnectedPair { alice, bob in
+            let long = String(repeating: "é", count: 700) + " needle"
+            _ = try await alice.client.send(
+                SendParams(peer: "bob", text: long, wait: true, timeout: 20))
+            let last = try #require(try await bob.client.inbox().conversations.first?.lastMessage)
+            #expect(last.truncated == true)
+            #expect(last.text == String(repeating: "é", count: 512))
+            let found = try await bob.client.inbox(InboxParams(query: "needle")).conversations
+            #expect(found.count == 1 && found.first?.lastMessage?.truncated == true)
+            let history = try await bob.client.history(HistoryParams(peer: "alice"))
+            #expect(history.messages.map(\.text) == [long])
+            #expect(history.messages.first?.truncated == nil)
+        }
+    }
+
     @Test func archivingHidesAConversationUntilANewMessageArrives() async throws {
         try await withConnectedPair { alice, bob in
             _ = try await alice.client.send(

@@ -20,6 +20,7 @@ extension MessageInfo: FastJSONDecodable {
         var group: String??
         var sender: String??
         var recipients: [RecipientInfo]??
+        var truncated: Bool??
         let complete = reader.readObject { reader, key in
             switch key {
             case "id": reader.field(&id) { $0.readString() }
@@ -40,6 +41,7 @@ extension MessageInfo: FastJSONDecodable {
                 reader.optionalField(&recipients) {
                     $0.readArray { $0.read(RecipientInfo.self) }
                 }
+            case "truncated": reader.optionalField(&truncated) { $0.readBool() }
             default: reader.skipValue()
             }
         }
@@ -53,6 +55,7 @@ extension MessageInfo: FastJSONDecodable {
         self.group = group ?? nil
         self.sender = sender ?? nil
         self.recipients = recipients ?? nil
+        self.truncated = truncated ?? nil
     }
 }
 

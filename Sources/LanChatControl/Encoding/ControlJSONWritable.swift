@@ -79,6 +79,10 @@ extension MessageInfo: ControlJSONWritable {
         output.optional(status) { $0.string($1.rawValue) }
         output.key("text")
         output.string(text)
+        if truncated == true {
+            output.key("truncated")
+            output.bool(true)
+        }
         output.endObject()
     }
 }
