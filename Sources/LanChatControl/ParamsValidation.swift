@@ -50,18 +50,22 @@ extension SendParams {
         guard texts.count <= ParamsLimits.maxTextsPerRequest else {
             throw .badInput("at most \(ParamsLimits.maxTextsPerRequest) messages per request")
         }
-        for text in texts {
-            guard !text.isEmpty else { throw .badInput("empty message") }
+        // Which of `texts` is wrong, by its place (found by QA: "empty message" of three).
+        let many = self.texts != nil
+        for (index, text) in texts.enumerated() {
+            let which = many ? "texts[\(index)]: " : ""
+            guard !text.isEmpty else { throw .badInput(which + "empty message") }
             guard !text.isBlankText else {
-                throw .badInput("a message of only white space or invisible characters")
+                throw .badInput(which + "a message of only white space or invisible characters")
             }
             guard text.utf8.count <= ParamsLimits.maxTextBytes else {
                 throw .badInput(
-                    "message of \(text.utf8.count) bytes is over the limit of \(ParamsLimits.maxTextBytes)"
-                )
+                    which + "message of \(text.utf8.count) bytes is over the limit of "
+                        + "\(ParamsLimits.maxTextBytes)")
             }
             guard !text.containsNUL else {
-                throw .badInput("a message contains U+0000 (NUL), which lanchat does not send")
+                throw .badInput(
+                    which + "a message contains U+0000 (NUL), which lanchat does not send")
             }
         }
         return texts

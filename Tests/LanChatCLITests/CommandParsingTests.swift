@@ -24,6 +24,16 @@ import Testing
         }
     }
 
+    /// `--since -1` is a cursor (a wrong one, for the daemon to refuse with 65), as
+    /// `--since=-1` is, not a missing value (found by QA).
+    @Test func aSinceCursorMayStartWithADash() throws {
+        #expect(try parse(["watch", "--since", "-1"], as: WatchCommand.self).since == "-1")
+        #expect(try parse(["watch", "--since=-1"], as: WatchCommand.self).since == "-1")
+        let followed = try parse(
+            ["watch", "bob", "--since", "c1", "--json"], as: WatchCommand.self)
+        #expect(followed.since == "c1" && followed.global.json)
+    }
+
     @Test func defaults() throws {
         let who = try parse(["who"], as: WhoCommand.self)
         #expect(!who.global.json && who.global.socket == nil && who.global.color == .auto)

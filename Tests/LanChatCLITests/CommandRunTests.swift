@@ -309,6 +309,18 @@ import Testing
         #expect(texts == ["a", "b"])
     }
 
+    /// The one line refused: no "other lines were sent" (found by QA), and nothing is.
+    @Test func aRunWhoseOnlyLineIsRefusedSaysNoLineWasSent() async throws {
+        let server = try FakeDaemon.start()
+        let input = InputPipe(closedWith: [0xFF, 10])
+        let outcome = await run(["send", "bob", "--lines"], server: server, input: input)
+        #expect(outcome.code == 65)
+        #expect(
+            outcome.error.hasSuffix("lanchat: 1 line was not sent (see above); no line was sent\n"),
+            "\(outcome.error)")
+        #expect(await sentParams(server).flatMap { $0.texts ?? [] }.isEmpty)
+    }
+
     @Test func linesWithJSONPrintOneCompactResultPerBatch() async throws {
         let server = try FakeDaemon.start()
         defer { server.stop() }

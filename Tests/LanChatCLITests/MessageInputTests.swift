@@ -35,6 +35,10 @@ import Testing
         #expect(throws: ControlError.badInput("empty message")) {
             try SendParams(peer: "bob", text: "").validatedTexts()
         }
+        // Of many, the one at fault is named by its place (found by QA).
+        #expect(throws: ControlError.badInput("texts[1]: empty message")) {
+            try SendParams(peer: "bob", texts: ["ok1", "", "ok2"]).validatedTexts()
+        }
     }
 
     /// Invisible characters beside visible ones are the sender's business (a joiner in an

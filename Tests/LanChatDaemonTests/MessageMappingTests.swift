@@ -99,6 +99,13 @@ import Testing
         #expect(json.contains(#""failReason":"does not support groups""#))
     }
 
+    /// A wait's seconds as given, never in exponent form (found by QA: `1e-05 s`).
+    @Test func waitSecondsAreWrittenAsDecimals() {
+        #expect(
+            [30, 0.5, 2.25, 0.00001, 0.0000001, 86_400].map(Messenger.format)
+                == ["30", "0.5", "2.25", "0.00001", "0.0000001", "86400"])
+    }
+
     /// `send --wait` ran out: the error says where the message is. "when bob is back" only
     /// of an offline peer (QA: it was said of a message in flight to an online one).
     @Test func aWaitThatRanOutSaysWhereTheMessageIs() throws {

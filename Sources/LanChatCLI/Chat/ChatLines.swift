@@ -51,8 +51,7 @@ enum ChatLines {
         // As `send --lines`: the daemon's own error first, else 65 for lines refused.
         if let error = outcome.daemonError { throw error }
         if outcome.rejected > 0 {
-            let lines = outcome.rejected == 1 ? "1 line was" : "\(outcome.rejected) lines were"
-            throw .badInput("\(lines) not sent (see above); the other lines were sent")
+            throw .badInput(LineSender.refusedLines(outcome.rejected, sent: outcome.sent))
         }
     }
 
@@ -60,6 +59,7 @@ enum ChatLines {
     /// daemon (whose exit code the command ends with).
     struct LinesOutcome {
         var rejected = 0
+        var sent = 0
         var daemonError: ControlError?
     }
 
@@ -74,7 +74,9 @@ enum ChatLines {
             for item in batch {
                 switch item {
                 case .message(let number, let text):
-                    if case .failure(let error) = await session.sending(text) {
+                    switch await session.sending(text) {
+                    case .success: outcome.sent += 1
+                    case .failure(let error):
                         outcome.daemonError = outcome.daemonError ?? error
                         context.err(
                             "lanchat: line \(number): \(terminalSafe(error.message)); not sent\n")

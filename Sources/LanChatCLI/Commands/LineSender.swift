@@ -28,6 +28,7 @@ struct LineSender {
         let queue = LineBatchQueue()
         LineReader.start(fd: context.environment.standardInput, into: queue)
         var rejected = 0
+        var sent = 0
         var timedOut: [ControlError] = []
         /// The held warning is said once per key change, not once per batch.
         var warned: KeyChangeInfo?
@@ -59,6 +60,7 @@ struct LineSender {
                             texts: texts, text: nil, context: context, streaming: true)
                     }
                     lastAnswered = Set(result.ids)
+                    sent += texts.count
                     if let keyChange = result.keyChange, keyChange != warned {
                         context.err(SendCommand.heldWarning(keyChange))
                         warned = keyChange
@@ -114,10 +116,7 @@ struct LineSender {
             queue.abandon()
             throw error
         }
-        if rejected > 0 {
-            let lines = rejected == 1 ? "1 line was" : "\(rejected) lines were"
-            throw .badInput("\(lines) not sent (see above); the other lines were sent")
-        }
+        if rejected > 0 { throw .badInput(Self.refusedLines(rejected, sent: sent)) }
         if let last = timedOut.last {
             let count = timedOut.compactMap { $0.data?.messageIDs?.count }.reduce(0, +)
             let lines = count == 1 ? "1 line" : "\(count) lines"
@@ -198,4 +197,12 @@ struct LineSender {
     /// How far back a cut-off batch is looked for: what the daemon stored from the call on,
     /// the peer's messages among it, is a few pages at most.
     static let maxLookupPages = 50
+
+    /// The error a run of lines ends with when some were refused: whether any other was
+    /// sent (found by QA: "the other lines were sent" when the one line was refused).
+    static func refusedLines(_ rejected: Int, sent: Int) -> String {
+        let lines = rejected == 1 ? "1 line was" : "\(rejected) lines were"
+        return "\(lines) not sent (see above); "
+            + (sent == 0 ? "no line was sent" : "the other lines were sent")
+    }
 }

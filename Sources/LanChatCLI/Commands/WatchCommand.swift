@@ -26,8 +26,10 @@ struct WatchCommand: AsyncParsableCommand {
         completion: .peers)
     var peer: String?
 
+    // The next word whatever it looks like: `--since -1` is a cursor that is wrong, said so
+    // (65), not a missing value (found by QA: `--since=-1` and `--since -1` differed).
     @Option(
-        name: .long,
+        name: .long, parsing: .unconditional,
         help: ArgumentHelp(
             "Replay the events after this cursor first (from an earlier --json line).",
             valueName: "cursor"))

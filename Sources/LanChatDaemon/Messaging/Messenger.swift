@@ -226,8 +226,14 @@ final class Messenger: Sendable {
         try params.validatedTexts()
     }
 
+    /// A wait's seconds as the user wrote them: `30`, `0.5`, `0.00001` (found by QA:
+    /// `1e-05 s`); to the nanosecond, the most a timer takes.
     static func format(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+        if seconds == seconds.rounded() { return String(Int(seconds)) }
+        var text = String(format: "%.9f", seconds)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
     }
 
     /// What the link with `peer` knows that the store may not show yet. Take it *before*
