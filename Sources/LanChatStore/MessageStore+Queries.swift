@@ -121,24 +121,19 @@ extension MessageStore {
         -> Counts
     {
         try await read("counting messages") { db in
-            var queued =
-                try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM messages WHERE direction = 1 AND status = 0")
-                ?? 0
-            let inRange = try db.cachedStatement(
-                sql: """
-                    SELECT count(*) FROM messages
-                    WHERE pk = ? AND direction = 1 AND status = 0 AND stream = ? AND seq <= ?
-                    """)
+            // Messages, not rows: a group message's copies share its uuid and count once
+            // while any is queued (found by QA: one message to a group of 256 away was
+            // "queued 254"). Copies the link has acknowledged, not stored yet, are not.
+            var sql = """
+                SELECT count(DISTINCT uuid) FROM messages INDEXED BY messages_queued
+                WHERE direction = 1 AND status = 0
+                """
+            var arguments: StatementArguments = []
             for range in acknowledged {
-                queued -=
-                    try Int.fetchOne(
-                        inRange,
-                        arguments: [
-                            range.peer.blob, range.stream.storedValue,
-                            range.upTo.storedValue,
-                        ]) ?? 0
+                sql += " AND NOT (pk = ? AND stream = ? AND seq <= ?)"
+                arguments += [range.peer.blob, range.stream.storedValue, range.upTo.storedValue]
             }
+            let queued = try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
             return Counts(
                 queued: queued, unread: try Int.fetchOne(db, sql: Self.unreadCountAllSQL) ?? 0)
         }

@@ -118,6 +118,33 @@ struct GroupHistoryTests {
         #expect(afterNewest.messages.isEmpty)
     }
 
+    /// `status`'s queued counts messages: a group message once while any copy waits, and not
+    /// once the link has every copy acknowledged (found by QA: one message to a group of 256
+    /// away read "queued 254").
+    @Test func aGroupMessageIsQueuedOnceWhileAnyCopyWaits() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: members[0])
+        for (index, member) in members.enumerated() where index > 0 {
+            try await store.recordPeerSeen(
+                member, keyTag: "TEST-TAG\(index)", name: "m\(index)", status: nil,
+                statusText: nil, endpoint: nil, at: 1_000)
+        }
+        let copies = try await store.enqueueGroup(
+            GroupID.random(), to: members, texts: ["to all"], at: 2_000)
+        #expect(try await store.counts().queued == 1)
+        _ = try await store.enqueue(to: members[0], texts: ["just you"], at: 3_000)
+        #expect(try await store.counts().queued == 2)
+        func acknowledged(_ count: Int) throws -> [MessageStore.AcknowledgedRange] {
+            try members.prefix(count).map { member in
+                let copy = try #require(copies[member]?.first)
+                return .init(peer: member, stream: copy.stream, upTo: copy.seq)
+            }
+        }
+        #expect(try await store.counts(acknowledged: acknowledged(2)).queued == 2)
+        #expect(try await store.counts(acknowledged: acknowledged(3)).queued == 1)
+    }
+
     @Test func anAnchorOutsideTheGroupIsNotFound() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
