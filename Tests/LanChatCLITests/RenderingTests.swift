@@ -28,6 +28,19 @@ import Testing
         // Both ways a peer is found, --no-mdns named (QA: "found over mDNS" under it).
         #expect(text.contains("mDNS (unless lanchatd runs with --no-mdns)"))
         #expect(text.contains("--peer HOST:PORT") && text.contains("lanchat doctor"))
+        // With the daemon's mDNS state, the hint says which way applies (found by QA).
+        func hint(_ avahi: String) -> String {
+            WhoView.render(
+                WhoResult(peers: []), query: nil, all: false, now: CLIFixtures.now, zone: utc,
+                style: .plain, avahi: avahi)
+        }
+        #expect(hint("disabled").contains("lanchatd runs with --no-mdns: it looks for no peer"))
+        #expect(hint("failed").contains("Avahi is not running (lanchatd's mDNS is failed)"))
+        #expect(hint("running").contains("Peers are found over mDNS and at the addresses"))
+        for avahi in ["disabled", "failed", "running"] {
+            #expect(!hint(avahi).contains("unless"), "\(avahi)")
+            #expect(hint(avahi).contains("--peer HOST:PORT"), "\(avahi)")
+        }
     }
 
     @Test func whoWithAQueryThatMatchesNothing() {

@@ -25,10 +25,14 @@ struct WhoCommand: AsyncParsableCommand {
         let context = global.makeContext()
         let params = WhoParams(query: query, all: all ? true : nil)
         let result = try await context.client.who(params)
+        // With no one to list, the hint says how the daemon finds peers: one more call.
+        let avahi =
+            result.peers.isEmpty && query == nil && !context.json
+            ? try? await context.client.status().avahi : nil
         try context.show(result) {
             WhoView.render(
                 $0, query: query, all: all, now: context.now, zone: context.zone,
-                style: context.style, width: context.environment.outputWidth)
+                style: context.style, width: context.environment.outputWidth, avahi: avahi)
         }
     }
 }

@@ -2,12 +2,13 @@ import LanChatControl
 
 /// Text output of `lanchat who`: one row per peer, or a hint when there is none.
 package enum WhoView {
+    /// `avahi`: the daemon's mDNS state (`status`), asked for when no peer is listed.
     package static func render(
         _ result: WhoResult, query: String?, all: Bool, now: Timestamp,
-        zone: any UTCOffsetProvider, style: TextStyle, width: Int? = nil
+        zone: any UTCOffsetProvider, style: TextStyle, width: Int? = nil, avahi: String? = nil
     ) -> String {
         guard !result.peers.isEmpty else {
-            return emptyHint(query: query, all: all)
+            return emptyHint(query: query, all: all, avahi: avahi)
                 + KeyChangeText.warnings(
                     result.keyChanges, alerts: result.identityAlerts, style: style)
         }
@@ -53,7 +54,9 @@ package enum WhoView {
         return peer.addresses.count > 1 ? "\(first) +\(peer.addresses.count - 1)" : first
     }
 
-    static func emptyHint(query: String?, all: Bool) -> String {
+    /// Where peers come from, as the daemon is now (found by QA: with --no-mdns the hint
+    /// still spoke of mDNS, and lanchat(1) promises to say whether Avahi runs).
+    static func emptyHint(query: String?, all: Bool, avahi: String? = nil) -> String {
         if let query {
             let wider = all ? "" : " Add --all to include offline peers."
             return "No peer matches '\(terminalSafe(query))'.\(wider)\n"
@@ -62,9 +65,26 @@ package enum WhoView {
             all
             ? "No peers known yet.\n"
             : "No peers online. 'lanchat who --all' also lists offline peers.\n"
-        return headline
-            + "Peers are found over mDNS (unless lanchatd runs with --no-mdns) and at the "
-            + "addresses lanchatd was given with --peer HOST:PORT, the way where multicast does "
-            + "not pass. 'lanchat doctor' says what stands in the way.\n"
+        let staticPeers = "the addresses lanchatd was given with --peer HOST:PORT"
+        let doctor = " 'lanchat doctor' says what stands in the way.\n"
+        switch avahi {
+        case "disabled":
+            return headline
+                + "lanchatd runs with --no-mdns: it looks for no peer on the LAN, and dials only "
+                + staticPeers + " (and known peers' last addresses while messages wait for "
+                + "them)." + doctor
+        case "connecting", "failed":
+            return headline
+                + "Avahi is not running (lanchatd's mDNS is \(avahi ?? "")), so no peer is "
+                + "found on the LAN; only " + staticPeers + " are dialled." + doctor
+        case "running":
+            return headline
+                + "Peers are found over mDNS and at " + staticPeers
+                + ", the way where multicast does not pass." + doctor
+        default:
+            return headline
+                + "Peers are found over mDNS (unless lanchatd runs with --no-mdns) and at "
+                + staticPeers + ", the way where multicast does not pass." + doctor
+        }
     }
 }
