@@ -21,6 +21,11 @@ package enum ConnectErrorMapping {
         case .system(let code):
             let kind = code == ECONNREFUSED ? pathKind(path) : nil
             return controlError(errno: code, path: path, hints: hints, kind: kind)
+        case .foreignServer(let uid):
+            return .permissionDenied(
+                "the control socket \(path) is served by uid \(uid), not by you (uid "
+                    + "\(geteuid())): lanchat talks only to your own lanchatd, nothing was sent "
+                    + "('lanchat doctor' shows where yours is)")
         }
     }
 

@@ -42,7 +42,36 @@ enum UnixSocket {
             close(fd)
             return .failure(.system(errno: failure))
         }
+        // Only our own lanchatd: a socket another user serves (one who made
+        // /tmp/lanchat-UID before us, say) would be told everything we send (found by QA:
+        // a squatted path under /tmp). Nothing is written before this check.
+        if let owner = serverUID(fd), owner != geteuid() {
+            close(fd)
+            return .failure(.foreignServer(uid: owner))
+        }
         return .success(fd)
+    }
+
+    /// `struct ucred` of <sys/socket.h>, which Swift's Glibc module does not export (it is
+    /// behind _GNU_SOURCE): pid, uid, gid.
+    private struct Credentials {
+        var pid: Int32 = 0
+        var uid: UInt32 = 0
+        var gid: UInt32 = 0
+    }
+
+    /// The uid of the process that serves the connected socket `fd` (`SO_PEERCRED`); nil
+    /// when the kernel does not say.
+    private static func serverUID(_ fd: Int32) -> UInt32? {
+        #if canImport(Glibc)
+            var credentials = Credentials()
+            var length = socklen_t(MemoryLayout<Credentials>.size)
+            let status = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length)
+            guard status == 0, length == MemoryLayout<Credentials>.size else { return nil }
+            return credentials.uid
+        #else
+            return nil
+        #endif
     }
 
     /// Writes every byte, retrying short writes and interrupts. `MSG_NOSIGNAL` keeps a peer
@@ -118,4 +147,6 @@ enum UnixSocket {
 package enum ConnectFailure: Error, Equatable, Sendable {
     case pathTooLong(byteCount: Int)
     case system(errno: Int32)
+    /// The socket is served by another user's process: never talked to.
+    case foreignServer(uid: UInt32)
 }

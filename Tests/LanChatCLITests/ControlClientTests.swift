@@ -90,6 +90,33 @@ import Testing
         #expect(server.connectionCount == 0)
     }
 
+    /// A socket another user serves, where we may connect (a squatted /tmp/lanchat-UID): it
+    /// is refused with 77 before a byte is sent, naming whose it is (found by QA).
+    @Test(
+        .enabled(
+            if: getuid() == 0 && access("/usr/bin/setpriv", X_OK) == 0,
+            "needs root and setpriv to run lanchat as another user"))
+    func aSocketServedByAnotherUserIsNeverTalkedTo() async throws {
+        let server = try CannedServer.replying { Reply.result($0, Self.status) }
+        defer { server.stop() }
+        let directory = String(server.path.dropLast("/d.sock".count))
+        #expect(chmod(directory, 0o755) == 0 && chmod(server.path, 0o777) == 0)
+        let lanchat = try #require(LinkageTests.builtBinaryPath("lanchat"))
+        let outcome = try #require(
+            await ChildProcess.run([
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", lanchat,
+                "--socket", server.path, "send", "bob", "a secret",
+            ]))
+        #expect(outcome.status == 77, "\(outcome.standardError)")
+        #expect(
+            outcome.standardError.contains("is served by uid 0, not by you (uid 65534)"),
+            "\(outcome.standardError)")
+        #expect(server.connectionCount == 1)
+        var requests = server.requests.makeAsyncIterator()
+        server.stop()
+        #expect(await requests.next() == nil, "a request reached another user's socket")
+    }
+
     @Test func rpcErrorComesBackAsTheMatchingControlError() async throws {
         let candidates = [
             PeerCandidate(id: "id1", keyTag: "BOBB-0001", name: "bob", alias: nil),
