@@ -43,8 +43,8 @@ enum UnixSocket {
             return .failure(.system(errno: failure))
         }
         // Only our own lanchatd: a socket another user serves (one who made
-        // /tmp/lanchat-UID before us, say) would be told everything we send (found by QA:
-        // a squatted path under /tmp). Nothing is written before this check.
+        // /tmp/lanchat-UID before us, say) would be told everything we send (found in review,
+        // after QA's HOME-in-/tmp finding). Nothing is written before this check.
         if let owner = serverUID(fd), owner != geteuid() {
             close(fd)
             return .failure(.foreignServer(uid: owner))

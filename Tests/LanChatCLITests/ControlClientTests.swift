@@ -91,7 +91,7 @@ import Testing
     }
 
     /// A socket another user serves, where we may connect (a squatted /tmp/lanchat-UID): it
-    /// is refused with 77 before a byte is sent, naming whose it is (found by QA).
+    /// is refused with 77 before a byte is sent, naming whose it is (found in review).
     @Test(
         .enabled(
             if: getuid() == 0 && access("/usr/bin/setpriv", X_OK) == 0,
