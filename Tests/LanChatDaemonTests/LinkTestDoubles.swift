@@ -48,9 +48,13 @@ final class InMemoryPeerPersistence: PeerPersistence {
         }
     }
 
+    /// Set: `addContact` fails as a full disk would, writing nothing.
+    let failsAdding = Mutex(false)
+
     func addContact(_ key: PeerKey, keyTag: String, alias: String, at now: Int64)
         async throws(StoreError)
     {
+        if failsAdding.withLock({ $0 }) { throw StoreError(.unavailable, "disk full") }
         rows.withLock { map in
             var record =
                 map[key] ?? PeerRecord(key: key, keyTag: keyTag, name: "", firstSeen: now)

@@ -36,6 +36,25 @@ import Testing
         #expect(entry.record.alias == "Bob" && persistence.record(Self.bob)?.alias == "Bob")
     }
 
+    /// `add` changes the entry before its write (the watch stream builds `peer.new` from it);
+    /// a write that fails takes the change back: a new key is not left behind, a known one
+    /// keeps what it had.
+    @Test func anAddWhoseWriteFailsLeavesTheDirectoryAsItWas() async throws {
+        let (directory, persistence) = Self.directory(Self.records)
+        persistence.failsAdding.withLock { $0 = true }
+        let dave = PeerResolverTests.key(0x23)
+        await #expect(throws: DirectoryError.self) {
+            _ = try await directory.addContact(dave, alias: "dave", at: 10)
+        }
+        #expect(directory.entry(dave) == nil && persistence.record(dave) == nil)
+        let before = directory.entry(Self.carol)
+        await #expect(throws: DirectoryError.self) {
+            _ = try await directory.addContact(Self.carol, alias: "caroline", at: 11)
+        }
+        #expect(directory.entry(Self.carol) == before)
+        #expect(persistence.record(Self.carol)?.alias == "Caz")
+    }
+
     @Test func addingPinsAheadAndMakesAContactButNotOurselves() async throws {
         let (directory, persistence) = Self.directory(Self.records)
         let dave = PeerResolverTests.key(0x23)

@@ -38,11 +38,15 @@ extension PeerDirectory {
         do {
             try await persistence.addContact(key, keyTag: Self.keyTag(key), alias: alias, at: now)
         } catch {
-            modify(key) { entry in
-                entry.record.alias = before?.record.alias
-                entry.record.contact = before?.record.contact ?? false
-                entry.record.requestSince = before?.record.requestSince
-                entry.pinned = before?.pinned ?? false
+            if let before {
+                modify(key) { entry in
+                    entry.record.alias = before.record.alias
+                    entry.record.contact = before.record.contact
+                    entry.record.requestSince = before.record.requestSince
+                    entry.pinned = before.pinned
+                }
+            } else {
+                dropUnused(key)
             }
             throw .store(error)
         }

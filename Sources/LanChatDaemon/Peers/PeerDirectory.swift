@@ -71,7 +71,8 @@ final class PeerDirectory: Sendable {
         entries.withLock { $0[key]?.pinned ?? false }
     }
 
-    // MARK: Changes to records (store first, then memory)
+    // MARK: Changes to records (store first, then memory; memory first where the write logs
+    // an event whose peer the watch stream builds from the entry, taken back if it fails)
 
     /// Pins a proven key on first contact (TOFU, §3.8 row 6) as unverified. Returns false when
     /// it was pinned already. `insteadOf`: the key that was expected where this one answered
@@ -181,6 +182,17 @@ final class PeerDirectory: Sendable {
         entries.withLock { map in
             map[record.key, default: PeerEntry(record: record)].record = record
             map[record.key]?.pinned = true
+        }
+    }
+
+    /// Removes the entry of `key` made by `modifyOrMake` whose write failed, unless a session
+    /// or a discovery record uses it meanwhile.
+    func dropUnused(_ key: PeerKey) {
+        entries.withLock { map in
+            guard let entry = map[key], entry.sessions == 0, entry.announcements.isEmpty else {
+                return
+            }
+            map[key] = nil
         }
     }
 
