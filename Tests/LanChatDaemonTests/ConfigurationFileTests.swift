@@ -235,6 +235,46 @@ import Testing
         #expect(foreign.description.contains("owned by uid 65534"), "\(foreign)")
     }
 
+    /// A file in a directory others may write could be swapped for another between its check
+    /// and its reading (found by QA: raced at reload, an attacker's notify-command ran): the
+    /// directory is refused, and so is the directory a link's target is in. A sticky
+    /// directory of root's (/tmp) is not.
+    @Test func aFileInADirectoryOthersMayWriteIsRefused() throws {
+        let directory = NSTemporaryDirectory() + "lanchat-conf-\(UUID().uuidString)"
+        let open = directory + "/open"
+        let mine = directory + "/mine"
+        for path in [open, mine] {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true)
+        }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = open + "/lanchatd.conf"
+        try Data("name = \"x\"\n".utf8).write(to: URL(fileURLWithPath: file))
+        #expect(chmod(file, 0o600) == 0 && chmod(mine, 0o700) == 0)
+        func load(_ path: String) throws(DaemonError) -> DaemonSettings {
+            try ConfigurationFile.load(path: path, required: true, environment: [:])
+        }
+        #expect(chmod(open, 0o755) == 0)
+        #expect(try load(file).name == "x")
+        for mode: mode_t in [0o777, 0o757] {
+            #expect(chmod(open, mode) == 0)
+            do {
+                _ = try load(file)
+                Issue.record("read from a directory of mode \(String(mode, radix: 8))")
+            } catch {
+                #expect(error.exitCode == 78)
+                #expect(error.description.contains("its directory \(open) is writable by others"))
+            }
+        }
+        // A link from a private directory to a file in the open one: the target's counts.
+        let link = mine + "/lanchatd.conf"
+        #expect(symlink(file, link) == 0)
+        #expect(throws: DaemonError.self) { try load(link) }
+        // Sticky, and root's or ours: others cannot rename or remove our file there.
+        #expect(chmod(open, 0o1777) == 0)
+        #expect(try load(file).name == "x")
+    }
+
     @Test func aDanglingLinkOrAFIFOIsNoConfigurationFile() throws {
         let directory = NSTemporaryDirectory() + "lanchat-conf-\(UUID().uuidString)"
         try FileManager.default.createDirectory(

@@ -29,10 +29,11 @@ public enum ConfigurationFile {
     {
         let text: String
         // A configuration file is small; a huge one is a mistake, not a configuration.
-        switch SmallFile.read(path, maxBytes: 1 << 20) {
-        case .success(let bytes):
-            try checkOwnership(path, uid: getuid())
-            text = try utf8Text(bytes, path: path)
+        switch SmallFile.readWithFacts(path, maxBytes: 1 << 20) {
+        case .success(let read):
+            try checkOwnership(path, facts: read.facts, uid: getuid())
+            try checkDirectory(of: path, uid: getuid())
+            text = try utf8Text(read.bytes, path: path)
         case .failure(let failure) where failure.code == ENOENT && !required && !exists(path):
             return DaemonSettings()
         case .failure(let failure) where failure.code == EFBIG:
@@ -290,11 +291,10 @@ public enum ConfigurationFile {
     /// that another user owns or may write is refused, as ssh refuses such a configuration.
     /// Root's files are trusted (a packaged default); so is a group-writable one of the
     /// user's own primary group (a umask of 002 with a group per user).
-    static func checkOwnership(_ path: String, uid: uid_t, gid: gid_t = getgid())
+    /// `facts`: the `fstat` of the descriptor the file was read from, not a look by name.
+    static func checkOwnership(_ path: String, facts: stat, uid: uid_t, gid: gid_t = getgid())
         throws(DaemonError)
     {
-        var facts = stat()
-        guard stat(path, &facts) == 0 else { return }
         if facts.st_uid != uid && facts.st_uid != 0 {
             throw .configuration(
                 "\(path): owned by uid \(facts.st_uid), not by this user (uid \(uid)); "
@@ -307,6 +307,46 @@ public enum ConfigurationFile {
                 "\(path): other users may write it (mode \(mode)); its notify-command would "
                     + "run as you. Not read: chmod go-w \(path)")
         }
+    }
+
+    /// The directory the file is in: one that another user may write (and that no sticky bit
+    /// guards) lets them put another file in its place at any time, so it is refused too,
+    /// as ssh refuses it (found by QA: swapped in between two reloads' checks, an attacker's
+    /// notify-command ran as the user). Where a symbolic link points is checked as well. A
+    /// sticky directory of root's or ours (/tmp) is fine: no one else may replace our file.
+    static func checkDirectory(of path: String, uid: uid_t, gid: gid_t = getgid())
+        throws(DaemonError)
+    {
+        var directories = [parentDirectory(of: path)]
+        if let target = realpath(path, nil) {
+            directories.append(parentDirectory(of: String(cString: target)))
+            free(target)
+        }
+        for directory in directories {
+            var facts = stat()
+            guard stat(directory, &facts) == 0 else { continue }
+            let foreignOwner = facts.st_uid != uid && facts.st_uid != 0
+            let othersWrite =
+                facts.st_mode & S_IWOTH != 0
+                || (facts.st_mode & S_IWGRP != 0 && facts.st_gid != gid)
+            // Sticky: only the file's owner (or the directory's) may rename or remove it.
+            let sticky = facts.st_mode & S_ISVTX != 0
+            if foreignOwner || (othersWrite && !sticky) {
+                let mode = String(facts.st_mode & 0o7777, radix: 8)
+                throw .configuration(
+                    "\(path): its directory \(directory) is "
+                        + (foreignOwner
+                            ? "owned by uid \(facts.st_uid)" : "writable by others (mode \(mode))")
+                        + ", who could put another file in its place; its notify-command would "
+                        + "run as you. Not read: chmod go-w \(directory), or keep the file elsewhere"
+                )
+            }
+        }
+    }
+
+    private static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     static func exists(_ path: String) -> Bool {

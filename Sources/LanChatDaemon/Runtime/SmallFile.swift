@@ -21,6 +21,15 @@ enum SmallFile {
     static func read(_ path: String, maxBytes: Int, followLinks: Bool = true)
         -> Result<[UInt8], Failure>
     {
+        readWithFacts(path, maxBytes: maxBytes, followLinks: followLinks).map(\.bytes)
+    }
+
+    /// The bytes of `path` and what `fstat` said of the very file they were read from: a
+    /// check of its owner and mode made by name could look at another file, put in its
+    /// place in between (found by QA: the configuration's ownership check was raced).
+    static func readWithFacts(_ path: String, maxBytes: Int, followLinks: Bool = true)
+        -> Result<(bytes: [UInt8], facts: stat), Failure>
+    {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followLinks ? 0 : O_NOFOLLOW))
         guard fd >= 0 else { return .failure(Failure(code: errno)) }
         defer { close(fd) }
@@ -42,6 +51,6 @@ enum SmallFile {
             guard bytes.count + count <= maxBytes else { return .failure(Failure(code: EFBIG)) }
             bytes += chunk[..<count]
         }
-        return .success(bytes)
+        return .success((bytes, facts))
     }
 }
