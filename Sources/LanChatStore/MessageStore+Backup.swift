@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Glibc
+import Synchronization
 
 /// Why a backup was not made. Nothing is left at the destination (a file the backup created
 /// is removed again); an existing file is never touched.
@@ -35,22 +36,31 @@ extension MessageStore {
             throw BackupError("\(path) names a directory; give the backup a file name in it")
         }
         try Self.refuseExisting(path)
-        // Written under a name of its own beside `path`, and given `path` only once whole
-        // (found by QA: a daemon killed half-way left a file at `path` that SQLite opened,
-        // with its journal, as an empty store passing its integrity check). A stop half-way
-        // leaves at most `.NAME.partial-…`, which says what it is.
-        let partial = Self.partialPath(for: path)
+        // Made in the store's own directory (the data directory, 0700), where no one else
+        // can reach the file SQLite opens by name nor its journal; only the finished copy is
+        // published at `path`, as a file this process made (found by QA: built beside
+        // `path`, in a directory others could write, another user swapped the partial file
+        // for one of theirs between our create and SQLite's open, and got a readable copy of
+        // every message; or planted its journal or WAL). A stop half-way leaves a staging
+        // file in the data directory, removed by the next backup.
+        let staging = Self.stagingPath(forStore: self.path)
+        Self.activeStaging.withLock { _ = $0.insert(staging) }
+        defer { Self.activeStaging.withLock { _ = $0.remove(staging) } }
+        Self.removeStaleStaging(besideStore: self.path)
         let descriptor = Glibc.open(
-            partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            staging, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw BackupError("cannot create \(path): \(String(cString: strerror(errno)))")
+            throw BackupError(
+                "backup to \(path) failed, nothing was kept: cannot create its staging file "
+                    + "\(staging): \(String(cString: strerror(errno)))")
         }
         Glibc.close(descriptor)
-        func removePartial() {
-            for leftover in [partial, partial + "-journal", partial + "-wal", partial + "-shm"] {
+        func removeStaging() {
+            for leftover in [staging, staging + "-journal", staging + "-wal", staging + "-shm"] {
                 unlink(leftover)
             }
         }
+        defer { removeStaging() }
         // Staged batches would be in the copy too (its first open stores them), but the
         // summary counts messages: store them first.
         await settleStaged()
@@ -59,7 +69,7 @@ extension MessageStore {
             // The copy is page by page and opens no table, but a connection that might
             // knows the CJK index's tokenizer, as every one of the store's.
             let destination = try DatabaseQueue(
-                path: partial, configuration: CJKTokenizer.configuration())
+                path: staging, configuration: CJKTokenizer.configuration())
             let source = pool
             messages = try await destination.writeWithoutTransaction { copy in
                 try source.read { store in try store.backup(to: copy) }
@@ -69,24 +79,13 @@ extension MessageStore {
                 return try Int.fetchOne(copy, sql: "SELECT count(*) FROM messages") ?? 0
             }
             try destination.close()
-            guard Self.syncFile(partial) else { throw BackupError("cannot sync \(partial)") }
         } catch {
-            removePartial()
             // By its result code, as every store error: on a full disk SQLite's own message
             // for the copy is "not an error".
-            let reason =
-                (error as? BackupError)?.description
-                ?? StoreError.wrapping(error, while: "copying").description
+            let reason = StoreError.wrapping(error, while: "copying").description
             throw BackupError("backup to \(path) failed, nothing was kept: \(reason)")
         }
-        do throws(BackupError) {
-            try Self.publish(partial, as: path)
-        } catch {
-            removePartial()
-            throw error
-        }
-        var info = stat()
-        let bytes = stat(path, &info) == 0 ? Int(info.st_size) : 0
+        let bytes = try BackupPublisher.publish(staging, as: path)
         // The copy keeps the generation it was taken at; the store and its marker move past
         // it, so that a restore of the copy is seen as older than what was last used here
         // (`HistoryCheck`) and its streams restart. A copy that could not be made older is
@@ -120,43 +119,36 @@ extension MessageStore {
             "\(path) already exists; a backup never overwrites a file, choose a new path")
     }
 
-    /// `.NAME.partial-RANDOM` in the directory of `path`.
-    static func partialPath(for path: String) -> String {
-        let slash = path.lastIndex(of: "/") ?? path.startIndex
-        let directory = path[..<slash]
-        let name = path[path.index(after: slash)...]
-        return "\(directory)/.\(name).partial-\(UInt32.random(in: 0...UInt32.max))"
+    /// `.backup-RANDOM.partial` beside the store (in the data directory).
+    static func stagingPath(forStore store: String) -> String {
+        directory(of: store) + "/" + stagingPrefix + "\(UInt32.random(in: 0...UInt32.max))"
+            + ".partial"
     }
 
-    /// Gives the finished copy its name: a hard link, which fails rather than replace a file
-    /// made at `path` meanwhile, then the partial name removed. Where the file system has no
-    /// hard links (FAT), a rename, once more checking that nothing is at `path`.
-    private static func publish(_ partial: String, as path: String) throws(BackupError) {
-        if link(partial, path) == 0 {
-            unlink(partial)
+    static let stagingPrefix = ".backup-"
+
+    /// The staging files of backups under way in this process (one daemon uses a data
+    /// directory), which `removeStaleStaging` leaves.
+    static let activeStaging = Mutex<Set<String>>([])
+
+    /// Staging files a daemon stopped half-way through a backup left beside the store.
+    static func removeStaleStaging(besideStore store: String) {
+        let directory = directory(of: store)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
             return
         }
-        let code = errno
-        switch code {
-        case EEXIST:
-            throw BackupError(
-                "\(path) was created meanwhile; a backup never overwrites a file, nothing was kept")
-        case EPERM, ENOTSUP, EOPNOTSUPP, EMLINK:
-            try refuseExisting(path)
-            guard rename(partial, path) == 0 else {
-                throw BackupError(
-                    "cannot name the copy \(path): \(String(cString: strerror(errno)))")
-            }
-        default:
-            throw BackupError("cannot name the copy \(path): \(String(cString: strerror(code)))")
+        let active = activeStaging.withLock { $0 }
+        for name in names where name.hasPrefix(stagingPrefix) && name.contains(".partial") {
+            let path = directory + "/" + name
+            let base = path.components(separatedBy: ".partial").first.map { $0 + ".partial" }
+            if let base, active.contains(base) { continue }
+            unlink(path)
         }
     }
 
-    /// `fsync` of the file at `path`, so that the name given to it never names less.
-    private static func syncFile(_ path: String) -> Bool {
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
-        defer { Glibc.close(descriptor) }
-        return Glibc.fsync(descriptor) == 0
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
+
 }

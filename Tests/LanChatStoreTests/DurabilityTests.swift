@@ -331,12 +331,45 @@ struct DurabilityTests {
         #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
         #expect(fileSize(path + "-wal") == nil, "the copy is one file")
         #expect(try messageCount(inFile: path) == 6)
-        // Written under a name of its own and named `path` once whole (found by QA: a stop
-        // half-way left a file at `path` that read as an empty store): none is left over.
+        // Made in the data directory and named `path` once whole (found by QA: a stop
+        // half-way left a file at `path` that read as an empty store; then, made beside
+        // `path`, another user swapped it for theirs): none is left over.
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        #expect(!names.contains { $0.contains(".partial-") }, "\(names)")
+        #expect(!names.contains { $0.contains(".partial") }, "\(names)")
         #expect(
-            MessageStore.partialPath(for: "/b/copy.sqlite3").hasPrefix("/b/.copy.sqlite3.partial-"))
+            MessageStore.stagingPath(forStore: "/d/lanchat.sqlite3").hasPrefix("/d/.backup-"))
+    }
+
+    /// To another file system (a tmpfs here) the copy is an unnamed file of the destination's
+    /// directory, linked at the path once whole: private, complete, nothing else left there;
+    /// a staging file a stopped backup left beside the store is removed.
+    @Test func aBackupToAnotherFileSystemIsPrivateAndWhole() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var shm = stat()
+        var here = stat()
+        guard stat("/dev/shm", &shm) == 0, stat(directory.path, &here) == 0,
+            shm.st_dev != here.st_dev
+        else { return }
+        let store = try await filledStore(directory, count: 3)
+        defer { try? store.close() }
+        let left = directory.path + "/.backup-7.partial"
+        for stale in [left, left + "-journal"] {
+            try Data("stale".utf8).write(to: URL(fileURLWithPath: stale))
+        }
+        let target = "/dev/shm/lanchat-backup-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: target) }
+        #expect(chmod(target, 0o777) == 0)
+        let path = target + "/copy.db"
+        let summary = try await store.backup(to: path)
+        #expect(summary.messages == 3 && summary.bytes == fileSize(path))
+        var info = stat()
+        #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600 && info.st_nlink == 1)
+        #expect(try messageCount(inFile: path) == 3)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: target) == ["copy.db"])
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(!names.contains { $0.hasPrefix(".backup-") }, "\(names)")
     }
 
     @Test func backupRefusesAnExistingFileAndARelativePath() async throws {
