@@ -253,8 +253,9 @@ extension EndToEnd {
             }
         }
 
-        /// Another user's directory, unless sticky, lets them replace the socket: refused
-        /// with exit 73. Needs root, to give a directory away.
+        /// Another user's directory lets them replace the socket, sticky or not (its owner
+        /// may remove what is in it; found by QA): refused with exit 73. A sticky one of
+        /// root's (/tmp) is fine. Needs root, to give a directory away.
         @Test(.enabled(if: getuid() == 0)) func anotherUsersSocketDirectoryExits73() async throws {
             try await inSandbox { sandbox in
                 let directory = sandbox.file("theirs")
@@ -275,6 +276,15 @@ extension EndToEnd {
                 #expect(try Self.mode(of: directory) == 0o777, "left as it was")
 
                 #expect(chmod(directory, 0o1777) == 0)
+                let sticky = try DaemonProcess.launchRaw(
+                    [
+                        "--name", "alice", "--data-dir", sandbox.file("data"), "--socket",
+                        directory + "/a.sock", "--port", "0",
+                    ], in: sandbox, logPath: logPath)
+                #expect(await sticky.waitForExit(within: Self.refusalTimeout) == .exited(73))
+                #expect(DaemonProcess.readLog(logPath).contains("belongs to uid 65534"))
+
+                #expect(chown(directory, 0, 0) == 0 && chmod(directory, 0o1777) == 0)
                 _ = try await DaemonProcess.start(
                     "alice", in: sandbox, socket: directory + "/a.sock")
             }

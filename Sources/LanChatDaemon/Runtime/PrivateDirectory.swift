@@ -7,6 +7,7 @@ enum PrivateDirectory {
     /// tightened to 0700 rather than refused.
     static func ensure(_ path: String, purpose: String) throws(DaemonError) {
         let info = try existingOrCreated(path, purpose: purpose)
+        try checkPlace(of: path, purpose: purpose)
         guard info.st_uid == geteuid() else {
             throw .dataDirectory("the \(purpose) \(path) belongs to uid \(info.st_uid), not to us")
         }
@@ -21,13 +22,15 @@ enum PrivateDirectory {
     /// `$XDG_RUNTIME_DIR/lanchat`) is 0700; one that exists is the user's choice of
     /// `--socket` (`/tmp/alice.sock`) and keeps its mode: the socket itself is 0600 and
     /// answers only our uid. What is refused is a directory where someone else could remove
-    /// or replace the socket: another user's, unless its sticky bit forbids that, as /tmp's
-    /// does.
+    /// or replace the socket: another user's, unless it is root's and sticky, as /tmp is (a
+    /// sticky directory's owner may still remove what is in it: found by QA, a
+    /// /tmp/lanchat-UID made sticky by another user, who then took the socket's place).
     static func ensureForSocket(_ path: String) throws(DaemonError) {
         let purpose = "control socket directory"
         let info = try existingOrCreated(path, purpose: purpose)
+        try checkPlace(of: path, purpose: purpose)
         let ours = info.st_uid == geteuid()
-        let sticky = info.st_mode & S_ISVTX != 0
+        let sticky = info.st_mode & S_ISVTX != 0 && info.st_uid == 0
         guard ours || sticky else {
             throw .dataDirectory(
                 "the \(purpose) \(path) belongs to uid \(info.st_uid), who could replace the "
@@ -58,6 +61,47 @@ enum PrivateDirectory {
             throw .dataDirectory("the \(purpose) \(path) is not a directory")
         }
         return info
+    }
+
+    /// Where the directory at `path` is: another user (root excepted) who made a symbolic
+    /// link at `path`, owns the directory holding it, or may write that one (without a
+    /// sticky bit of root's) could move ours away and put theirs in its place (found by QA:
+    /// a data directory's parent writable by all let another user swap the data directory
+    /// for an empty one, and the daemon made itself a new identity there).
+    private static func checkPlace(of path: String, purpose: String) throws(DaemonError) {
+        let me = geteuid()
+        var link = stat()
+        if lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK,
+            link.st_uid != me, link.st_uid != 0
+        {
+            throw .dataDirectory(
+                "the \(purpose) \(path) is a symbolic link made by uid \(link.st_uid), who could "
+                    + "point it elsewhere; remove it, or give a path of yours")
+        }
+        let parent = parentDirectory(of: path)
+        var holder = stat()
+        guard stat(parent, &holder) == 0 else { return }
+        let foreign = holder.st_uid != me && holder.st_uid != 0
+        let othersWrite =
+            holder.st_mode & S_IWOTH != 0
+            || (holder.st_mode & S_IWGRP != 0 && holder.st_gid != getegid())
+        let sticky = holder.st_mode & S_ISVTX != 0 && (holder.st_uid == 0 || holder.st_uid == me)
+        if foreign {
+            throw .dataDirectory(
+                "the \(purpose) \(path) is in \(parent), which belongs to uid \(holder.st_uid), "
+                    + "who could replace it; give a path in a directory of yours")
+        }
+        if othersWrite && !sticky {
+            let mode = String(holder.st_mode & 0o7777, radix: 8)
+            throw .dataDirectory(
+                "the \(purpose) \(path) is in \(parent), which others may write (mode \(mode)) "
+                    + "and so replace it: chmod go-w \(parent)")
+        }
+    }
+
+    private static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// `mkdir -p` for the parents (mode 0700 for those we create, like XDG dirs).
