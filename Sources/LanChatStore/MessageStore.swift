@@ -348,7 +348,15 @@ public final class MessageStore: Sendable {
             let reason = String(cString: strerror(errno))
             throw StoreError(.unavailable, "cannot create \(path): \(reason)")
         } else {
-            for file in [path, path + "-wal", path + "-shm"] { makePrivate(file) }
+            // A store kept elsewhere through a symbolic link (lanchatd(8) FILES) is the file
+            // it points to, and SQLite keeps its -wal and -shm beside that one (found by QA:
+            // a linked store stayed 0644, and its WAL with it).
+            var stored = path
+            if let resolved = realpath(path, nil) {
+                stored = String(cString: resolved)
+                free(resolved)
+            }
+            for file in [stored, stored + "-wal", stored + "-shm"] { makePrivate(file) }
         }
     }
 

@@ -39,6 +39,30 @@ struct StoreTests {
         try store.close()
     }
 
+    /// A store kept elsewhere through a link: the file it points to is made private, and
+    /// SQLite's -wal and -shm beside it (found by QA: 0644, message text readable by all).
+    @Test func aLinkedStoreIsMadePrivateWhereItIs() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let elsewhere = directory.path + "/elsewhere"
+        #expect(mkdir(elsewhere, 0o755) == 0)
+        let target = elsewhere + "/store.db"
+        for file in [target, target + "-wal"] {
+            let created = open(file, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+            #expect(created >= 0)
+            close(created)
+            #expect(chmod(file, 0o644) == 0)
+        }
+        #expect(symlink(target, directory.storePath) == 0)
+        let store = try MessageStore.open(path: directory.storePath)
+        _ = try await store.durabilitySettings()
+        for file in [target, target + "-wal", target + "-shm"] {
+            var info = stat()
+            #expect(stat(file, &info) == 0 && info.st_mode & 0o777 == 0o600, "\(file)")
+        }
+        try store.close()
+    }
+
     @Test func enqueueAssignsOneStreamAndConsecutiveSeqsThatSurviveAReopen() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
