@@ -158,6 +158,11 @@ package enum KeyFileSystem {
             throw IdentityKeyError(
                 .writeFailed(step: "rename aside", reason: describe(errno)), path: path)
         }
+        // A broken key still holds most of a secret: kept for the user only, whatever mode
+        // it had (found by QA: a refused 0644 key stayed 0644 aside). Not through a link.
+        if lstat(target, &info) == 0, info.st_mode & S_IFMT == S_IFREG {
+            _ = chmod(target, 0o600)
+        }
         try syncDirectory(directory, path: path)
         return target
     }

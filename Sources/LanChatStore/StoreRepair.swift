@@ -484,6 +484,12 @@ public enum StoreRepair {
                 throw undo("cannot move \(path)\(suffix) aside to \(damaged)\(suffix)")
             }
             moved.append(suffix)
+            // The damaged store's messages stay the user's alone, whatever mode it had
+            // (found by QA: 0644 aside, with its WAL).
+            var info = stat()
+            if lstat(damaged + suffix, &info) == 0, info.st_mode & S_IFMT == S_IFREG {
+                _ = chmod(damaged + suffix, 0o600)
+            }
         }
         guard rename(fresh, path) == 0 else {
             throw undo("cannot put the repaired store \(fresh) in place of \(path)")

@@ -213,10 +213,14 @@ import Testing
         defer { Self.removeTree(directory) }
         let path = directory + "/identity.key"
         Self.write(Array(LCHTVector.keyFile.prefix(50)), to: path)
+        #expect(chmod(path, 0o644) == 0)
         let (fresh, movedTo) = try IdentityKeyPair.reset(directory: directory)
         let moved = try #require(movedTo)
         #expect(moved.hasPrefix(path + ".broken-") && moved.hasSuffix("Z"))
         #expect(Self.read(moved) == Array(LCHTVector.keyFile.prefix(50)))
+        // Most of a secret: the user's alone, whatever mode it had (found by QA).
+        var aside = stat()
+        #expect(stat(moved, &aside) == 0 && aside.st_mode & 0o777 == 0o600)
         #expect(try IdentityKeyPair.load(path: path).publicKey == fresh.publicKey)
         // The new key is healthy: a second reset is refused and changes nothing.
         #expect(throws: IdentityKeyError.self) { try IdentityKeyPair.reset(directory: directory) }

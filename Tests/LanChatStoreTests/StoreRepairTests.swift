@@ -97,12 +97,16 @@ struct StoreRepairTests {
         try await filledStore(directory)
         try damage(directory.storePath, "messages_by_conversation", leaf: 1)
         #expect(throws: StoreError.self) { try open(directory) }
+        #expect(chmod(directory.storePath, 0o644) == 0)  // a copy restored with the umask's
 
         let report = try #require(try repair(directory))
         #expect(report.unreadable.isEmpty, "\(report.unreadable)")
         #expect(report.messages == Self.received + 3)
         #expect(report.damagedCopy == directory.storePath + ".damaged-20261128T024957Z")
         #expect(FileManager.default.fileExists(atPath: report.damagedCopy))
+        // The damaged copy keeps messages: the user's alone (found by QA: 0644 aside).
+        var aside = stat()
+        #expect(stat(report.damagedCopy, &aside) == 0 && aside.st_mode & 0o777 == 0o600)
         let mode =
             try FileManager.default.attributesOfItem(atPath: directory.storePath)[
                 .posixPermissions] as? NSNumber
