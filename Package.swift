@@ -79,6 +79,9 @@ let package = Package(
             providers: [.apt(["libncurses-dev"])]
         ),
 
+        // getxattr, for the configuration file's access list; libc, nothing to link.
+        .systemLibrary(name: "CXattr"),
+
         // The control API schema shared by daemon and CLI. Foundation only.
         .target(name: "LanChatControl"),
         .target(name: "LanChatClient", dependencies: ["LanChatControl"]),
@@ -87,7 +90,7 @@ let package = Package(
             name: "LanChatDaemon",
             dependencies: [
                 "LanChatCore", "LanChatCrypto", "LanChatStore", "LanChatDiscovery",
-                "LanChatTransport", "LanChatControl",
+                "LanChatTransport", "LanChatControl", "CXattr",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

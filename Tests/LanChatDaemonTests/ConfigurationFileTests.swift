@@ -1,3 +1,4 @@
+import CXattr
 import Foundation
 import Glibc
 import LanChatCore
@@ -393,5 +394,64 @@ import Testing
         #expect(configuration.port == 7001)
         #expect(configuration.logLevel == .debug)
         #expect(configuration.dataDirectory == "/d")
+    }
+}
+
+/// A configuration file another user may write through its access list (found by QA).
+@Suite struct FileACLTests {
+    /// `system.posix_acl_access` as the kernel stores it: version 2, then the entries.
+    static func acl(_ entries: [(tag: UInt16, permissions: UInt16, id: UInt32)]) -> [UInt8] {
+        var bytes: [UInt8] = [2, 0, 0, 0]
+        for entry in entries {
+            bytes += [UInt8(entry.tag & 0xFF), UInt8(entry.tag >> 8)]
+            bytes += [UInt8(entry.permissions & 0xFF), UInt8(entry.permissions >> 8)]
+            bytes += (0..<4).map { UInt8((entry.id >> (8 * UInt32($0))) & 0xFF) }
+        }
+        return bytes
+    }
+
+    @Test func aNamedEntryOfAnotherWhoMayWriteIsFound() {
+        let base: [(tag: UInt16, permissions: UInt16, id: UInt32)] = [
+            (0x01, 6, .max), (0x04, 4, .max), (0x20, 4, .max),
+        ]
+        func writer(_ extra: [(tag: UInt16, permissions: UInt16, id: UInt32)]) -> String? {
+            FileACL.otherWriter(in: Self.acl(base + extra), uid: 1000, gid: 1000)
+        }
+        #expect(writer([]) == nil)
+        #expect(writer([(0x02, 6, 2_999_998), (0x10, 6, .max)]) == "user 2999998")
+        // The mask takes write away; our own uid and group are ours to give.
+        #expect(writer([(0x02, 6, 2_999_998), (0x10, 4, .max)]) == nil)
+        #expect(writer([(0x02, 6, 1000), (0x10, 6, .max)]) == nil)
+        #expect(writer([(0x08, 2, 50), (0x10, 7, .max)]) == "group 50")
+        #expect(writer([(0x08, 2, 1000), (0x10, 7, .max)]) == nil)
+        // A file with no access list (its mode alone decides).
+        #expect(FileACL.otherWriter(of: "/nonexistent/lanchatd.conf", uid: 0, gid: 0) == nil)
+    }
+
+    /// On a real file: its mode says 0660 of our own group, its access list lets another
+    /// user write: refused (78), saying how to take the list away.
+    @Test func aConfigurationFileAnotherUserMayWriteThroughItsListIsRefused() throws {
+        let directory = NSTemporaryDirectory() + "lanchat-acl-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/lanchatd.conf"
+        try Data("name = \"x\"\n".utf8).write(to: URL(fileURLWithPath: path))
+        let list = Self.acl([
+            (0x01, 6, .max), (0x02, 6, 2_999_998), (0x04, 4, .max), (0x10, 6, .max),
+            (0x20, 0, .max),
+        ])
+        let set = list.withUnsafeBytes {
+            setxattr(path, "system.posix_acl_access", $0.baseAddress, $0.count, 0)
+        }
+        // A file system without access lists: nothing to check here.
+        guard set == 0 else { return }
+        do {
+            _ = try ConfigurationFile.load(path: path, required: true, environment: [:])
+            Issue.record("read a file another user may write")
+        } catch {
+            #expect(error.exitCode == 78)
+            #expect(error.description.contains("lets user 2999998 write it"), "\(error)")
+        }
     }
 }

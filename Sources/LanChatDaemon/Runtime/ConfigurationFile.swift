@@ -301,6 +301,11 @@ public enum ConfigurationFile {
                     + "its notify-command would run as you. Not read")
         }
         let groupMayWrite = facts.st_mode & S_IWGRP != 0 && facts.st_gid != gid
+        if let writer = FileACL.otherWriter(of: path, uid: uid, gid: gid) {
+            throw .configuration(
+                "\(path): its access list lets \(writer) write it; its notify-command would "
+                    + "run as you. Not read: setfacl -b \(path)")
+        }
         if groupMayWrite || facts.st_mode & S_IWOTH != 0 {
             let mode = String(facts.st_mode & 0o777, radix: 8)
             throw .configuration(
