@@ -285,6 +285,22 @@ extension EndToEnd {
                 #expect(DaemonProcess.readLog(logPath).contains("belongs to uid 65534"))
 
                 #expect(chown(directory, 0, 0) == 0 && chmod(directory, 0o1777) == 0)
+                // Another user's socket file at the path, in /tmp's kind of directory: named
+                // as such (found by QA: "Address already in use"), and left alone.
+                let planted = directory + "/b.sock"
+                #expect(
+                    mknod(planted, S_IFSOCK | 0o600, 0) == 0 && lchown(planted, 65534, 65534) == 0)
+                let theirs = try DaemonProcess.launchRaw(
+                    [
+                        "--name", "alice", "--data-dir", sandbox.file("data"), "--socket", planted,
+                        "--port", "0",
+                    ], in: sandbox, logPath: logPath)
+                #expect(await theirs.waitForExit(within: Self.refusalTimeout) == .exited(73))
+                #expect(
+                    DaemonProcess.readLog(logPath).contains(
+                        "is a socket of uid 65534, another user"))
+                var kept = stat()
+                #expect(lstat(planted, &kept) == 0 && kept.st_uid == 65534)
                 _ = try await DaemonProcess.start(
                     "alice", in: sandbox, socket: directory + "/a.sock")
             }

@@ -77,6 +77,14 @@ final class ControlServer: Sendable {
                 "\(path) exists and is not a socket; lanchatd does not replace it "
                     + "(remove it or pass another --socket)")
         case .some:
+            // Another user's socket, live or not, is theirs: neither replaceable nor another
+            // lanchatd of ours (found by QA: "Address already in use", or "another lanchatd").
+            var owner = stat()
+            if lstat(path, &owner) == 0, owner.st_uid != geteuid() {
+                throw DaemonError.socketUnavailable(
+                    "\(path) is a socket of uid \(owner.st_uid), another user, which lanchatd "
+                        + "does not replace; pass another --socket")
+            }
             if ControlSocketProbe.isLive(path) {
                 throw DaemonError.socketUnavailable(inUseText(path))
             }
