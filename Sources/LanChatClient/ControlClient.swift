@@ -70,7 +70,7 @@ public final class ControlClient: Sendable {
                 connection.abandon(
                     id,
                     with: .notAnswering(
-                        "lanchatd did not answer within \(timeout.components.seconds) s on "
+                        ControlError.noAnswerInTime + "\(timeout.components.seconds) s on "
                             + "\(path) (overloaded or hung?); \(log)"
                             + Self.mayStillBeDone(M.name)))
             }

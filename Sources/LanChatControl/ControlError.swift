@@ -161,6 +161,12 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
     public var isTimeout: Bool { kind == .timedOut }
     /// The daemon did not answer: in time, or before the connection was lost (exit 75).
     public var isNotAnswering: Bool { kind == .notAnswering }
+    /// The call's time limit ran out with the connection open: the daemon may be busy with
+    /// it, not gone (`ControlError.noAnswerInTime` starts such a message).
+    public var isNoAnswerInTime: Bool {
+        kind == .notAnswering && message.hasPrefix(Self.noAnswerInTime)
+    }
+    public static let noAnswerInTime = "lanchatd did not answer within "
     public var isWatchOverflow: Bool { kind == .watchOverflow }
     /// The daemon is not there, stopping, or not answering: worth trying again later, as
     /// `lanchat watch` does across a daemon restart. Refusals and bad answers are not.

@@ -309,6 +309,15 @@ import Testing
         #expect(texts == ["a", "b"])
     }
 
+    /// A group's batch makes a copy per member in one transaction: fewer lines a batch for a
+    /// large group (found by QA: 1 000 lines to 255 members outlasted the call's limit).
+    @Test func aGroupsBatchesAreBoundedByTheCopiesTheyMake() {
+        #expect(LineSender.batchCount(members: 1) == 1_000)
+        #expect(LineSender.batchCount(members: 50) == 1_000)
+        #expect(LineSender.batchCount(members: 255) == 196)
+        #expect(LineSender.batchCount(members: 1_000_000) == 1)
+    }
+
     /// The one line refused: no "other lines were sent" (found by QA), and nothing is.
     @Test func aRunWhoseOnlyLineIsRefusedSaysNoLineWasSent() async throws {
         let server = try FakeDaemon.start()

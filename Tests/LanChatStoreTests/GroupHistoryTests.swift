@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import LanChatCore
 import Testing
 
@@ -68,12 +69,92 @@ struct GroupHistoryTests {
         return texts
     }
 
+    /// A send's copies are stored text by text, each message's together, and each member's
+    /// seqs rise with the rows (found by QA: stored member by member, a page of a large
+    /// batch read the whole batch).
+    @Test func aSendStoresEachMessagesCopiesTogether() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: members[0])
+        for (index, member) in members.enumerated() where index > 0 {
+            try await store.recordPeerSeen(
+                member, keyTag: "TEST-TAG\(index)", name: "m\(index)", status: nil,
+                statusText: nil, endpoint: nil, at: 1_000)
+        }
+        let copies = try await store.enqueueGroup(
+            GroupID.random(), to: members, texts: ["a", "b", "c"], at: 2_000)
+        let rows = copies.values.flatMap { $0 }.sorted { $0.rowID < $1.rowID }
+        #expect(rows.map(\.text) == ["a", "a", "a", "b", "b", "b", "c", "c", "c"])
+        #expect(rows.prefix(3).map(\.peer) == members)
+        for member in members {
+            let own = try #require(copies[member])
+            #expect(own.map(\.text) == ["a", "b", "c"])
+            #expect(own.map(\.seq) == own.map(\.seq).sorted() && Set(own.map(\.stream)).count == 1)
+        }
+    }
+
+    /// A store written before that keeps each send's copies member by member: its pages are
+    /// the same.
+    @Test func copiesStoredMemberByMemberPageTheSame() async throws {
+        try await pagesBackwardsAndForwardsInWholeMessages(scattered: true)
+    }
+
+    /// Puts each send's copies in the order an earlier lanchat stored them: each member's
+    /// copies in turn (the same rowids, permuted within each run of own rows).
+    func scatterCopies(_ store: MessageStore) async throws {
+        try await store.pool.write { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT rowid, direction, pk, seq FROM messages WHERE group_id IS NOT NULL ORDER BY rowid"
+            )
+            var runs: [[Row]] = [[]]
+            for row in rows {
+                if (row["direction"] as Int64) == 1 {
+                    runs[runs.count - 1].append(row)
+                } else if !runs[runs.count - 1].isEmpty {
+                    runs.append([])
+                }
+            }
+            let order = Dictionary(uniqueKeysWithValues: members.enumerated().map { ($1.blob, $0) })
+            for run in runs where run.count > 1 {
+                let rowIDs = run.map { $0["rowid"] as Int64 }
+                let memberMajor = run.sorted {
+                    let (a, b) = (order[$0["pk"] as Data] ?? 0, order[$1["pk"] as Data] ?? 0)
+                    return a != b ? a < b : ($0["seq"] as Int64) < ($1["seq"] as Int64)
+                }
+                for rowID in rowIDs {
+                    try db.execute(
+                        sql: "UPDATE messages SET rowid = rowid + 1000000 WHERE rowid = ?",
+                        arguments: [rowID])
+                }
+                for (target, row) in zip(rowIDs, memberMajor) {
+                    try db.execute(
+                        sql: "UPDATE messages SET rowid = ? WHERE rowid = ?",
+                        arguments: [target, (row["rowid"] as Int64) + 1_000_000])
+                }
+            }
+        }
+    }
+
     @Test func pagesBackwardsAndForwardsInWholeMessages() async throws {
+        try await pagesBackwardsAndForwardsInWholeMessages(scattered: false)
+    }
+
+    func pagesBackwardsAndForwardsInWholeMessages(scattered: Bool) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try await openStoreWithPeer(directory, peer: members[0])
         let group = GroupID.random()
         let ids = try await conversation(store, group)
+        if scattered {
+            try await scatterCopies(store)
+            let spread = try await store.pool.read { db in
+                try Int64.fetchOne(
+                    db, sql: "SELECT max(rowid) - min(rowid) FROM messages WHERE text = 'o4'")
+            }
+            #expect(spread ?? 0 > Int64(members.count - 1), "o4's copies are spread out")
+        }
         func id(_ text: String) throws -> MessageID { try #require(ids[text]) }
 
         let latest = try await store.groupHistory(group, limit: 4)

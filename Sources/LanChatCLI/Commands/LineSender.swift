@@ -22,9 +22,18 @@ struct LineSender {
     /// Batches stay well under the daemon's 1 MiB request limit.
     static let maxBatchBytes = 512 << 10
     static let maxBatchCount = 1000
+    /// Copies one batch may make: a group's batch stores a copy of each line per member, in
+    /// one transaction, and one of 1 000 lines to 255 members outlasted the call's time
+    /// limit (found by QA: taken for a daemon gone away).
+    static let maxBatchCopies = 50_000
+
+    /// Lines per batch to a conversation of `members` recipients.
+    static func batchCount(members: Int) -> Int {
+        max(1, min(maxBatchCount, maxBatchCopies / max(1, members)))
+    }
 
     func run() async throws(ControlError) {
-        try await checkPeer()
+        let members = try await checkPeer()
         let queue = LineBatchQueue()
         LineReader.start(fd: context.environment.standardInput, into: queue)
         var rejected = 0
@@ -79,10 +88,14 @@ struct LineSender {
                     // otherwise the batch may have been stored.
                     if !error.isDaemonNotRunning { cutOff = true }
                     if !away {
+                        // A daemon that only did not answer in time is not said to be gone.
+                        let what =
+                            error.isNoAnswerInTime
+                            ? "lanchatd did not answer in time" : "lanchatd went away"
                         context.err(
                             cutOff
-                                ? "lanchat: lanchatd went away with lines on their way; they and "
-                                    + "the lines from here on are sent once it is back, each once "
+                                ? "lanchat: \(what) with lines on their way; they and "
+                                    + "the lines from here on are sent once it answers, each once "
                                     + "(Ctrl-C to stop)\n"
                                 : "lanchat: lanchatd is not running; the lines from here on are "
                                     + "sent once it is back (Ctrl-C to stop)\n")
@@ -95,7 +108,7 @@ struct LineSender {
         do throws(ControlError) {
             while true {
                 let batch = await queue.nextBatch(
-                    maxBytes: Self.maxBatchBytes, maxCount: Self.maxBatchCount)
+                    maxBytes: Self.maxBatchBytes, maxCount: Self.batchCount(members: members))
                 if batch.isEmpty { break }
                 var texts: [String] = []
                 for item in batch {
@@ -131,14 +144,16 @@ struct LineSender {
     /// that is not running or a PEER that names no one fails now (69, 67). A daemon that goes
     /// away before it answers (killed, restarted) is waited for, as later (found by QA: the
     /// command ended with 75 and the input was lost).
-    private func checkPeer() async throws(ControlError) {
+    /// Returns how many copies a line makes: a group's members, else one.
+    private func checkPeer() async throws(ControlError) -> Int {
         var backoff = WatchFollower.firstBackoff
         var away = false
         while true {
             do {
-                _ = try await context.client.history(HistoryParams(peer: command.peer, limit: 1))
+                let page = try await context.client.history(
+                    HistoryParams(peer: command.peer, limit: 1))
                 if away { context.err("lanchat: lanchatd is back\n") }
-                return
+                return page.group?.members.count ?? 1
             } catch  where error.isDaemonUnreachable && (away || !error.isDaemonNotRunning) {
                 if !away {
                     context.err(
