@@ -63,8 +63,11 @@ extension MessageStore {
         }
     }
 
-    /// Adds a peer known only by its id (`lanchat add`, or `--peer ID@HOST:PORT`) before it
-    /// was ever seen. Existing rows keep their name unless `name` is given.
+    /// Adds a peer known only by its id (`--peer ID@HOST:PORT`, a group's member) before it
+    /// was ever seen. Existing rows keep their name unless `name` is given. A new one is
+    /// announced (`peer.new`) only with a name: else its first HELLO's write does it, with the
+    /// name (found by QA: a group member never met was announced nameless); `lanchat add`
+    /// is `addContact`.
     public func addPeer(_ key: PeerKey, keyTag: String, name: String?, at now: Int64)
         async throws(StoreError)
     {
@@ -76,7 +79,7 @@ extension MessageStore {
                     ON CONFLICT (pk) DO UPDATE SET name = coalesce(?, name)
                     """,
                 arguments: [key.blob, key.id, keyTag, name ?? "", now, name])
-            if isNew { try Self.logEvent(db, .peerNew, peer: key, at: now) }
+            if isNew, name != nil { try Self.logEvent(db, .peerNew, peer: key, at: now) }
         }
     }
 

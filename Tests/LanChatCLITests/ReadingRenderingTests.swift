@@ -347,7 +347,27 @@ import Testing
         #expect(
             WatchView.line(
                 hello, names: [peer.id: peer], now: CLIFixtures.now, zone: utc, style: .plain)
-                == "12:03 BOBB-2345 is now called bob\n")
+                == "12:03 BOBB-2345 now calls itself bob\n")
+        // With an alias of ours, the alias stays: said beside the old name (found by QA:
+        // "Cee is now called Cee", "G7UN-6Q3G is now called Davy").
+        var aliased = named
+        aliased.alias = "Cee"
+        var renamed = aliased
+        renamed.name = "carol3"
+        let rename = EventInfo(cursor: "8", type: .peerPresence, at: at, peer: renamed)
+        #expect(
+            WatchView.line(
+                rename, names: [peer.id: aliased], now: CLIFixtures.now, zone: utc,
+                style: .plain) == "12:03 Cee (bob) now calls itself carol3\n")
+        var unnamedAliased = peer
+        unnamedAliased.alias = "Davy"
+        var helloAliased = unnamedAliased
+        helloAliased.name = "dave"
+        let first2 = EventInfo(cursor: "9", type: .peerPresence, at: at, peer: helloAliased)
+        #expect(
+            WatchView.line(
+                first2, names: [peer.id: unnamedAliased], now: CLIFixtures.now, zone: utc,
+                style: .plain) == "12:03 Davy (BOBB-2345) now calls itself dave\n")
     }
 
     /// Issue 13: `group.changed` names who changed which group; a group message names its

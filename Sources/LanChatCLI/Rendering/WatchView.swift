@@ -61,10 +61,17 @@ package enum WatchView {
                 before.name != peer.name, before.status == peer.status,
                 before.statusText == peer.statusText
             {
+                // The name the peer gives itself changed: an alias of ours stays, so it is
+                // said beside the old name (found by QA: "Cee is now called Cee").
                 let was =
                     before.name.isEmpty
-                    ? terminalSafe(peer.keyTag) : truncated(PeerText.nameOrKeyTag(before), to: 40)
-                return style.bold(was) + " is now called " + name
+                    ? terminalSafe(peer.keyTag) : truncated(terminalSafe(before.name), to: 40)
+                let called = truncated(terminalSafe(peer.name), to: 40)
+                guard let alias = peer.alias else {
+                    return style.bold(was) + " now calls itself " + style.bold(called)
+                }
+                return style.bold(truncated(terminalSafe(alias), to: 40)) + " (" + was
+                    + ") now calls itself " + style.bold(called)
             }
             let (presence, paint) = PeerText.presence(peer, style: style)
             var text = name + " is " + paint(presence)
