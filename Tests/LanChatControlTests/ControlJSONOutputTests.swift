@@ -48,9 +48,17 @@ import Testing
         #expect(Self.written(send) == (try Self.encoded(send)))
         let retry = RetryResult(messages: messages)
         #expect(Self.written(retry) == (try Self.encoded(retry)))
-        let history = HistoryResult(
+        var history = HistoryResult(
             peer: peer, messages: messages, hasOlder: seed % 2 == 0, hasNewer: seed % 3 == 0)
         #expect(Self.written(history) == (try Self.encoded(history)))
+        // A group's page, with the keys written only when true (found by QA: the writer left
+        // `left` out, so `history` of a group we had left offered to send to it).
+        var group = GroupInfo(
+            id: String(repeating: "ab", count: 16), name: "ops", members: [peer], version: seed)
+        group.left = seed % 2 == 0 ? true : nil
+        group.request = seed % 3 == 0 ? true : nil
+        history.group = group
+        #expect(Self.written(history) == (try Self.encoded(history)), "seed \(seed)")
         let empty = SendResult(messages: [])
         #expect(Self.written(empty) == (try Self.encoded(empty)))
         var idsOnly = SendResult(ids: messages.map(\.id))

@@ -194,10 +194,20 @@ extension GroupInfo: ControlJSONWritable {
         output.beginObject()
         output.key("id")
         output.string(id)
+        // Only when true, as `encode(to:)` writes them (found by QA: left out here, a group
+        // we had left read in `history` as one we could send to).
+        if left == true {
+            output.key("left")
+            output.bool(true)
+        }
         output.key("members")
         output.array(members) { $0.value($1) }
         output.key("name")
         output.string(name)
+        if request == true {
+            output.key("request")
+            output.bool(true)
+        }
         output.key("version")
         output.integer(version)
         output.endObject()
