@@ -470,6 +470,9 @@ import Testing
         #expect(all == ["bob", "old", "ops"], "\(all)")
         let changeable = PeerCompletion.words([bob], groups: [left, ops], kind: .groups)
         #expect(changeable == ["ops"], "\(changeable)")
+        // Nor a target to write to (`send`, `chat`).
+        let writable = PeerCompletion.words([bob], groups: [left, ops], kind: .sendTargets)
+        #expect(writable == ["bob", "ops"], "\(writable)")
     }
 
     /// Only zsh and fish show descriptions; bash takes each line for a word.

@@ -30,7 +30,7 @@ struct ChatCommand: AsyncParsableCommand {
 
     @Argument(
         help: ArgumentHelp("Who to talk with (see PEER in lanchat --help).", valueName: "peer"),
-        completion: .peers)
+        completion: .sendTargets)
     var peer: String
 
     func validate() throws {

@@ -68,6 +68,10 @@ extension CompletionKind {
     /// could not see it). ArgumentParser runs this while parsing, synchronously.
     static var peers: CompletionKind { completing(.peersAndGroups) }
 
+    /// A PEER or GROUP to write to (`send`, `chat`): not a group we left, which refuses it
+    /// (found by QA: offered, then "you are not a member").
+    static var sendTargets: CompletionKind { completing(.sendTargets) }
+
     /// A PEER that cannot be a group (a group's members).
     static var peersOnly: CompletionKind { completing(.peers) }
 
@@ -125,8 +129,9 @@ enum PeerCompletion {
             who.peers, keyChanges: who.keyChanges, groups: groups?.groups ?? [], kind: kind)
     }
 
-    /// What an argument takes: either, or only one of the two.
-    enum Kind { case peersAndGroups, peers, groups }
+    /// What an argument takes: either, or only one of the two; `sendTargets` is either
+    /// without the groups we left.
+    enum Kind { case peersAndGroups, sendTargets, peers, groups }
 
     /// The `--socket PATH` (or `--socket=PATH`) typed on the command line being completed.
     static func socket(in words: [String]) -> String? {
@@ -159,7 +164,8 @@ enum PeerCompletion {
     ) -> [Candidate] {
         // A group we left takes no change of ours (`group add|remove|rename|leave` refuse
         // it; found by QA offered); reading it, it stays on offer.
-        let groups = kind == .groups ? groups.filter { $0.left != true } : groups
+        let groups =
+            kind == .groups || kind == .sendTargets ? groups.filter { $0.left != true } : groups
         // Where groups are named too, a peer's word that is a group's name names both
         // (found by QA: `bob` was offered beside #bob, and refused as ambiguous).
         let groupNames = kind == .peers ? [] : Set(groups.map { $0.name.lowercased() })
@@ -183,7 +189,7 @@ enum PeerCompletion {
         switch kind {
         case .peers: return peersOwn
         case .groups: return Array(candidates.dropFirst(peersOwn.count))
-        case .peersAndGroups: return candidates
+        case .peersAndGroups, .sendTargets: return candidates
         }
     }
 

@@ -34,7 +34,7 @@ struct SendCommand: AsyncParsableCommand {
 
     @Argument(
         help: ArgumentHelp("The peer (see PEER in lanchat --help).", valueName: "peer"),
-        completion: .peers)
+        completion: .sendTargets)
     var peer: String
 
     @Argument(
