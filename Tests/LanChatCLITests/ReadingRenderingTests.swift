@@ -52,6 +52,19 @@ import Testing
     }
 
     /// A sender removed from the group (or gone) is no longer in its member list: `history`
+    /// A member that names itself as another member is named is not taken for it: both are
+    /// told apart by their key tags (found by QA); one name alone stays bare.
+    @Test func membersWithOneNameAreToldApartByKeyTag() {
+        let bob = PeerInfo(id: "B", keyTag: "BBBB-2222", name: "bob", presence: .online)
+        let impostor = PeerInfo(id: "X", keyTag: "XXXX-3333", name: "Bob", presence: .online)
+        let carol = PeerInfo(id: "C", keyTag: "CCCC-4444", name: "carol", presence: .online)
+        let group = GroupInfo(id: "g", name: "ops", members: [bob, impostor, carol], version: 2)
+        let labels = HistoryView.senderLabels(group, width: 24)
+        #expect(labels == ["B": "bob (BBBB-2222)", "X": "Bob (XXXX-3333)", "C": "carol"])
+        let narrow = HistoryView.senderLabels(group, width: 14)
+        #expect(narrow["X"]?.hasSuffix(" (XXXX-3333)") == true, "\(narrow)")
+    }
+
     /// The label column is as wide as the terminal draws the labels: a CJK name (two columns
     /// a character) lines its text up with `You`'s, and its message's next lines under it
     /// (found by QA: counted in characters, the text went 3 columns right, the indent 3 left).

@@ -129,12 +129,24 @@ package enum HistoryView {
 
     /// Each member's label by peer id (alias, else name, else key tag), at most `width`.
     /// `former`: senders no longer members, labelled the same way.
-    static func senderLabels(
+    /// Two senders with one label (a member that named itself as another is named) are told
+    /// apart by their key tags (found by QA: a member renamed `bob` read as the real bob).
+    package static func senderLabels(
         _ group: GroupInfo, width: Int, former: [String: PeerInfo] = [:]
     ) -> [String: String] {
+        var peers: [String: PeerInfo] = [:]
+        for peer in Array(former.values) + group.members { peers[peer.id] = peer }
+        let counts = Dictionary(
+            peers.values.map { (PeerText.nameOrKeyTag($0).lowercased(), 1) }, uniquingKeysWith: +)
         var senders: [String: String] = [:]
-        for peer in Array(former.values) + group.members {
-            senders[peer.id] = truncated(PeerText.nameOrKeyTag(peer), to: width)
+        for (id, peer) in peers {
+            let label = PeerText.nameOrKeyTag(peer)
+            guard counts[label.lowercased(), default: 0] > 1, label != peer.keyTag else {
+                senders[id] = truncated(label, to: width)
+                continue
+            }
+            let tag = " (" + peer.keyTag + ")"
+            senders[id] = truncated(label, to: max(1, width - tag.count)) + tag
         }
         return senders
     }
