@@ -34,6 +34,12 @@ import Testing
         #expect(followed.since == "c1" && followed.global.json)
     }
 
+    /// A status text may start with a dash (found by QA: "Missing value").
+    @Test func aStatusTextMayStartWithADash() throws {
+        let command = try parse(["presence", "away", "--text", "-busy-"], as: PresenceCommand.self)
+        #expect(command.text == "-busy-")
+    }
+
     @Test func defaults() throws {
         let who = try parse(["who"], as: WhoCommand.self)
         #expect(!who.global.json && who.global.socket == nil && who.global.color == .auto)

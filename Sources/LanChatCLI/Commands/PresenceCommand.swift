@@ -12,8 +12,10 @@ struct PresenceCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The presence to announce.", valueName: "presence"))
     var presence: PresenceChoice
 
+    // The next word whatever it looks like: `--text -busy-` is a status text (found by QA:
+    // "Missing value"), as `--text=-busy-` was.
     @Option(
-        name: .long,
+        name: .long, parsing: .unconditional,
         help: ArgumentHelp(
             "Status text, at most 128 bytes; \"\" clears it. Without --text the current text is kept.",
             valueName: "text"))
