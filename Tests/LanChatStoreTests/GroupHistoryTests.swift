@@ -12,14 +12,19 @@ import Testing
 struct GroupHistoryTests {
     let members = [testKey(2), testKey(3), testKey(4)]
 
-    /// o1 o2 (one send) · b1 · o3 · c1 c2 · o4 o5 o6 (one send) · d1 · o7: 11 messages, 7 of
-    /// them own with 3 copies each.
-    func conversation(_ store: MessageStore, _ group: GroupID) async throws -> [String: MessageID] {
+    /// The members besides the store's own peer (`openStoreWithPeer`), as peers it knows.
+    func recordMembers(_ store: MessageStore) async throws {
         for (index, member) in members.enumerated() where index > 0 {
             try await store.recordPeerSeen(
                 member, keyTag: "TEST-TAG\(index)", name: "m\(index)", status: nil,
                 statusText: nil, endpoint: nil, at: 1_000)
         }
+    }
+
+    /// o1 o2 (one send) · b1 · o3 · c1 c2 · o4 o5 o6 (one send) · d1 · o7: 11 messages, 7 of
+    /// them own with 3 copies each.
+    func conversation(_ store: MessageStore, _ group: GroupID) async throws -> [String: MessageID] {
+        try await recordMembers(store)
         var ids: [String: MessageID] = [:]
         var seqs: [PeerKey: UInt64] = [:]
         func send(_ texts: [String]) async throws {
@@ -76,11 +81,7 @@ struct GroupHistoryTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try await openStoreWithPeer(directory, peer: members[0])
-        for (index, member) in members.enumerated() where index > 0 {
-            try await store.recordPeerSeen(
-                member, keyTag: "TEST-TAG\(index)", name: "m\(index)", status: nil,
-                statusText: nil, endpoint: nil, at: 1_000)
-        }
+        try await recordMembers(store)
         let copies = try await store.enqueueGroup(
             GroupID.random(), to: members, texts: ["a", "b", "c"], at: 2_000)
         let rows = copies.values.flatMap { $0 }.sorted { $0.rowID < $1.rowID }
@@ -206,11 +207,7 @@ struct GroupHistoryTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try await openStoreWithPeer(directory, peer: members[0])
-        for (index, member) in members.enumerated() where index > 0 {
-            try await store.recordPeerSeen(
-                member, keyTag: "TEST-TAG\(index)", name: "m\(index)", status: nil,
-                statusText: nil, endpoint: nil, at: 1_000)
-        }
+        try await recordMembers(store)
         let copies = try await store.enqueueGroup(
             GroupID.random(), to: members, texts: ["to all"], at: 2_000)
         #expect(try await store.counts().queued == 1)
