@@ -333,6 +333,31 @@ import Testing
                 == ["DAVE-2222"])
     }
 
+    /// `group add GROUP <Tab>` offers the peers not in it yet, `group remove GROUP <Tab>` its
+    /// members (found by QA: every peer for both), whether GROUP is its name or #NAME, with
+    /// --socket before it; a GROUP that names no group offers every peer.
+    @Test(.enabled(if: installed("bash") && lanchat != nil))
+    func bashOffersWhoCanBeAddedOrRemoved() async throws {
+        let server = try Self.peopleDaemon()
+        defer { server.stop() }
+        let variables = completionEnvironment(server, lanchat: try #require(Self.lanchat))
+        let add = try await bashCompletions(
+            ["lanchat", "group", "add", "ops", ""], variables: variables)
+        #expect(Set(add) == ["José", "DAVE-2222"], "\(add)")
+        let remove = try await bashCompletions(
+            ["lanchat", "group", "remove", "--socket", server.path, "OPS", ""],
+            variables: variables)
+        #expect(remove == ["Bob"], "\(remove)")
+        let unknown = try await bashCompletions(
+            ["lanchat", "group", "add", "nosuch", ""], variables: variables)
+        #expect(Set(unknown) == ["Bob", "José", "DAVE-2222"], "\(unknown)")
+        #expect(PeerCompletion.memberIDs(of: "#ops", in: [Self.ops]) == [CLIFixtures.bob.id])
+    }
+
+    static let ops = GroupInfo(
+        id: String(repeating: "0a", count: 16), name: "ops", members: [CLIFixtures.bob],
+        version: 1)
+
     @Test(.enabled(if: installed("bash"))) func bashCompletesTheCommandsHelpTakes() async throws {
         let topics = try await bashCompletions(["lanchat", "help", ""], variables: [])
         #expect(topics.contains("doctor") && topics.contains("group"), "\(topics)")
@@ -458,6 +483,9 @@ import Testing
         let newName = try await fishCompletions(
             "lanchat --socket=\(server.path) group create ", variables: variables)
         #expect(newName.isEmpty, "\(newName)")
+        let removable = try await fishCompletions(
+            "lanchat --socket=\(server.path) group remove ops ", variables: variables)
+        #expect(removable == ["Bob"], "\(removable)")
     }
 
     /// A group we left is offered for reading, not for a change of ours (found by QA).

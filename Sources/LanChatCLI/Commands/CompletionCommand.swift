@@ -75,6 +75,17 @@ extension CompletionKind {
     /// A PEER that cannot be a group (a group's members).
     static var peersOnly: CompletionKind { completing(.peers) }
 
+    /// `group add GROUP <Tab>`: the peers not in GROUP yet; `group remove GROUP <Tab>`: its
+    /// members (found by QA: every peer was offered for both).
+    static func groupChange(_ subcommand: String, members: Bool) -> CompletionKind {
+        .custom { words, _, _ in
+            PeerCompletion.fetchForGroupChange(
+                socket: PeerCompletion.socket(in: words),
+                group: PeerCompletion.groupWord(in: words, after: subcommand), members: members
+            ).map { $0.line(for: CompletionShell.requesting) }
+        }
+    }
+
     /// A GROUP that cannot be a peer (`group add|remove|rename|leave`; found by QA to
     /// offer peers).
     static var groups: CompletionKind { completing(.groups) }
@@ -127,6 +138,54 @@ enum PeerCompletion {
             Methods.Groups.self, NoParams(), socketPath: path, timeout: timeout)
         return candidates(
             who.peers, keyChanges: who.keyChanges, groups: groups?.groups ?? [], kind: kind)
+    }
+
+    /// The peers' words for `group add|remove GROUP`: those not in the group (`members`
+    /// false) or in it; every peer when the group is not found.
+    static func fetchForGroupChange(socket: String?, group word: String?, members: Bool)
+        -> [Candidate]
+    {
+        let environment = CLIEnvironment.current
+        let path = ControlSocketPath.resolve(
+            explicit: socket, environment: environment.variables, uid: environment.uid)
+        let timeout = CompletePeersCommand.timeout
+        guard
+            let who = BlockingCall.call(
+                Methods.Who.self, WhoParams(all: true), socketPath: path, timeout: timeout)
+        else { return [] }
+        let groups =
+            BlockingCall.call(Methods.Groups.self, NoParams(), socketPath: path, timeout: timeout)?
+            .groups ?? []
+        return candidates(
+            who.peers, keyChanges: who.keyChanges,
+            only: word.flatMap { memberIDs(of: $0, in: groups) }.map { ids in
+                Set(who.peers.map(\.id).filter { ids.contains($0) == members })
+            })
+    }
+
+    /// The member ids of the group a GROUP word names (its id, name or #NAME, in any case).
+    static func memberIDs(of word: String, in groups: [GroupInfo]) -> Set<String>? {
+        let name = (word.hasPrefix("#") ? String(word.dropFirst()) : word).lowercased()
+        let group = groups.first { $0.id == word || $0.name.lowercased() == name }
+        return group.map { Set($0.members.map(\.id)) }
+    }
+
+    /// The GROUP word of `group SUBCOMMAND GROUP PEER…` on the command line being completed:
+    /// the first word after the subcommand that is no option nor an option's value.
+    static func groupWord(in words: [String], after subcommand: String) -> String? {
+        guard let start = words.firstIndex(of: subcommand) else { return nil }
+        var index = start + 1
+        while index < words.count - 1 {
+            let word = words[index]
+            if word == "--socket" || word == "--color" {
+                index += 2
+            } else if word.hasPrefix("-") {
+                index += 1
+            } else {
+                return word
+            }
+        }
+        return nil
     }
 
     /// What an argument takes: either, or only one of the two; `sendTargets` is either
@@ -196,8 +255,10 @@ enum PeerCompletion {
     /// Each peer's alias, else name, where lanchatd would resolve that word to it alone;
     /// else its key tag (found by QA: a name another peer has as well, in another case, was
     /// offered and then refused as ambiguous).
+    /// `only`: the ids of the peers to offer (each word still chosen among them all).
     static func candidates(
-        _ peers: [PeerInfo], keyChanges: [KeyChangeInfo] = [], groupNames: Set<String> = []
+        _ peers: [PeerInfo], keyChanges: [KeyChangeInfo] = [], groupNames: Set<String> = [],
+        only: Set<String>? = nil
     ) -> [Candidate] {
         let claimants = Dictionary(
             grouping: keyChanges.compactMap { change in
@@ -205,7 +266,7 @@ enum PeerCompletion {
             }, by: \.previous
         ).mapValues { $0.map(\.claimant) }
         var candidates: [Candidate] = []
-        for peer in peers {
+        for peer in peers where only?.contains(peer.id) ?? true {
             let word = peer.alias ?? peer.name
             let usable =
                 isShellSafe(word) && !groupNames.contains(word.lowercased())

@@ -36,7 +36,8 @@ struct GroupCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The group: its id, name, or #NAME.", completion: .groups)
         var group: String
-        @Argument(help: "The peers to add.", completion: .peersOnly) var peers: [String]
+        @Argument(help: "The peers to add.", completion: .groupChange("add", members: false))
+        var peers: [String]
 
         func run() async throws {
             try await GroupCommand.changeMembers(global, group, peers) {
@@ -52,7 +53,9 @@ struct GroupCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The group: its id, name, or #NAME.", completion: .groups)
         var group: String
-        @Argument(help: "The peers to remove.", completion: .peersOnly) var peers: [String]
+        @Argument(
+            help: "The peers to remove.", completion: .groupChange("remove", members: true))
+        var peers: [String]
 
         func run() async throws {
             try await GroupCommand.changeMembers(global, group, peers) {
