@@ -36,6 +36,12 @@ public enum ConfigurationFile {
             text = try utf8Text(read.bytes, path: path)
         case .failure(let failure) where failure.code == ENOENT && !required && !exists(path):
             return DaemonSettings()
+        case .failure(let failure) where failure.code == EACCES && !required && !searchable(path):
+            // The default file under a home this user may not enter (a system account's
+            // /nonexistent, root's own): there is none for it, as when it is missing (found
+            // by QA: refused with 78 even with --data-dir). A file that is there and cannot
+            // be read is still refused.
+            return DaemonSettings()
         case .failure(let failure) where failure.code == EFBIG:
             throw .configuration(
                 "\(path): larger than 1 MiB; a configuration file is a few lines (lanchatd(8))")
@@ -352,6 +358,13 @@ public enum ConfigurationFile {
     private static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Whether the directories on the way to `path` let this user look it up (a `stat` not
+    /// refused with EACCES).
+    static func searchable(_ path: String) -> Bool {
+        var facts = stat()
+        return stat(path, &facts) == 0 || errno != EACCES
     }
 
     static func exists(_ path: String) -> Bool {

@@ -115,3 +115,15 @@ host_bg h2 mended setpriv --reuid="$USER_ID" --regid="$USER_ID" --clear-groups \
 wait_until 15000 "h2 starts once its store is mended" user_status_ok h2 >/dev/null
 [[ $(host_bg_stop h2 mended TERM 3000) == 0 ]] || fail "h2: lanchatd did not stop cleanly"
 netsim_log "a store of mode 0400 refused with its fix; started once mended"
+
+# A home this user may not enter (a system account's /nonexistent, root's own): there is no
+# configuration file for it, as when it is missing; the data and socket given elsewhere are
+# used (found by QA: refused with 78, "cannot read: Permission denied", even so).
+closed="$NETSIM_DIR/closed-home"
+install -d -m 0700 "$closed"
+host_bg h2 closed setpriv --reuid="$USER_ID" --regid="$USER_ID" --clear-groups \
+  env -u XDG_CONFIG_HOME HOME="$closed" XDG_RUNTIME_DIR="$home/run" XDG_DATA_HOME="$home/data" \
+  "$home/bin/lanchatd" --name h2
+wait_until 15000 "h2 starts with a home it may not enter" user_status_ok h2 >/dev/null
+[[ $(host_bg_stop h2 closed TERM 3000) == 0 ]] || fail "h2: lanchatd did not stop cleanly"
+netsim_log "a home the user may not enter: no configuration file, started"
