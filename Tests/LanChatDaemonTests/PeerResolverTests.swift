@@ -62,6 +62,14 @@ import Testing
         #expect(candidates("arol") == ["carol"])
         #expect(candidates("zzzz").isEmpty)
         #expect(candidates("q").isEmpty)
+        // Accents aside: `zoe` comes close to `Zoë Café` (found by QA).
+        let zoe = Self.entry(0x24, name: "Zoë Café", tag: "EEEE-5555")
+        do {
+            _ = try Self.resolve("zoe", among: Self.all + [zoe])
+            Issue.record("zoe resolved")
+        } catch {
+            #expect((error.data?.candidates ?? []).map(\.name) == ["Zoë Café"])
+        }
     }
 
     @Test func ourOwnNameIdOrKeyTagIsSaidToBeUs() throws {

@@ -50,12 +50,14 @@ enum PeerResolver {
     static func closest(to folded: String, among entries: [PeerEntry]) -> [PeerCandidate] {
         guard folded.count >= 2 else { return [] }
         let allowed = max(1, folded.count / 4)
+        // Accents aside too: `zoe` comes close to `Zoë Café` (found by QA: no suggestion).
+        let query = Self.plain(folded)
         var scored: [(distance: Int, entry: PeerEntry)] = []
         for entry in entries {
-            let words = [entry.record.name, entry.record.alias ?? ""].map { $0.lowercased() }
+            let words = [entry.record.name, entry.record.alias ?? ""].map(Self.plain)
                 .filter { !$0.isEmpty }
             let distances = words.map { word in
-                word.contains(folded) ? 0 : EditDistance.between(folded, word, atMost: allowed)
+                word.contains(query) ? 0 : EditDistance.between(query, word, atMost: allowed)
             }
             if let best = distances.compactMap({ $0 }).min(), best <= allowed {
                 scored.append((best, entry))
@@ -65,6 +67,11 @@ enum PeerResolver {
             ($0.distance, $0.entry.displayName) < ($1.distance, $1.entry.displayName)
         }
         .prefix(5).map(\.entry.candidate)
+    }
+
+    /// A name as suggestions compare it: lower case, without accents.
+    static func plain(_ name: String) -> String {
+        name.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
     }
 
     /// Whether `query` names this node: its id, key tag or display name.
