@@ -81,7 +81,7 @@ import Testing
             rmdir(directory)
         }
         #expect(DoctorGathering.socketFacts(path) == .missing)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         defer { close(fd) }
         let address = try #require(UnixSocketAddress(path: path))
         let bound = address.withSockaddr { pointer, length in bind(fd, pointer, length) == 0 }
@@ -121,7 +121,7 @@ import Testing
             rmdir(directory)
         }
         try #require(mkdir(socketDirectory, 0o700) == 0 && chmod(directory, 0o755) == 0)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         defer { close(fd) }
         let address = try #require(UnixSocketAddress(path: path))
         try #require(address.withSockaddr { bind(fd, $0, $1) == 0 } && chmod(path, 0o600) == 0)

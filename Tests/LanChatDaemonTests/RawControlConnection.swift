@@ -14,7 +14,8 @@ final class RawControlConnection: Sendable {
 
     static func connect(to path: String) async throws -> RawControlConnection {
         try await onOwnThread {
-            let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            let descriptor = socket(
+                AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard descriptor >= 0 else { throw RawSocketError(call: "socket") }
             var address = sockaddr_un()
             address.sun_family = sa_family_t(AF_UNIX)

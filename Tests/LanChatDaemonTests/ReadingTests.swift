@@ -403,7 +403,7 @@ final class StalledSocket: @unchecked Sendable {
     private let fd: Int32
 
     init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0, let address = UnixSocketAddress(path: path) else {
             throw CancellationError()
         }

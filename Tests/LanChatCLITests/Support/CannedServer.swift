@@ -47,6 +47,9 @@ final class CannedServer: Sendable {
                     close(fd)
                     return
                 }
+                // Close-on-exec, as the listener: a process another test spawns must not keep
+                // a connection open past our close (Glibc's module has no accept4).
+                _ = fcntl(connectionFD, F_SETFD, FD_CLOEXEC)
                 accepted.increment()
                 let connection = ServerConnection(fd: connectionFD, sink: sink)
                 DispatchQueue(label: "canned.connection").async {
@@ -200,7 +203,10 @@ enum UnixListener {
     /// A socket bound at `path` but not listening: connecting gives ECONNREFUSED, like the
     /// socket file a crashed daemon leaves behind.
     static func bound(path: String) throws -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec: tests run side by side and spawn processes (flock, lanchat, shells);
+        // one spawned between our socket and our close kept it bound after the close (found
+        // when `aRemovedSocketIsStillBoundWhileItsListenerLives` failed in a full run).
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(step: "socket", code: errno) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
