@@ -437,10 +437,14 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/lanchatd.conf"
         try Data("name = \"x\"\n".utf8).write(to: URL(fileURLWithPath: path))
-        let list = Self.acl([
-            (0x01, 6, .max), (0x02, 6, 2_999_998), (0x04, 4, .max), (0x10, 6, .max),
-            (0x20, 0, .max),
-        ])
+        // A long list (past any small buffer), the writer last.
+        let readers = (0..<100).map {
+            (tag: UInt16(0x02), permissions: UInt16(4), id: UInt32(5_000 + $0))
+        }
+        let list = Self.acl(
+            [(0x01, 6, .max)] + readers + [
+                (0x02, 6, 2_999_998), (0x04, 4, .max), (0x10, 6, .max), (0x20, 0, .max),
+            ])
         let set = list.withUnsafeBytes {
             setxattr(path, "system.posix_acl_access", $0.baseAddress, $0.count, 0)
         }

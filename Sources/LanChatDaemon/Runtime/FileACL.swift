@@ -8,11 +8,19 @@ enum FileACL {
     /// `user N` or `group N` when a named entry of another user or group has write
     /// permission, after the mask; nil when none has, or the file has no access list.
     static func otherWriter(of path: String, uid: uid_t, gid: gid_t) -> String? {
-        var bytes = [UInt8](repeating: 0, count: 4 + 8 * 64)
+        let name = "system.posix_acl_access"
+        // Its size first: a list of any length is read whole (a fixed buffer would take a
+        // long one, which getxattr refuses with ERANGE, for none).
+        let needed = getxattr(path, name, nil, 0)
+        guard needed >= 4 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: needed)
         let size = bytes.withUnsafeMutableBytes {
-            getxattr(path, "system.posix_acl_access", $0.baseAddress, $0.count)
+            getxattr(path, name, $0.baseAddress, $0.count)
         }
-        guard size >= 4 else { return nil }
+        guard size >= 4 else {
+            // Changed in between (ERANGE): what cannot be read is taken as a writer.
+            return size < 0 && errno == ERANGE ? "an entry that changed while read" : nil
+        }
         return otherWriter(in: Array(bytes[..<size]), uid: uid, gid: gid)
     }
 
