@@ -16,11 +16,7 @@ package enum KeyFileSystem {
     /// The temporary-name marker of the atomic procedure: `.<name>.tmp-<random>`.
     static let temporaryMarker = ".tmp-"
 
-    static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let parent = String(path[..<slash])
-        return parent.isEmpty ? "/" : parent
-    }
+    static func parent(of path: String) -> String { directoryPart(of: path) }
 
     static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
 

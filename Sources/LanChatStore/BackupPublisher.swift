@@ -1,4 +1,5 @@
 import Glibc
+import LanChatCore
 
 /// Puts a finished backup at its path as a file this process made, never by a name another
 /// user could have swapped meanwhile: a hard link from the private staging file where the
@@ -38,7 +39,7 @@ enum BackupPublisher {
     private static let unnamedFile = Int32(0o20_000_000) | O_DIRECTORY
 
     private static func copyIntoPlace(from source: Int32, to path: String) throws(BackupError) {
-        let directory = MessageStore.directory(of: path)
+        let directory = directoryPart(of: path)
         var target = open(directory, unnamedFile | O_WRONLY | O_CLOEXEC, 0o600)
         let unnamed = target >= 0
         if !unnamed {
@@ -102,7 +103,7 @@ enum BackupPublisher {
 
     /// So that the new name survives a crash as the file does.
     private static func syncDirectory(of path: String) {
-        let directory = open(MessageStore.directory(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let directory = open(directoryPart(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directory >= 0 else { return }
         _ = fsync(directory)
         close(directory)

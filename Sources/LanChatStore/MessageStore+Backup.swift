@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Glibc
+import LanChatCore
 import Synchronization
 
 /// Why a backup was not made. Nothing is left at the destination (a file the backup created
@@ -121,7 +122,7 @@ extension MessageStore {
 
     /// `.backup-RANDOM.partial` beside the store (in the data directory).
     static func stagingPath(forStore store: String) -> String {
-        directory(of: store) + "/" + stagingPrefix + "\(UInt32.random(in: 0...UInt32.max))"
+        directoryPart(of: store) + "/" + stagingPrefix + "\(UInt32.random(in: 0...UInt32.max))"
             + ".partial"
     }
 
@@ -133,7 +134,7 @@ extension MessageStore {
 
     /// Staging files a daemon stopped half-way through a backup left beside the store.
     static func removeStaleStaging(besideStore store: String) {
-        let directory = directory(of: store)
+        let directory = directoryPart(of: store)
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
             return
         }
@@ -144,11 +145,6 @@ extension MessageStore {
             if let base, active.contains(base) { continue }
             unlink(path)
         }
-    }
-
-    static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
 }

@@ -121,29 +121,12 @@ enum PeerCompletion {
         }
     }
 
-    /// The words for the daemon at `socket` (else the default socket): one `who --all` and
-    /// one `groups`, each given `CompletePeersCommand.timeout`. Nothing when lanchatd does
-    /// not answer; a daemon that cannot answer `groups` still completes peers.
-    static func fetch(socket: String?, kind: Kind = .peersAndGroups) -> [Candidate] {
-        let environment = CLIEnvironment.current
-        let path = ControlSocketPath.resolve(
-            explicit: socket, environment: environment.variables, uid: environment.uid)
-        let timeout = CompletePeersCommand.timeout
-        guard
-            let who = BlockingCall.call(
-                Methods.Who.self, WhoParams(all: true), socketPath: path, timeout: timeout)
-        else { return [] }
-        if kind == .peers { return candidates(who.peers, keyChanges: who.keyChanges) }
-        let groups = BlockingCall.call(
-            Methods.Groups.self, NoParams(), socketPath: path, timeout: timeout)
-        return candidates(
-            who.peers, keyChanges: who.keyChanges, groups: groups?.groups ?? [], kind: kind)
-    }
-
-    /// The peers' words for `group add|remove GROUP`: those not in the group (`members`
-    /// false) or in it; every peer when the group is not found.
-    static func fetchForGroupChange(socket: String?, group word: String?, members: Bool)
-        -> [Candidate]
+    /// What the daemon at `socket` (else the default socket) says for a completion: one
+    /// `who --all`, then, when `withGroups`, one `groups`, each given
+    /// `CompletePeersCommand.timeout`. Nil when lanchatd does not answer `who`; a daemon
+    /// that cannot answer `groups` gives none.
+    private static func ask(socket: String?, withGroups: Bool)
+        -> (who: WhoResult, groups: [GroupInfo])?
     {
         let environment = CLIEnvironment.current
         let path = ControlSocketPath.resolve(
@@ -152,10 +135,28 @@ enum PeerCompletion {
         guard
             let who = BlockingCall.call(
                 Methods.Who.self, WhoParams(all: true), socketPath: path, timeout: timeout)
-        else { return [] }
-        let groups =
-            BlockingCall.call(Methods.Groups.self, NoParams(), socketPath: path, timeout: timeout)?
-            .groups ?? []
+        else { return nil }
+        guard withGroups else { return (who, []) }
+        let groups = BlockingCall.call(
+            Methods.Groups.self, NoParams(), socketPath: path, timeout: timeout)
+        return (who, groups?.groups ?? [])
+    }
+
+    /// The words for the daemon at `socket`; nothing when lanchatd does not answer.
+    static func fetch(socket: String?, kind: Kind = .peersAndGroups) -> [Candidate] {
+        guard let (who, groups) = ask(socket: socket, withGroups: kind != .peers) else {
+            return []
+        }
+        if kind == .peers { return candidates(who.peers, keyChanges: who.keyChanges) }
+        return candidates(who.peers, keyChanges: who.keyChanges, groups: groups, kind: kind)
+    }
+
+    /// The peers' words for `group add|remove GROUP`: those not in the group (`members`
+    /// false) or in it; every peer when the group is not found.
+    static func fetchForGroupChange(socket: String?, group word: String?, members: Bool)
+        -> [Candidate]
+    {
+        guard let (who, groups) = ask(socket: socket, withGroups: true) else { return [] }
         return candidates(
             who.peers, keyChanges: who.keyChanges,
             only: word.flatMap { memberIDs(of: $0, in: groups) }.map { ids in

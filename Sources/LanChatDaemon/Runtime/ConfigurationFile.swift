@@ -328,36 +328,23 @@ public enum ConfigurationFile {
     static func checkDirectory(of path: String, uid: uid_t, gid: gid_t = getgid())
         throws(DaemonError)
     {
-        var directories = [parentDirectory(of: path)]
+        var directories = [directoryPart(of: path)]
         if let target = realpath(path, nil) {
-            directories.append(parentDirectory(of: String(cString: target)))
+            directories.append(directoryPart(of: String(cString: target)))
             free(target)
         }
         for directory in directories {
-            var facts = stat()
-            guard stat(directory, &facts) == 0 else { continue }
-            let foreignOwner = facts.st_uid != uid && facts.st_uid != 0
-            let othersWrite =
-                facts.st_mode & S_IWOTH != 0
-                || (facts.st_mode & S_IWGRP != 0 && facts.st_gid != gid)
-            // Sticky: only the file's owner (or the directory's) may rename or remove it.
-            let sticky = facts.st_mode & S_ISVTX != 0
-            if foreignOwner || (othersWrite && !sticky) {
-                let mode = String(facts.st_mode & 0o7777, radix: 8)
-                throw .configuration(
-                    "\(path): its directory \(directory) is "
-                        + (foreignOwner
-                            ? "owned by uid \(facts.st_uid)" : "writable by others (mode \(mode))")
-                        + ", who could put another file in its place; its notify-command would "
-                        + "run as you. Not read: chmod go-w \(directory), or keep the file elsewhere"
-                )
+            let what: String
+            switch DirectoryTrust.danger(of: directory, uid: uid, gid: gid) {
+            case nil: continue
+            case .ownedBy(let owner)?: what = "owned by uid \(owner)"
+            case .writableByOthers(let mode)?: what = "writable by others (mode \(mode))"
             }
+            throw .configuration(
+                "\(path): its directory \(directory) is \(what), who could put another file in "
+                    + "its place; its notify-command would run as you. Not read: chmod go-w "
+                    + "\(directory), or keep the file elsewhere")
         }
-    }
-
-    private static func parentDirectory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// Whether the directories on the way to `path` let this user look it up (a `stat` not

@@ -1,4 +1,5 @@
 import Glibc
+import LanChatCore
 
 /// Directories that hold private state (data, runtime): created 0700, and refused when they
 /// belong to someone else or others may write to them.
@@ -78,30 +79,19 @@ enum PrivateDirectory {
                 "the \(purpose) \(path) is a symbolic link made by uid \(link.st_uid), who could "
                     + "point it elsewhere; remove it, or give a path of yours")
         }
-        let parent = parentDirectory(of: path)
-        var holder = stat()
-        guard stat(parent, &holder) == 0 else { return }
-        let foreign = holder.st_uid != me && holder.st_uid != 0
-        let othersWrite =
-            holder.st_mode & S_IWOTH != 0
-            || (holder.st_mode & S_IWGRP != 0 && holder.st_gid != getegid())
-        let sticky = holder.st_mode & S_ISVTX != 0 && (holder.st_uid == 0 || holder.st_uid == me)
-        if foreign {
+        let parent = directoryPart(of: path)
+        switch DirectoryTrust.danger(of: parent, uid: me, gid: getegid()) {
+        case nil:
+            return
+        case .ownedBy(let owner)?:
             throw .dataDirectory(
-                "the \(purpose) \(path) is in \(parent), which belongs to uid \(holder.st_uid), "
+                "the \(purpose) \(path) is in \(parent), which belongs to uid \(owner), "
                     + "who could replace it; give a path in a directory of yours")
-        }
-        if othersWrite && !sticky {
-            let mode = String(holder.st_mode & 0o7777, radix: 8)
+        case .writableByOthers(let mode)?:
             throw .dataDirectory(
                 "the \(purpose) \(path) is in \(parent), which others may write (mode \(mode)) "
                     + "and so replace it: chmod go-w \(parent)")
         }
-    }
-
-    private static func parentDirectory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// `mkdir -p` for the parents (mode 0700 for those we create, like XDG dirs).
