@@ -70,6 +70,29 @@ import Testing
         #expect(plan.peers == ["#ops", groupID])
     }
 
+    /// A `message.status` event of an own group message carries the group's id only (its
+    /// object, repeated per member's copy, made `watch --json` write 60 KB per event in a
+    /// group of 256): the text line names the group by one `groups` call.
+    @Test func aGroupCopysStatusLineNamesTheGroupItLooksUp() async throws {
+        var copy = CLIFixtures.outgoing(5, "ship it", .delivered, at: "2026-11-21T12:05:00Z")
+        copy.group = String(repeating: "0a", count: 16)
+        let status = EventInfo(
+            cursor: "c5", type: .messageStatus, at: CLIFixtures.at("2026-11-21T12:05:00Z"),
+            message: copy, peer: CLIFixtures.bob)
+        let plan = WatchPlan([.init(events: [status, status], ending: .hold)])
+        let server = try FakeDaemon.start(watch: plan)
+        defer { server.stop() }
+        let (lines, _, _) = await watchLines(["watch"], server: server, count: 2)
+        #expect(lines == Array(repeating: "12:05 ✓✓ delivered to Bob in #ops: ship it", count: 2))
+        server.stop()
+        var methods: [String] = []
+        for await line in server.requests {
+            methods.append((try? Request(line: line).method) ?? "?")
+        }
+        // Looked up once, not per event.
+        #expect(methods.filter { $0 == Methods.Groups.name }.count == 1, "\(methods)")
+    }
+
     @Test func withoutEventsItResumesFromTheDaemonsStartingCursor() async throws {
         let plan = WatchPlan([
             .init(ending: .close), .init(events: [CLIFixtures.event(1)], ending: .hold),

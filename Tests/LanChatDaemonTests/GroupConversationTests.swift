@@ -400,8 +400,10 @@ struct GroupConversationTests {
     }
 
     /// `message.status` of an own group message has the shape `history` gives it: `peer` and
-    /// `sender` are our own id, the member's copy is the one recipient, and the group is named
-    /// (QA: `peer` was the member's id and `recipients` null).
+    /// `sender` are our own id, the member's copy is the one recipient (QA: `peer` was the
+    /// member's id and `recipients` null). The group is named by the message's id only: its
+    /// object, with every member's peer object, repeated in each copy's events made 60 KB
+    /// an event in a group of 256 (QA).
     @Test func anOwnGroupMessagesStatusEventIsShapedAsHistoryShowsIt() async throws {
         try await withConnectedPair { alice, bob in
             let group = try await alice.createGroup("team", members: ["bob"], seenBy: [bob])
@@ -422,7 +424,7 @@ struct GroupConversationTests {
                 #expect(message.recipients?.map(\.peer) == [bob.id], "\(message)")
                 #expect(message.recipients?.first?.status == message.status)
                 #expect(event.peer?.id == bob.id)
-                #expect(event.group?.name == "team")
+                #expect(event.group == nil)
             }
         }
     }

@@ -8,21 +8,24 @@ package enum WatchView {
     static let statusPreviewLength = 60
 
     /// `names` maps peer ids to the last peer object seen, for the events that carry only a
-    /// message (its `peer` is an id).
+    /// message (its `peer` is an id); `groupNames` maps group ids to names, for the
+    /// `message.status` events of own group messages, which carry the group's id only.
     /// `now`: an event of another day (a replay) is stamped with its day too (found by QA:
     /// one of last year read as one of today).
     package static func line(
-        _ event: EventInfo, names: [String: PeerInfo], now: Timestamp,
-        zone: any UTCOffsetProvider, style: TextStyle
+        _ event: EventInfo, names: [String: PeerInfo], groupNames: [String: String] = [:],
+        now: Timestamp, zone: any UTCOffsetProvider, style: TextStyle
     ) -> String {
         let time = style.dim(
             SmartTime.stamp(LocalDateTime(event.at, in: zone), today: LocalDateTime(now, in: zone)))
-        return time + " " + describe(event, names: names, style: style) + "\n"
+        return time + " "
+            + describe(event, names: names, groupNames: groupNames, style: style) + "\n"
     }
 
-    static func describe(_ event: EventInfo, names: [String: PeerInfo], style: TextStyle)
-        -> String
-    {
+    static func describe(
+        _ event: EventInfo, names: [String: PeerInfo], groupNames: [String: String] = [:],
+        style: TextStyle
+    ) -> String {
         let peerID = event.peer?.id ?? event.message?.peer
         let known = event.peer ?? peerID.flatMap { names[$0] }
         let name = style.bold(
@@ -40,9 +43,9 @@ package enum WatchView {
             }
             let preview = truncated(message.text, to: statusPreviewLength)
             // A member's copy of a group message names its group (found by QA).
+            let groupName = event.group?.name ?? message.group.flatMap { groupNames[$0] }
             let who =
-                name
-                + (event.group.map { " in " + style.cyan("#" + truncated($0.name, to: 40)) } ?? "")
+                name + (groupName.map { " in " + style.cyan("#" + truncated($0, to: 40)) } ?? "")
             switch message.status {
             case .queued, nil: return style.dim("… queued for ") + who + ": " + preview
             case .sent: return style.dim("✓ sent to ") + who + ": " + preview
