@@ -2,9 +2,10 @@ import GRDB
 import LanChatCore
 
 /// The FTS5 tokenizer of `messages_fts_cjk` (schema v14): the tokens of the tokenizer it
-/// wraps (`unicode61 remove_diacritics 2`, the arguments after its name), each CJK character
-/// cut out as a token of its own (`CJKText.split`). FTS5 tokenizes a query's terms with it
-/// too, so the phrase "東京" is 東 followed by 京: the two characters in a row, anywhere.
+/// wraps (the arguments after its name: `unicode61 remove_diacritics 2`, from v15 with
+/// `categories` letting symbols through for the sake of emoji), each CJK character and each
+/// emoji cut out as a token of its own (`CJKText.split`). FTS5 tokenizes a query's terms with
+/// it too, so the phrase "東京" is 東 followed by 京: the two characters in a row, anywhere.
 ///
 /// Every connection that may open the table registers it (`register(on:)`): the store's, the
 /// repair's and the inspection at start. A connection without it cannot read or write the

@@ -4,7 +4,8 @@ import LanChatCore
 
 /// Full-text search (PRODUCT.md §4 `search`) over `messages_fts`, the FTS5 index of
 /// `messages`, built after the write (`MessageStore+SearchIndex.swift`), or, for a query
-/// with Chinese, Japanese or Korean text, over `messages_fts_cjk` (`Schema.v14`).
+/// with Chinese, Japanese or Korean text or an emoji, over `messages_fts_cjk` (`Schema.v14`,
+/// `v15`).
 extension MessageStore {
     /// Messages matching `query` (from the 1:1 conversation with `peer` only, if given), newest
     /// first.
@@ -24,11 +25,12 @@ extension MessageStore {
             guard error.kind == .unavailable else { throw error }
         }
         return try await read("searching messages") { db in
-            // A term with a CJK character: the CJK index (`Schema.v14`), where each such
-            // character is a token, so the term is found inside a run of CJK text; every
-            // term must match there as here. A store of an older schema (a test's) has none.
+            // A term with a CJK character or an emoji: the CJK index (`Schema.v14`, `v15`),
+            // where each such character is a token, so the term is found inside a run of CJK
+            // text or against a word; every term must match there as here. A store of an
+            // older schema (a test's) has none.
             let hasCJKIndex = try Self.hasCJKIndex(db)
-            if query.containsCJK && hasCJKIndex {
+            if query.usesCJKIndex && hasCJKIndex {
                 return try Self.search(
                     db, index: "messages_fts_cjk", query, peer: peer, group: group, limit: limit)
             }

@@ -68,7 +68,8 @@ extension MessageStore {
                 SELECT rowid, text FROM messages WHERE rowid > ? AND rowid <= ? ORDER BY rowid
                 """,
             arguments: [through, last])
-        // The same rows' CJK messages, in the CJK index (`Schema.v14`). A test per message,
+        // The same rows' CJK and emoji messages, in the CJK index (`Schema.v14`, `v15`). A
+        // test per message,
         // where most stop at its first part (nothing but ASCII), so English text costs
         // nearly nothing more; a store of an older schema (a test's) has no such table.
         if try hasCJKIndex(db) {

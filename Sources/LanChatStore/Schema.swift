@@ -132,6 +132,9 @@ enum Schema {
         migrator.registerMigration("v14: Chinese, Japanese and Korean search") { db in
             try db.execute(sql: v14)
         }
+        migrator.registerMigration("v15: emoji search") { db in
+            try db.execute(sql: v15)
+        }
         return migrator
     }
 
@@ -508,9 +511,37 @@ enum Schema {
         INSERT INTO messages_fts_cjk (rowid, text)
             SELECT rowid, text FROM messages
             WHERE rowid <= (SELECT indexed_through FROM search_progress)
+                AND \(holdsCJK("text", pattern: cjkOnlyPattern))
+            ORDER BY rowid;
+
+        \(messagesDeleted(pattern: cjkOnlyPattern))
+        """
+
+    /// Emoji search (`EmojiText`; known since QA: `search 🎉` was refused, and an emoji was
+    /// in neither index). The CJK index is made again with a tokenizer that lets symbols
+    /// through to `CJKTokenizer`, which keeps each emoji a token and drops the other symbols
+    /// as `messages_fts` does; it holds the messages with a CJK character or a character of
+    /// the emoji blocks (`holdsCJK`), indexed again up to the same boundary, and the delete
+    /// trigger takes them out by the same test.
+    static let v15 = """
+        DROP TABLE messages_fts_cjk;
+        CREATE VIRTUAL TABLE messages_fts_cjk USING fts5(
+            text, content='messages', content_rowid='rowid', columnsize=0,
+            tokenize='\(CJKTokenizer.name) unicode61 remove_diacritics 2 categories ''\(EmojiText.tokenCategories)''');
+        INSERT INTO messages_fts_cjk (rowid, text)
+            SELECT rowid, text FROM messages
+            WHERE rowid <= (SELECT indexed_through FROM search_progress)
                 AND \(holdsCJK("text"))
             ORDER BY rowid;
 
+        \(messagesDeleted(pattern: cjkPattern))
+        """
+
+    /// The delete trigger from v14 on: a message leaves both search indexes (the CJK one
+    /// only if `holdsCJK` with `pattern` put it there); the trigger's other statements are
+    /// `v6`'s.
+    private static func messagesDeleted(pattern: String) -> String {
+        """
         DROP TRIGGER messages_deleted;
         CREATE TRIGGER messages_deleted AFTER DELETE ON messages BEGIN
             INSERT INTO messages_fts (messages_fts, rowid, text)
@@ -519,7 +550,7 @@ enum Schema {
             INSERT INTO messages_fts_cjk (messages_fts_cjk, rowid, text)
                 SELECT 'delete', old.rowid, old.text
                 WHERE old.rowid <= (SELECT indexed_through FROM search_progress)
-                    AND \(holdsCJK("old.text"));
+                    AND \(holdsCJK("old.text", pattern: pattern));
             UPDATE search_progress SET indexed_through = (SELECT coalesce(max(rowid), 0) FROM messages)
                 WHERE indexed_through > (SELECT coalesce(max(rowid), 0) FROM messages);
             UPDATE conversations SET unread = unread - 1
@@ -527,6 +558,7 @@ enum Schema {
                     AND old.group_id IS NULL;
         END;
         """
+    }
 
     /// The SQL test of whether the text `column` is in `messages_fts_cjk`: it holds a
     /// character of `CJKText.ranges`. The indexer, the migration and the delete trigger all
@@ -541,9 +573,9 @@ enum Schema {
     ///    Greek, Cyrillic, Arabic or Hebrew text stops;
     /// 3. a character of the ranges (one GLOB class of them all: SQLite compares code points
     ///    in a class, not bytes, as `CJKSearchTests` checks).
-    static func holdsCJK(_ column: String) -> String {
+    static func holdsCJK(_ column: String, pattern: String = cjkPattern) -> String {
         "(length(\(column)) < length(CAST(\(column) AS BLOB)) AND \(column) GLOB '\(fromHangulJamo)'"
-            + " AND \(column) GLOB '\(cjkPattern)')"
+            + " AND \(column) GLOB '\(pattern)')"
     }
 
     /// `*[...]*` of every code point from the first of `CJKText.ranges` to the last.
@@ -559,10 +591,15 @@ enum Schema {
         return pattern + "]*"
     }()
 
-    /// `*[...]*` of `CJKText.ranges`.
-    static let cjkPattern: String = {
+    /// `*[...]*` of `CJKText.ranges` and `EmojiText.ranges` (schema v15 on).
+    static let cjkPattern = globClass(of: CJKText.ranges + EmojiText.ranges)
+
+    /// `*[...]*` of `CJKText.ranges` alone: schema v14's test, as that migration ran it.
+    static let cjkOnlyPattern = globClass(of: CJKText.ranges)
+
+    private static func globClass(of ranges: [ClosedRange<UInt32>]) -> String {
         var pattern = "*["
-        for range in CJKText.ranges {
+        for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
             guard let low = Unicode.Scalar(range.lowerBound),
                 let high = Unicode.Scalar(range.upperBound)
             else { continue }
@@ -571,5 +608,5 @@ enum Schema {
             pattern.unicodeScalars.append(high)
         }
         return pattern + "]*"
-    }()
+    }
 }

@@ -246,6 +246,14 @@ import Testing
         #expect(highlight("swiftly", "swift") == "swiftly")
     }
 
+    /// An emoji is a word to the index (`EmojiText`): found against a word, or with its
+    /// variation selector, it is highlighted there.
+    @Test func highlightFindsEmoji() {
+        #expect(highlight("thumbs👍up", "👍") == "thumbs\(marked("👍"))up")
+        #expect(highlight("love ❤️", "❤") == "love \(marked("❤️"))")
+        #expect(highlight("party 🎉🎉", "🎉") == "party \(marked("🎉🎉"))")
+    }
+
     @Test func highlightMatchesWholeWordsPrefixesAndPhrases() {
         // "is" inside "this" is not a match of the word "is".
         #expect(highlight("this is it", "is") == "this \(marked("is")) it")

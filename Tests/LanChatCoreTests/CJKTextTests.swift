@@ -89,13 +89,13 @@ struct CJKTextTests {
     }
 
     @Test func aQueryWithACJKCharacterAnywhereUsesTheCJKIndex() throws {
-        #expect(try SearchQuery(parsing: "東京").containsCJK)
-        #expect(try SearchQuery(parsing: "東京 meeting").containsCJK)
-        #expect(try SearchQuery(parsing: "meeting \"会い\"*").containsCJK)
-        #expect(try SearchQuery(parsing: "서울").containsCJK)
-        #expect(try !SearchQuery(parsing: "meeting café").containsCJK)
+        #expect(try SearchQuery(parsing: "東京").usesCJKIndex)
+        #expect(try SearchQuery(parsing: "東京 meeting").usesCJKIndex)
+        #expect(try SearchQuery(parsing: "meeting \"会い\"*").usesCJKIndex)
+        #expect(try SearchQuery(parsing: "서울").usesCJKIndex)
+        #expect(try !SearchQuery(parsing: "meeting café").usesCJKIndex)
         // A term with nothing searchable is dropped first: 「」 alone is no CJK term.
-        #expect(try !SearchQuery(parsing: "「」 meeting").containsCJK)
+        #expect(try !SearchQuery(parsing: "「」 meeting").usesCJKIndex)
         #expect(try SearchQuery(parsing: "東京").matchExpression == "\"東京\"")
     }
 }

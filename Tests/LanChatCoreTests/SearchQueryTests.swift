@@ -38,7 +38,11 @@ struct SearchQueryTests {
     @Test func termsWithoutALetterOrDigitAreDropped() throws {
         #expect(try match("deploy -- !!") == "\"deploy\"")
         #expect(try match("\"\" x") == "\"x\"")
-        #expect(try match("😀 x") == "\"x\"")
+        #expect(try match("° x") == "\"x\"")
+        // An emoji is searchable (the CJK index holds it, `EmojiText`).
+        #expect(try match("😀 x") == "\"😀\" \"x\"")
+        #expect(try SearchQuery(parsing: "😀").usesCJKIndex)
+        #expect(try !SearchQuery(parsing: "x °").usesCJKIndex)
     }
 
     @Test func badQueriesAreRefusedWithAReason() {
@@ -52,7 +56,7 @@ struct SearchQueryTests {
         #expect(failure("*dep") == .misplacedStar)
         #expect(failure("de*p") == .misplacedStar)
         #expect(failure("**dep*") == .misplacedStar)
-        #expect(failure("-- !! 😀") == .nothingSearchable)
+        #expect(failure("-- !! ° ⌘") == .nothingSearchable)
         #expect(failure("\"\"") == .nothingSearchable)
         #expect(failure(String(repeating: "a", count: 1_025)) == .tooLong(bytes: 1_025))
         #expect(failure(String(repeating: "é", count: 513)) == .tooLong(bytes: 1_026))

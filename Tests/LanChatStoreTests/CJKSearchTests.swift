@@ -25,12 +25,12 @@ struct CJKSearchTests {
         try await checkSearchIndexes(store)
     }
 
-    /// The tokens the CJK index makes of `text`.
+    /// The tokens the CJK index makes of `text` (as schema v15 made it).
     func tokens(_ store: MessageStore, _ text: String) async throws -> [String] {
         try await store.pool.read { db in
             try db.makeTokenizer(
                 CJKTokenizer.tokenizerDescriptor(arguments: [
-                    "unicode61", "remove_diacritics", "2",
+                    "unicode61", "remove_diacritics", "2", "categories", EmojiText.tokenCategories,
                 ])
             ).tokenize(document: text).map(\.token)
         }
@@ -145,7 +145,7 @@ struct CJKSearchTests {
         var samples: [String] = [
             "", "plain ascii", "café", "東", "a東", "東a", "ｰ", "𠮷", "😀", "Жé", "é😀", "é東",
         ]
-        for range in CJKText.ranges {
+        for range in CJKText.ranges + EmojiText.ranges {
             for value in [
                 range.lowerBound - 1, range.lowerBound, range.upperBound, range.upperBound + 1,
             ] {
@@ -169,7 +169,8 @@ struct CJKSearchTests {
                 let matched = try Bool.fetchOne(
                     db, sql: "WITH t(text) AS (SELECT ?) SELECT \(Schema.holdsCJK("text")) FROM t",
                     arguments: [text])
-                #expect(matched == CJKText.contains(text), "\(text.unicodeScalars.map(\.value))")
+                #expect(
+                    matched == CJKText.indexHolds(text), "\(text.unicodeScalars.map(\.value))")
             }
         }
     }
@@ -290,6 +291,74 @@ struct CJKSearchTests {
     }
 }
 
+/// Emoji search (`Schema.v15`, `EmojiText`): the messages with an emoji are in the CJK
+/// index, where each emoji is a token of its own, and a query with one runs against it.
+@Suite("Emoji search")
+struct EmojiSearchTests {
+    let bob = testKey(2)
+    static let texts = [
+        "party 🎉 tonight", "thumbs👍up", "👍🏽 fine", "family 👨‍👩‍👧 here", "☕ coffee", "ok ✅ done",
+        "love ❤️", "25°C and ⌘K", "plain words",
+    ]
+
+    func found(_ store: MessageStore, _ query: String) async throws -> Set<String> {
+        Set(try await store.search(SearchQuery(parsing: query), limit: 50).map(\.text))
+    }
+
+    @Test func anEmojiIsFoundAloneBesideWordsAndInsideASequence() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        try await receive(store, from: bob, texts: Self.texts)
+        #expect(try await found(store, "🎉") == ["party 🎉 tonight"])
+        // Against a word, with a skin tone after it.
+        #expect(try await found(store, "👍") == ["thumbs👍up", "👍🏽 fine"])
+        #expect(try await found(store, "thumbs 👍") == ["thumbs👍up"])
+        #expect(try await found(store, "👍 up") == ["thumbs👍up"])
+        // A family: the whole sequence, and one of its people.
+        #expect(try await found(store, "👨‍👩‍👧") == ["family 👨‍👩‍👧 here"])
+        #expect(try await found(store, "👩") == ["family 👨‍👩‍👧 here"])
+        // With or without the emoji variation selector.
+        #expect(try await found(store, "❤") == ["love ❤️"])
+        #expect(try await found(store, "❤️") == ["love ❤️"])
+        #expect(try await found(store, "coffee ☕") == ["☕ coffee"])
+        #expect(try await found(store, "✅ done") == ["ok ✅ done"])
+        #expect(try await found(store, "🎉 plain").isEmpty)
+        #expect(try await found(store, "🚀").isEmpty)
+        // Symbols that are no emoji still separate words, in both indexes.
+        #expect(try await found(store, "25") == ["25°C and ⌘K"])
+        #expect(try await found(store, "k") == ["25°C and ⌘K"])
+        #expect(try await found(store, "plain") == ["plain words"])
+        #expect(
+            try await CJKSearchTests().tokens(store, "thumbs👍up 25°C ❤️ 👍🏽 東京")
+                == ["thumbs", "👍", "up", "25", "c", "❤", "👍", "🏽", "東", "京"])
+        try await checkSearchIndexes(store)
+        try await store.forget(bob, purge: true)
+        try await checkSearchIndexes(store)
+    }
+
+    /// A v14 store, its emoji and CJK messages indexed, opens with v15: its emoji messages
+    /// become searchable by their emoji, its CJK ones stay found, and both indexes are exact.
+    @Test func aVersion14StoreGainsEmojiSearch() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let old = try MessageStore.open(
+                path: directory.storePath, schemaUpTo: "v14: Chinese, Japanese and Korean search")
+            try await old.addPeer(bob, keyTag: "B", name: "bob", at: 1)
+            try await receive(old, from: bob, texts: Self.texts + [CJKSearchTests.qa])
+            try await old.completeSearchIndex()
+            try old.close()
+        }
+        let store = try MessageStore.open(path: directory.storePath)
+        try await checkSearchIndexes(store)
+        #expect(try await found(store, "🎉") == ["party 🎉 tonight"])
+        #expect(try await found(store, "👍") == ["thumbs👍up", "👍🏽 fine"])
+        #expect(try await found(store, "東京") == [CJKSearchTests.qa])
+        #expect(try await found(store, "coffee") == ["☕ coffee"])
+    }
+}
+
 /// Both indexes hold exactly what they should. `messages_fts` gets FTS5's full check
 /// against `messages`. The CJK index holds only some of `messages`' rows, so FTS5's check
 /// against the content cannot pass (it tokenizes every row of `messages`): it gets the
@@ -320,7 +389,7 @@ func checkSearchIndexes(_ store: MessageStore) async throws {
                 """)
         let expected = rows.compactMap { row -> Int64? in
             let text: String = row["text"]
-            return CJKText.contains(text) ? row["rowid"] : nil
+            return CJKText.indexHolds(text) ? row["rowid"] : nil
         }
         return (indexed, expected)
     }

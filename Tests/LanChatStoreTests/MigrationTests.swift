@@ -22,7 +22,7 @@ struct MigrationTests {
                 "v8: set-based bookkeeping for batches", "v9: received batches staged",
                 "v10: settled key changes", "v11: replaced keys", "v12: store generation",
                 "v13: a removed member's last membership",
-                "v14: Chinese, Japanese and Korean search",
+                "v14: Chinese, Japanese and Korean search", "v15: emoji search",
             ])
         _ = try MessageStore.open(path: directory.storePath)
         #expect(try appliedMigrations(directory.storePath) == first)
@@ -149,7 +149,7 @@ struct MigrationTests {
         #expect(try appliedMigrations(directory.storePath).count == 2)
 
         let store = try MessageStore.open(path: directory.storePath)
-        #expect(try appliedMigrations(directory.storePath).count == 14)
+        #expect(try appliedMigrations(directory.storePath).count == 15)
         for peer in [bob, carol, dave] {
             #expect(try await store.history(with: peer, limit: 100).messages == before[peer])
         }
@@ -209,7 +209,7 @@ struct MigrationTests {
         #expect(try appliedMigrations(directory.storePath).count == 3)
 
         let store = try MessageStore.open(path: directory.storePath)
-        #expect(try appliedMigrations(directory.storePath).count == 14)
+        #expect(try appliedMigrations(directory.storePath).count == 15)
         for peer in [bob, carol, dave] {
             #expect(try await store.history(with: peer, limit: 100).messages == before[peer])
         }

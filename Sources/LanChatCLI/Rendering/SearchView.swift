@@ -164,6 +164,14 @@ package enum SearchView {
         }
     }
 
+    /// An emoji, which the index takes as a word of its own (`EmojiText` in LanChatCore,
+    /// which the CLI does not link; the digits and `#` that Unicode also calls emoji are
+    /// below its first block).
+    static func isEmoji(_ character: Character) -> Bool {
+        guard let scalar = character.unicodeScalars.first else { return false }
+        return scalar.value >= 0x2300 && scalar.properties.isEmoji
+    }
+
     /// Sorted, overlapping or touching ranges joined.
     static func merged(_ ranges: [Range<String.Index>]) -> [Range<String.Index>] {
         var result: [Range<String.Index>] = []
@@ -210,7 +218,9 @@ package struct SearchTerms: Equatable, Sendable {
         text.split(whereSeparator: \.isWhitespace).compactMap { word in
             guard !operators.contains(String(word)) else { return nil }
             let isPrefix = word.hasSuffix("*")
-            let trimmed = word.trimmingCharacters { !($0.isLetter || $0.isNumber) }
+            let trimmed = word.trimmingCharacters {
+                !($0.isLetter || $0.isNumber || SearchView.isEmoji($0))
+            }
             return trimmed.isEmpty ? nil : Term(text: trimmed, isPrefix: isPrefix)
         }
     }

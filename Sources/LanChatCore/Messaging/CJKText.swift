@@ -53,20 +53,37 @@ public enum CJKText {
         text.unicodeScalars.contains(where: isCJK)
     }
 
-    /// One token of `unicode61` cut into the tokens of the CJK index: each CJK character on
-    /// its own (with the combining marks that follow it, a variation selector left out: 葛󠄀 is
-    /// 葛), every other run kept whole (`Swiftで` is `swift`, `で`). A token with no CJK
-    /// character comes back as it is; nothing empty comes back.
+    /// Whether the CJK index holds a message of this text (schema v15; the store's SQL test
+    /// is `Schema.holdsCJK`): it has a CJK character or a character of the emoji blocks
+    /// (`EmojiText.ranges`, a few of whose symbols are no emoji and only separate there).
+    public static func indexHolds(_ text: some StringProtocol) -> Bool {
+        text.unicodeScalars.contains { scalar in
+            isCJK(scalar) || EmojiText.ranges.contains { $0.contains(scalar.value) }
+        }
+    }
+
+    /// One token of `unicode61` cut into the tokens of the CJK index: each CJK character and
+    /// each emoji (`EmojiText`) on its own (with the combining marks that follow it, a
+    /// variation selector left out: 葛󠄀 is 葛, ❤️ is ❤), every other run kept whole
+    /// (`Swiftで` is `swift`, `で`; `thumbs👍up` is `thumbs`, `👍`, `up`). A symbol that is not
+    /// an emoji (`°`, `^`, which the index's tokenizer lets through since v15 for the sake of
+    /// emoji) separates, as it does in `messages_fts`. A token with none of these comes back
+    /// as it is; nothing empty comes back.
     public static func split(_ token: String) -> [String] {
-        guard contains(token) else { return token.isEmpty ? [] : [token] }
+        guard token.unicodeScalars.contains(where: { isCJK($0) || EmojiText.isSymbol($0) })
+        else { return token.isEmpty ? [] : [token] }
         var pieces: [String] = []
         var current = ""
         var currentIsCJK = false
         for scalar in token.unicodeScalars {
-            if isCJK(scalar) {
+            if isCJK(scalar) || EmojiText.isEmoji(scalar) {
                 if !current.isEmpty { pieces.append(current) }
                 current = String(scalar)
                 currentIsCJK = true
+            } else if EmojiText.isSymbol(scalar) {
+                if !current.isEmpty { pieces.append(current) }
+                current = ""
+                currentIsCJK = false
             } else if currentIsCJK && isCombiningMark(scalar) {
                 if !isVariationSelector(scalar) { current.unicodeScalars.append(scalar) }
             } else {

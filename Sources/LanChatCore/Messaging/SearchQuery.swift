@@ -6,9 +6,10 @@
 /// plain words and can never make FTS5 fail. Matching is case- and accent-insensitive
 /// (the index's `unicode61 remove_diacritics 2` tokenizer folds both sides).
 ///
-/// Chinese, Japanese and Korean (`CJKText`): a query with a CJK character anywhere runs
-/// against the CJK index (`containsCJK`), where each such character is a token, so a term
-/// is found as its characters in a row anywhere in a message (`東京` in "東京で会いましょう").
+/// Chinese, Japanese and Korean (`CJKText`), and emoji (`EmojiText`): a query with such a
+/// character anywhere runs against the CJK index (`usesCJKIndex`), where each of them is a
+/// token, so a term is found as its characters in a row anywhere in a message (`東京` in
+/// "東京で会いましょう", `🎉` in "party🎉").
 public struct SearchQuery: Sendable, Hashable {
     /// The longest query, in UTF-8 bytes.
     public static let maxBytes = 1_024
@@ -42,7 +43,7 @@ public struct SearchQuery: Sendable, Hashable {
                 "a * can only end a word (dep* finds the words that start with dep); words "
                     + "cannot be searched by their middle or end"
             case .nothingSearchable:
-                "the search text has no letter or digit to search for"
+                "the search text has no letter, digit or emoji to search for"
             }
         }
     }
@@ -59,10 +60,11 @@ public struct SearchQuery: Sendable, Hashable {
         guard !terms.isEmpty else { throw .nothingSearchable }
     }
 
-    /// Whether a term holds a CJK character: the store then searches its CJK index, where
-    /// every term must match as in the other (so only messages with CJK text are found).
-    public var containsCJK: Bool {
-        terms.contains { CJKText.contains($0.text) }
+    /// Whether a term holds a CJK character or an emoji: the store then searches its CJK
+    /// index, where every term must match as in the other (so only messages with such a
+    /// character are found, which are the ones that index holds).
+    public var usesCJKIndex: Bool {
+        terms.contains { CJKText.contains($0.text) || EmojiText.contains($0.text) }
     }
 
     /// For FTS5's MATCH operator, bound as a parameter: `"word" "prefix"* "a phrase"`.
@@ -129,14 +131,15 @@ public struct SearchQuery: Sendable, Hashable {
     }
 
     /// Whether FTS5's tokenizer finds a token in it: its token characters are letters,
-    /// numbers and private-use characters (`unicode61`'s default categories `L* N* Co`).
+    /// numbers and private-use characters (`unicode61`'s default categories `L* N* Co`), and
+    /// emoji in the CJK index.
     private static func isSearchable(_ text: String) -> Bool {
         text.unicodeScalars.contains { scalar in
             switch scalar.properties.generalCategory {
             case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter,
                 .otherLetter, .decimalNumber, .letterNumber, .otherNumber, .privateUse:
                 true
-            default: false
+            default: EmojiText.isEmoji(scalar)
             }
         }
     }
