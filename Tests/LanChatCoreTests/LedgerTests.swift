@@ -80,10 +80,33 @@ struct LedgerTests {
 
     @Test func readNeverMovesBackwardsNorPastDelivered() {
         var ledger = IncomingLedger(cursor: IncomingCursor(stream: 7, delivered: 5, read: 2))
-        #expect(ledger.markRead(upTo: 1) == nil)
-        #expect(ledger.markRead(upTo: 9) == 5)
+        #expect(ledger.markRead(stream: 7, upTo: 1) == nil)
+        #expect(ledger.markRead(stream: 7, upTo: 9) == 5)
         #expect(ledger.cursor.read == 5)
-        #expect(ledger.markRead(upTo: 5) == nil)
+        #expect(ledger.markRead(stream: 7, upTo: 5) == nil)
+    }
+
+    /// A read past `delivered` waits for the messages it covers, and a read of a stream not
+    /// followed yet for that stream (the daemon's store commits, and a user can read, before
+    /// the link takes a chunk into its ledger).
+    @Test func aReadAheadOfTheLedgerWaitsForItsMessages() {
+        var ledger = IncomingLedger(cursor: IncomingCursor(stream: 7, delivered: 5, read: 5))
+        #expect(ledger.markRead(stream: 7, upTo: 7) == nil)
+        #expect(ledger.classify(message(stream: 7, seq: 6)) == .store)
+        #expect(ledger.applyReadRequest() == 6)
+        #expect(ledger.classify(message(stream: 7, seq: 7)) == .store)
+        #expect(ledger.classify(message(stream: 7, seq: 8)) == .store)
+        #expect(ledger.applyReadRequest() == 7)
+        #expect(ledger.cursor.read == 7)
+        // A new stream's first message, read before it is taken in.
+        #expect(ledger.markRead(stream: 9, upTo: 1) == nil)
+        #expect(ledger.cursor.read == 7)
+        #expect(ledger.classify(message(stream: 9, seq: 1)) == .store)
+        #expect(ledger.applyReadRequest() == 1)
+        // A request of another stream is forgotten when a third one starts.
+        #expect(ledger.markRead(stream: 11, upTo: 4) == nil)
+        #expect(ledger.classify(message(stream: 12, seq: 1)) == .store)
+        #expect(ledger.readRequest == nil && ledger.applyReadRequest() == nil)
     }
 
     // MARK: Outgoing

@@ -185,11 +185,17 @@ final class FakeSession: LinkSession {
     let writes: AsyncStream<Write>
     private let continuation: AsyncStream<Write>.Continuation
     private let closedWith = Mutex<CloseReason?>(nil)
+    /// Called by `sendControl` before the write, on the caller's thread (the store's writer
+    /// for an ACK, inside its commit hook): a test holds the link's chunk there.
+    private let beforeControl: (@Sendable ([AppMessage]) -> Void)?
 
     init(
         peer: PeerKey, tag: String, dialledByPeer: Bool = true,
-        establishedAt: ContinuousClock.Instant = .now, capabilities: UInt64 = Capabilities.supported
+        establishedAt: ContinuousClock.Instant = .now,
+        capabilities: UInt64 = Capabilities.supported,
+        beforeControl: (@Sendable ([AppMessage]) -> Void)? = nil
     ) {
+        self.beforeControl = beforeControl
         self.capabilities = capabilities
         remoteKey = peer
         sessionTag = tag
@@ -211,6 +217,7 @@ final class FakeSession: LinkSession {
 
     func sendControl(_ messages: [AppMessage]) {
         guard closeReason == nil else { return }
+        beforeControl?(messages)
         continuation.yield(.control(messages))
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import LanChatCore
 import LanChatStore
 import Logging
+import Synchronization
 import Testing
 
 @testable import LanChatDaemon
@@ -50,20 +51,24 @@ import Testing
 
         func session(
             _ tag: String, dialledByPeer: Bool = true,
-            capabilities: UInt64 = Capabilities.supported
+            capabilities: UInt64 = Capabilities.supported,
+            beforeControl: (@Sendable ([AppMessage]) -> Void)? = nil
         ) -> FakeSession {
             FakeSession(
-                peer: peer, tag: tag, dialledByPeer: dialledByPeer, capabilities: capabilities)
+                peer: peer, tag: tag, dialledByPeer: dialledByPeer, capabilities: capabilities,
+                beforeControl: beforeControl)
         }
 
         /// A session that is up and has exchanged HELLOs: our HELLO read, theirs applied.
         func established(
             _ tag: String, theirHello: Hello = Harness.hello(),
-            capabilities: UInt64 = Capabilities.supported
+            capabilities: UInt64 = Capabilities.supported,
+            beforeControl: (@Sendable ([AppMessage]) -> Void)? = nil
         ) async throws
             -> (FakeSession, AsyncStream<FakeSession.Write>.Iterator)
         {
-            let session = self.session(tag, capabilities: capabilities)
+            let session = self.session(
+                tag, capabilities: capabilities, beforeControl: beforeControl)
             var writes = session.writes.makeAsyncIterator()
             #expect(await link.attach(session))
             guard case .control(let first) = await writes.next(), case .hello = first.first else {
@@ -418,6 +423,43 @@ import Testing
         await harness.link.readLocally(stream: 77, upTo: 1)
         await harness.link.readLocally(stream: 77, upTo: 9)
         #expect(await writes.next() == .control([.read(stream: 77, read: 3)]))
+        await harness.stop()
+    }
+
+    /// The ACK leaves at the store's commit, before the link takes the chunk's cursor in;
+    /// a read in between (a chat marks a message read as soon as it shows it) is told once
+    /// the chunk is in (found as a chat test's "✓✓ read" that never came on a loaded
+    /// machine: the READ was cut at the old cursor, and the rest never sent).
+    @Test(.timeLimit(.minutes(1)))
+    func aReadBetweenTheCommitAndTheLedgerIsToldOnceTheChunkIsIn() async throws {
+        let harness = try await Harness.start()
+        let (acked, ackSeen) = AsyncStream.makeStream(of: Void.self)
+        let release = DispatchSemaphore(value: 0)
+        let holding = Mutex(Set<UInt64>([1, 2]))
+        let (session, firstWrites) = try await harness.established("a") { messages in
+            // Each gated ACK once, held on the store's writer inside its commit hook.
+            guard case .ack(_, let delivered) = messages.last,
+                holding.withLock({ $0.remove(delivered) != nil })
+            else { return }
+            ackSeen.yield()
+            release.wait()
+        }
+        var writes = firstWrites
+        var signals = acked.makeAsyncIterator()
+        // The first message of the stream, and then one more, each read while held.
+        for seq: UInt64 in [1, 2] {
+            let receiving = Task { await harness.link.received([Self.wire(seq)], on: session) }
+            _ = await signals.next()
+            // Committed and acknowledged; the link has not taken the chunk in yet.
+            await harness.link.readLocally(stream: 77, upTo: seq)
+            release.signal()
+            await receiving.value
+            #expect(await writes.next() == .control([.ack(stream: 77, delivered: seq)]))
+            #expect(await writes.next() == .control([.read(stream: 77, read: seq)]))
+        }
+        // Nothing else was told: the next write is the next ACK.
+        await harness.link.received([Self.wire(3)], on: session)
+        #expect(await writes.next() == .control([.ack(stream: 77, delivered: 3)]))
         await harness.stop()
     }
 

@@ -365,9 +365,19 @@ extension PeerLink {
         try await services.store.storeReceived(
             from: key, records: records, cursor: working.cursor, at: now,
             onCommit: { source.sendControl(replies) })
-        // The user may have read meanwhile (`readLocally`): keep that, on this stream.
-        if let read = ledger?.cursor.read, ledger?.cursor.stream == working.cursor.stream {
-            _ = working.markRead(upTo: read)
+        // The user may have read meanwhile (`readLocally`): what was told is kept, and what
+        // reaches into this chunk, which the ledger did not hold yet (the ACK left at the
+        // commit, before this hop back), is told now.
+        if let current = ledger {
+            let stream = working.cursor.stream
+            if current.cursor.stream == stream {
+                _ = working.markRead(stream: stream, upTo: current.cursor.read)
+            }
+            if let request = current.readRequest,
+                let further = working.markRead(stream: request.stream, upTo: request.upTo)
+            {
+                tellRead(stream: stream, read: further)
+            }
         }
         // Duplicates by seq never get here; one by id alone (the second line of defence, a
         // peer that lost its stream) is dropped when stored, after this.

@@ -6,13 +6,17 @@ import LanChatCore
 /// With read receipts off, nothing is ever sent.
 extension PeerLink {
     /// The store has recorded the peer's stream `stream` read up to `upTo`.
+    /// A stream the ledger does not follow is kept as a request: the first chunk of a new
+    /// stream can be read before the link takes it in (`IncomingLedger.readRequest`); one the
+    /// peer has since replaced is never followed again, and its request does nothing. With
+    /// no ledger yet, the next session reads the cursor from the store.
     func readLocally(stream: UInt64, upTo: UInt64) {
-        guard ledger?.cursor.stream == stream else {
-            // Not loaded yet (the next session reads it from the store), or a stream the
-            // peer has since replaced: nothing to tell it about.
-            return
-        }
-        guard let read = ledger?.markRead(upTo: upTo) else { return }
+        guard let read = ledger?.markRead(stream: stream, upTo: upTo) else { return }
+        tellRead(stream: stream, read: read)
+    }
+
+    /// READ on the established session, with read receipts on.
+    func tellRead(stream: UInt64, read: UInt64) {
         guard services.readReceipts.enabled, let (session, _) = phase.established else { return }
         session.sendControl([.read(stream: stream, read: read)])
     }
