@@ -19,7 +19,8 @@ package struct LanChatCommand: AsyncParsableCommand {
 
             Exit codes: 0 success, 1 failed, 64 usage, 65 bad input, 67 peer not found or \
             ambiguous, 69 daemon not running, 70 internal error, 74 message store unavailable \
-            or output not written, 75 --wait timed out, 77 permission denied on the socket. \
+            or output not written, 75 --wait timed out or lanchatd did not answer in time \
+            (look at history before sending again), 77 permission denied on the socket. \
             See lanchat(1).
             """,
         version: "lanchat \(LanChatVersion.current) (control API \(ControlAPI.version))",
@@ -157,7 +158,10 @@ public enum LanChatCLI {
     static func helpNotAskedFor(_ arguments: [String], help: String) -> String? {
         let names = commandNames
         if arguments.first == "help", arguments.count > 1 {
-            guard !names.contains(arguments[1]) else { return nil }
+            // `help help` and `help --help` ask for help too (found by QA: "no command
+            // 'help'", while lanchat(1) lists `help` among the commands).
+            guard !names.contains(arguments[1]), !["help", "-h", "--help"].contains(arguments[1])
+            else { return nil }
             return noCommand(arguments[1])
         }
         let words = arguments.prefix { $0 != "--" }

@@ -16,30 +16,36 @@ struct LanchatdCommand: AsyncParsableCommand {
             """,
         version: "lanchatd \(LanChatVersion.current) (control API \(ControlAPI.version))")
 
-    @Option(help: "Display name, at most 64 bytes (default: $USER@$(hostname -s)).")
+    @Option(
+        help: ArgumentHelp(
+            "Display name, at most 64 bytes (default: $USER@$(hostname -s)).", valueName: "name"))
     var name: String?
 
     @Option(
         name: .customLong("data-dir"),
-        help: "Data directory (default: $XDG_DATA_HOME/lanchat, else ~/.local/share/lanchat).")
+        help: ArgumentHelp(
+            "Data directory (default: $XDG_DATA_HOME/lanchat, else ~/.local/share/lanchat).",
+            valueName: "path"))
     var dataDir: String?
 
     @Option(
-        help:
-            "Control socket path (default: $LANCHAT_SOCKET, else $XDG_RUNTIME_DIR/lanchat/lanchatd.sock, else /tmp/lanchat-$UID/lanchatd.sock)."
-    )
+        help: ArgumentHelp(
+            "Control socket path (default: $LANCHAT_SOCKET, else $XDG_RUNTIME_DIR/lanchat/lanchatd.sock, else /tmp/lanchat-$UID/lanchatd.sock).",
+            valueName: "path"))
     var socket: String?
 
     @Option(
         parsing: .unconditional,
-        help: "TCP port to listen on; 0 (the default) picks a free port, announced over mDNS.")
+        help: ArgumentHelp(
+            "TCP port to listen on; 0 (the default) picks a free port, announced over mDNS.",
+            valueName: "port"))
     var port: Int?
 
     @Option(
         name: .customLong("peer"),
         help: ArgumentHelp(
-            "A static peer, dialled without mDNS; repeatable. With ID@, its key is pinned in advance.",
-            valueName: "[ID@]HOST:PORT"))
+            "A static peer, dialled without mDNS; repeatable. With id@, its key is pinned in advance.",
+            valueName: "[id@]host:port"))
     var peers: [String] = []
 
     @Flag(
@@ -53,7 +59,7 @@ struct LanchatdCommand: AsyncParsableCommand {
         name: .customLong("interface"),
         help: ArgumentHelp(
             "Publish, browse and take connections only on this network interface (connections to loopback are always taken); repeatable (default: every interface).",
-            valueName: "IF"))
+            valueName: "if"))
     var interfaces: [String] = []
 
     @Option(
@@ -74,18 +80,20 @@ struct LanchatdCommand: AsyncParsableCommand {
         name: .customLong("notify-command"),
         help: ArgumentHelp(
             "Run by /bin/sh -c for each incoming message, with LANCHAT_FROM, LANCHAT_FROM_ID and LANCHAT_TEXT (and LANCHAT_GROUP, LANCHAT_GROUP_ID for a group's) in its environment (never in the command line); at most 4 at once, each ended after 10 s. \"\" turns it off.",
-            valueName: "CMD"))
+            valueName: "cmd"))
     var notifyCommand: String?
 
     @Option(
         name: .customLong("log-level"),
-        help: "trace, debug, info (the default), notice, warning, error or critical.")
+        help: ArgumentHelp(
+            "trace, debug, info (the default), notice, warning, error or critical.",
+            valueName: "level"))
     var logLevel: String?
 
     @Option(
         help: ArgumentHelp(
             "Configuration file (default: $XDG_CONFIG_HOME/lanchat/lanchatd.conf, else ~/.config/lanchat/lanchatd.conf); command-line options override it. SIGHUP re-reads it.",
-            valueName: "PATH"))
+            valueName: "path"))
     var config: String?
 
     @Flag(

@@ -58,7 +58,11 @@ import Testing
         let server = try FakeDaemon.start()
         #expect(await run(["send", "bob", "--", "-hi"], server: server).code == 0)
         #expect(await sentParams(server).map(\.text) == ["-hi"])
-        for asked in [["send", "-h"], ["send", "--help"], ["help", "send"]] {
+        // `help help` and `help --help` are help too (found by QA: "no command 'help'").
+        for asked in [
+            ["send", "-h"], ["send", "--help"], ["help", "send"], ["help", "help"],
+            ["help", "--help"], ["help", "-h"],
+        ] {
             let outcome = await run(asked, server: nil)
             #expect(outcome.code == 0 && outcome.output.contains("USAGE"), "\(asked)")
         }

@@ -17,10 +17,11 @@ struct ChatCommand: AsyncParsableCommand {
         discussion: """
             On a terminal: the conversation with day separators and status marks that update \
             live (… queued, ✓ sent, ✓✓ delivered, ✓✓ read), whether the peer is typing or \
-            offline, and an input line. Enter sends; Left/Right, Home/End, Ctrl-A/Ctrl-E, \
-            Backspace, Delete, Ctrl-U, Ctrl-K, Ctrl-W edit; Up/Down go through the lines you \
-            sent; Ctrl-L redraws; /more loads older messages; /quit, Ctrl-D on an empty line or \
-            Ctrl-C leaves; //TEXT sends /TEXT. Messages shown are marked read.
+            offline, and an input line. Enter sends; Left/Right, Ctrl-B/Ctrl-F, Home/End, \
+            Ctrl-A/Ctrl-E, Backspace, Delete, Ctrl-U, Ctrl-K, Ctrl-W edit; Up/Down go through \
+            the lines you sent; PageUp/PageDown scroll; Ctrl-L redraws; /more loads older \
+            messages; /quit, Ctrl-D on an empty line or Ctrl-C leaves; Ctrl-Z stops it as a \
+            job (fg resumes); //TEXT sends /TEXT. Messages shown are marked read.
 
             Without a terminal (or with TERM=dumb), line mode: every input line is sent and \
             every incoming message is printed as a line (HH:MM NAME: TEXT) until end of input.

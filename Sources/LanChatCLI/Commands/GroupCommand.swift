@@ -18,7 +18,10 @@ struct GroupCommand: AsyncParsableCommand {
         // scripts offered the members' peers for it (found by QA).
         @Argument(help: "The group's name (at most 64 bytes).", completion: .list([]))
         var name: String
-        @Argument(help: "The other members (see PEER in lanchat --help).", completion: .peersOnly)
+        @Argument(
+            help: ArgumentHelp(
+                "The other members (see PEER in lanchat --help).", valueName: "peer"),
+            completion: .peersOnly)
         var peers: [String]
 
         func run() async throws {
@@ -36,7 +39,9 @@ struct GroupCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The group: its id, name, or #NAME.", completion: .groups)
         var group: String
-        @Argument(help: "The peers to add.", completion: .groupChange("add", members: false))
+        @Argument(
+            help: ArgumentHelp("The peers to add.", valueName: "peer"),
+            completion: .groupChange("add", members: false))
         var peers: [String]
 
         func run() async throws {
@@ -54,7 +59,8 @@ struct GroupCommand: AsyncParsableCommand {
         @Argument(help: "The group: its id, name, or #NAME.", completion: .groups)
         var group: String
         @Argument(
-            help: "The peers to remove.", completion: .groupChange("remove", members: true))
+            help: ArgumentHelp("The peers to remove.", valueName: "peer"),
+            completion: .groupChange("remove", members: true))
         var peers: [String]
 
         func run() async throws {
