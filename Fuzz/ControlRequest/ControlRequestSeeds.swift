@@ -53,6 +53,10 @@ enum ControlRequestSeeds {
             ("retry", request(Methods.Retry.name, RetryParams(target: id))),
             ("inbox", request(Methods.Inbox.name, InboxParams(query: "bo", archived: true))),
             ("read", request(Methods.Read.name, ReadParams(peer: "bob"))),
+            (
+                "read-span",
+                request(Methods.Read.name, ReadParams(peer: "bob", from: id, through: id))
+            ),
             ("archive", request(Methods.Archive.name, ArchiveParams(peer: "bob"))),
             ("unarchive", request(Methods.Unarchive.name, ArchiveParams(peer: "bob"))),
             (

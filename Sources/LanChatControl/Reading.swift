@@ -25,9 +25,18 @@ public struct InboxResult: Codable, Sendable, Hashable {
 public struct ReadParams: Codable, Sendable, Hashable {
     /// A PEER argument; absent: every conversation.
     public var peer: String?
+    /// Message ids of `peer`'s conversation (as `history` gives them): only its unread
+    /// messages from `from` through `through`, in arrival order, both included, are marked
+    /// (either end open when absent). A reader that shows messages marks what it showed
+    /// (`lanchat chat`; found by QA: a chat marked the whole conversation read, messages it
+    /// had not drawn included).
+    public var from: String?
+    public var through: String?
 
-    public init(peer: String? = nil) {
+    public init(peer: String? = nil, from: String? = nil, through: String? = nil) {
         self.peer = peer
+        self.from = from
+        self.through = through
     }
 }
 

@@ -307,14 +307,26 @@ extension MessageStore {
     /// transaction with each sender's incoming cursor (a copy travels on its sender's stream,
     /// so its READ is that stream's, PROTOCOL.md §9.5), and its `conversation.read` event.
     /// Group rows count in no peer's unread (the v6 triggers), so no 1:1 conversation changes.
+    /// `span` narrows it to part of the conversation (an own message's id places it at its
+    /// first copy for `from`, its last for `through`).
     public func markGroupRead(
-        _ group: GroupID, at now: Int64, budget: Int = PageBudget.maxBytes,
+        _ group: GroupID, span: ReadSpan = .all, at now: Int64, budget: Int = PageBudget.maxBytes,
         raisingReadCursors: Bool = true
     ) async throws(StoreError) -> ReadMarking {
         try await write("marking group messages read") { db in
+            let bounds = try span.condition { id, last in
+                guard
+                    let rowID = try Int64.fetchOne(
+                        db,
+                        sql: "SELECT \(last ? "max" : "min")(rowid) FROM messages "
+                            + "WHERE group_id = ? AND uuid = ?",
+                        arguments: [group.blob, id.blob])
+                else { throw StoreError(.notFound, "no message \(id) in this group") }
+                return rowID
+            }
             let (rows, more) = try Self.markOldestRead(
-                db, unread: "group_id = ? AND direction = 0 AND read_at IS NULL",
-                arguments: [group.blob], at: now, budget: budget)
+                db, unread: "group_id = ? AND direction = 0 AND read_at IS NULL" + bounds.sql,
+                arguments: [group.blob] + bounds.arguments, at: now, budget: budget)
             let marked = rows.sorted { $0.rowID < $1.rowID }
             var receipts: [ReadMarking.Receipt] = []
             for peer in Set(marked.map(\.peer)) where raisingReadCursors {

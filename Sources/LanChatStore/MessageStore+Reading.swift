@@ -21,8 +21,11 @@ extension MessageStore {
     /// reports these reads by itself (found by QA: turned on again, the next HELLO told the
     /// senders of everything read while they were off). READ being cumulative, a read made
     /// later with receipts on still covers them.
+    ///
+    /// `span` narrows the marking to part of `peer`'s conversation (with no peer it must be
+    /// `.all`).
     public func markRead(
-        peer: PeerKey?, at now: Int64, budget: Int = PageBudget.maxBytes,
+        peer: PeerKey?, span: ReadSpan = .all, at now: Int64, budget: Int = PageBudget.maxBytes,
         raisingReadCursors: Bool = true
     ) async throws(StoreError) -> ReadMarking {
         try await write("marking messages read") { db in
@@ -36,6 +39,11 @@ extension MessageStore {
             if let peer {
                 unread += " AND pk = ? AND group_id IS NULL"
                 arguments += [peer.blob]
+                let bounds = try span.condition { id, _ in try Self.rowID(db, of: id, with: peer) }
+                unread += bounds.sql
+                arguments += bounds.arguments
+            } else if span != .all {
+                throw StoreError(.notFound, "a span of messages needs a conversation")
             }
             let (marked, more) = try Self.markOldestRead(
                 db, unread: unread, arguments: arguments, at: now, budget: budget)

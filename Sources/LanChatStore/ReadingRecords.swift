@@ -101,6 +101,40 @@ public struct StoredConversation: Sendable, Equatable {
     }
 }
 
+/// Which of a conversation's unread messages a marking takes: those from `from` through
+/// `through` (message ids of the conversation), in arrival order, both included; an absent
+/// end is open. An id not in the conversation is `notFound`.
+public struct ReadSpan: Sendable, Equatable {
+    public var from: MessageID?
+    public var through: MessageID?
+
+    public init(from: MessageID? = nil, through: MessageID? = nil) {
+        self.from = from
+        self.through = through
+    }
+
+    /// Every unread message.
+    public static let all = ReadSpan()
+
+    /// The SQL condition on `rowid` with its arguments, each id placed by `place` (its
+    /// rowid: the first of its rows for `from`, the last for `through`, `last` says which).
+    func condition(place: (MessageID, _ last: Bool) throws -> Int64) throws -> (
+        sql: String, arguments: StatementArguments
+    ) {
+        var sql = ""
+        var arguments: StatementArguments = []
+        if let from {
+            sql += " AND rowid >= ?"
+            arguments += [try place(from, false)]
+        }
+        if let through {
+            sql += " AND rowid <= ?"
+            arguments += [try place(through, true)]
+        }
+        return (sql, arguments)
+    }
+}
+
 /// What `markRead` changed: the messages now read, and the read receipts to send.
 public struct ReadMarking: Sendable, Equatable {
     /// A peer's incoming cursor whose `read` moved: the daemon sends READ(stream, readUpTo)

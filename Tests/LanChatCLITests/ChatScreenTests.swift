@@ -19,6 +19,24 @@ import Testing
             createdAt: now, status: out ? status ?? .queued : nil)
     }
 
+    /// What was missed while our daemon was away comes right after the newest shown when
+    /// it was asked for, ahead of what came live meanwhile (found by QA: it came after the
+    /// newest page, out of order and out of view).
+    @Test func aCatchUpGoesAfterItsAnchorAheadOfWhatCameLive() {
+        var screen = ChatScreen(peer: Self.bob)
+        screen.merge(["a", "b"].map { Self.message($0, $0) })
+        // Live while the catch-up was read: one it holds, one newer.
+        screen.merge(["x", "y"].map { Self.message($0, $0) })
+        screen.insert(["c", "d", "x"].map { Self.message($0, $0) }, after: "b")
+        #expect(screen.messages.map(\.id) == ["a", "b", "c", "d", "x", "y"])
+        #expect(screen.newestID == "y" && screen.oldestID == "a")
+        // More than one catch-up takes: the newest page instead, older ones behind /more.
+        screen.scrollBack = 3
+        screen.replace(with: ["p", "q"].map { Self.message($0, $0) }, hasOlder: true)
+        #expect(screen.messages.map(\.id) == ["p", "q"])
+        #expect(screen.hasOlder && screen.scrollBack == 0)
+    }
+
     @Test func statusMarksUpdateInPlaceAndTheOfflineLineSaysWhen() {
         var screen = ChatScreen(peer: Self.bob)
         screen.merge([Self.message("1", "hi"), Self.message("2", "yo", out: true)])

@@ -181,6 +181,20 @@ import Testing
         )
     }
 
+    /// `read --from/--through` place messages in one conversation: without PEER, a usage
+    /// error in the CLI's terms; with one, the ids go to the daemon as given.
+    @Test func readASpanNeedsAPeer() async throws {
+        let output = CapturedOutput()
+        #expect(await TestEnvironment.run(["read", "--through", "m1"], output: output) == 64)
+        #expect(
+            output.error.hasPrefix("lanchat: --from and --through need PEER"), "\(output.error)")
+        let parsed = try LanChatCommand.parseAsRoot([
+            "read", "bob", "--from", "m1", "--through", "m2",
+        ])
+        let read = try #require(parsed as? ReadCommand)
+        #expect(read.from == "m1" && read.through == "m2")
+    }
+
     @Test func presenceValues() throws {
         for value in ["available", "away", "busy"] {
             let command = try parse(["presence", value, "--text", "t"], as: PresenceCommand.self)

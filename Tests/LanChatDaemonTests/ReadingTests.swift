@@ -37,6 +37,70 @@ struct ReadingTests {
         }
     }
 
+    /// `from` and `through` mark part of a conversation: what a reader showed. The receipt
+    /// covers what is read without a gap from the stream's start (READ is cumulative), so
+    /// the sender sees "read" only once the older ones are read too.
+    @Test func aSpanOfAConversationIsMarkedAndItsReceiptWaitsForTheOlderOnes() async throws {
+        try await withConnectedPair { alice, bob in
+            let sent = try await alice.client.send(
+                SendParams(peer: "bob", texts: (1...5).map { "m\($0)" }, wait: true, timeout: 20))
+            let ids = try #require(sent.messages).map(\.id)
+            let middle = try await bob.client.read(
+                ReadParams(peer: "alice", from: ids[1], through: ids[3]))
+            #expect(middle.messages.map(\.text) == ["m2", "m3", "m4"])
+            #expect(try await bob.client.status().unread == 2)
+            #expect(
+                try await alice.history(with: bob).map(\.status)
+                    == Array(repeating: .delivered, count: 5))
+            // The first one read: the receipt covers it and the span after it, not m5.
+            let first = try await bob.client.read(ReadParams(peer: "alice", through: ids[0]))
+            #expect(first.messages.map(\.text) == ["m1"])
+            try await eventually("alice sees m1 to m4 read") {
+                try await alice.history(with: bob).map(\.status)
+                    == [.read, .read, .read, .read, .delivered]
+            }
+            let rest = try await bob.client.read(ReadParams(peer: "alice", from: ids[2]))
+            #expect(rest.messages.map(\.text) == ["m5"])
+            // Refused: an id of no message here, a span without a conversation, not an id.
+            let client = bob.client
+            let stranger = UUID().uuidString.lowercased()
+            #expect(
+                await ReadingBadInputTests.code {
+                    _ = try await client.read(ReadParams(peer: "alice", through: stranger))
+                } == 65)
+            #expect(
+                await ReadingBadInputTests.code {
+                    _ = try await client.read(ReadParams(from: ids[0]))
+                } == 64)
+            #expect(
+                await ReadingBadInputTests.code {
+                    _ = try await client.read(ReadParams(peer: "alice", from: "x"))
+                }
+                    == 64)
+        }
+    }
+
+    /// A group's span: its messages from one to another, the sender's receipt waiting on
+    /// the older ones as in a 1:1 conversation.
+    @Test func aSpanOfAGroupIsMarked() async throws {
+        try await withConnectedPair { alice, bob in
+            let group = try await alice.createGroup("team", members: ["bob"], seenBy: [bob])
+            let sent = try await alice.client.send(
+                SendParams(peer: "#team", texts: ["g1", "g2", "g3"], wait: true, timeout: 20))
+            let ids = try #require(sent.messages).map(\.id)
+            let read = try await bob.client.read(
+                ReadParams(peer: group.id, from: ids[1], through: ids[1]))
+            #expect(read.messages.map(\.text) == ["g2"])
+            #expect(try await bob.client.status().unread == 2)
+            let stranger = UUID().uuidString.lowercased()
+            let client = bob.client
+            #expect(
+                await ReadingBadInputTests.code {
+                    _ = try await client.read(ReadParams(peer: group.id, from: stranger))
+                } == 65)
+        }
+    }
+
     /// A `waitRead` that runs out on a delivered message says it was delivered, not that it
     /// is still queued for a peer who is online.
     @Test func waitReadTimeoutOnADeliveredMessageSaysItWasDelivered() async throws {
@@ -444,25 +508,42 @@ struct ReadingBadInputTests {
     @Test func unknownPeersEmptyOrOversizedQueriesAndBadLimitsAreRefused() async throws {
         try await withConnectedPair { alice, bob in
             let client = bob.client
-            #expect(await Self.code { _ = try await client.read(ReadParams(peer: "nobody")) } == 67)
             #expect(
-                await Self.code { _ = try await client.archive(ArchiveParams(peer: "nobody")) }
+                await ReadingBadInputTests.code {
+                    _ = try await client.read(ReadParams(peer: "nobody"))
+                } == 67)
+            #expect(
+                await ReadingBadInputTests.code {
+                    _ = try await client.archive(ArchiveParams(peer: "nobody"))
+                }
                     == 67)
-            #expect(await Self.code { _ = try await client.search(SearchParams(text: " ")) } == 65)
-            let huge = String(repeating: "x", count: 2_000)
-            #expect(await Self.code { _ = try await client.search(SearchParams(text: huge)) } == 65)
             #expect(
-                await Self.code { _ = try await client.search(SearchParams(text: "ok", limit: 0)) }
+                await ReadingBadInputTests.code {
+                    _ = try await client.search(SearchParams(text: " "))
+                } == 65)
+            let huge = String(repeating: "x", count: 2_000)
+            #expect(
+                await ReadingBadInputTests.code {
+                    _ = try await client.search(SearchParams(text: huge))
+                } == 65)
+            #expect(
+                await ReadingBadInputTests.code {
+                    _ = try await client.search(SearchParams(text: "ok", limit: 0))
+                }
                     == 64)
             #expect(
-                await Self.code {
+                await ReadingBadInputTests.code {
                     _ = try await client.search(SearchParams(text: "ok", peer: "nobody"))
                 } == 67)
             #expect(
-                await Self.code { _ = try await client.inbox(InboxParams(query: huge)) } == 65)
+                await ReadingBadInputTests.code {
+                    _ = try await client.inbox(InboxParams(query: huge))
+                } == 65)
             // No conversation yet: archiving it fails (exit 1) and creates nothing.
             #expect(
-                await Self.code { _ = try await client.archive(ArchiveParams(peer: "alice")) }
+                await ReadingBadInputTests.code {
+                    _ = try await client.archive(ArchiveParams(peer: "alice"))
+                }
                     == 1)
             #expect(try await client.inbox(InboxParams(archived: true)).conversations.isEmpty)
             do {

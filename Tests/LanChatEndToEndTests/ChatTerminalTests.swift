@@ -313,8 +313,15 @@ extension EndToEnd {
                 try await chat.keys("PageUp")
                 try await chat.waitFor("scrolled back") { !$0.contains { $0.contains("old 40") } }
 
+                let scrolled = try await chat.screen()
                 _ = try await bob.lanchat(["send", "alice", "while scrolled up"])
                 try await chat.waitFor(showing: "new messages below: PageDown")
+                // The view stays on what it showed (found by QA: it moved up a row for each
+                // row that came below it).
+                let rowsAbove = { (screen: [String]) in
+                    Array(screen.dropFirst(2).prefix(10))
+                }
+                #expect(rowsAbove(try await chat.screen()) == rowsAbove(scrolled))
                 let status = { () async throws -> String? in
                     try await bob.json(HistoryResult.self, ["history", "alice", "--limit", "1"])
                         .messages.last?.status
@@ -323,6 +330,49 @@ extension EndToEnd {
                 try await chat.keys("PageDown")
                 try await chat.waitFor(showing: "bob  while scrolled up")
                 #expect(try await pollUntil(timeout: .seconds(10)) { try await status() == "read" })
+            }
+        }
+
+        /// Our daemon away while the chat is open: what came meanwhile is shown after what
+        /// was shown, in its order, and read as it is shown (found by QA: the newest page
+        /// came first, then the replay after it, out of view, all marked read).
+        @Test func whatCameWhileOurDaemonWasAwayIsShownInOrder() async throws {
+            try await inSandbox { sandbox in
+                let pair = try await DaemonPair.start(in: sandbox)
+                let (alice, bob) = (pair.alice, pair.bob)
+                _ = try await bob.lanchat(["send", "alice", "before"])
+                let chat = try await TmuxTerminal(
+                    [try Binaries.lanchat(), "--socket", alice.socket, "chat", "bob"])
+                defer { chat.kill() }
+                try await chat.waitFor(showing: "bob  before")
+                _ = await alice.stop()
+                try await chat.waitFor("the presence unknown") { screen in
+                    screen.first?.hasSuffix("presence unknown") == true
+                }
+                let missed = (1...100).map { "missed \($0)" }
+                _ = try await bob.lanchat(
+                    ["send", "alice", "--lines", "-q"],
+                    input: Data(missed.joined(separator: "\n").utf8))
+                let back = try await DaemonProcess.start(
+                    "alice", in: sandbox, port: try alice.port,
+                    peers: ["127.0.0.1:\(try bob.port)"],
+                    dataDirectory: alice.dataDirectory, socket: alice.socket)
+                defer { Task { _ = await back.stop() } }
+                try await chat.waitFor("the newest at the bottom, in order", timeout: .seconds(20))
+                {
+                    screen in
+                    let rows = screen.filter { $0.contains("bob  missed") }
+                    return rows.last?.hasSuffix("bob  missed 100") == true
+                        && rows.dropLast().last?.hasSuffix("bob  missed 99") == true
+                }
+                let allRead = try await pollUntil(timeout: .seconds(10)) {
+                    try await back.json(StatusCounts.self, ["status"]).unread == 0
+                }
+                #expect(allRead, "all shown in the view, all read")
+                let texts = try await back.json(
+                    HistoryResult.self, ["history", "bob", "--limit", "101"]
+                ).messages.map(\.text)
+                #expect(texts == ["before"] + missed)
             }
         }
 
@@ -406,19 +456,24 @@ extension EndToEnd {
             return (process, input, outputPath)
         }
 
+        /// Line mode marks read what it printed, and only that: a message unread before it
+        /// started stays unread when a new one comes (found by QA: the whole conversation was
+        /// marked, and its sender told so).
         @Test func lineModeThroughAPipe() async throws {
             try await inSandbox { sandbox in
                 let pair = try await DaemonPair.start(in: sandbox)
                 let (alice, bob) = (pair.alice, pair.bob)
+                let unseen = try await bob.lanchat(["send", "alice", "sent before chat opened"])
+                let unseenID = unseen.output.trimmingCharacters(in: .whitespacesAndNewlines)
+                try #require(try await alice.awaitReceived(unseenID, from: "bob") != nil)
                 let (process, input, outputPath) = try Self.lineChat(
                     alice, with: "bob", in: sandbox)
                 defer { if process.isRunning { process.terminate() } }
 
                 try input.fileHandleForWriting.write(contentsOf: Data("one\n\ntwo\n".utf8))
                 let sent = try await pollUntil(timeout: .seconds(10)) {
-                    try await bob.json(HistoryResult.self, ["history", "alice"]).messages.map(
-                        \.text)
-                        == ["one", "two"]
+                    try await bob.json(HistoryResult.self, ["history", "alice"]).messages
+                        .filter { $0.direction == "in" }.map(\.text) == ["one", "two"]
                 }
                 #expect(sent, "each input line is one message")
                 _ = try await bob.lanchat(["send", "alice", "a reply"])
@@ -427,6 +482,28 @@ extension EndToEnd {
                     return text.contains(" bob: a reply\n")
                 }
                 #expect(printed, "the incoming message is printed as a line")
+                // Read here once printed; the receipt waits for the older message, which a
+                // receipt would cover too (READ is cumulative, lanchat(1) `read`).
+                let readHere = try await pollUntil(timeout: .seconds(10)) {
+                    try await alice.json(HistoryResult.self, ["history", "bob"]).messages
+                        .first { $0.text == "a reply" }?.read == true
+                }
+                #expect(readHere, "what was printed is read")
+                let before = try await alice.json(HistoryResult.self, ["history", "bob"])
+                    .messages.first { $0.id == unseenID }
+                #expect(before?.read == false, "what was never printed stays unread")
+                #expect(
+                    try await bob.json(HistoryResult.self, ["history", "alice"]).messages
+                        .filter { $0.direction == "out" }.map(\.status) == [
+                            "delivered", "delivered",
+                        ])
+                // Read at last, the older one: the receipt covers both.
+                _ = try await alice.lanchat(["read", "bob"])
+                let bothRead = try await pollUntil(timeout: .seconds(10)) {
+                    try await bob.json(HistoryResult.self, ["history", "alice"]).messages
+                        .filter { $0.direction == "out" }.allSatisfy { $0.status == "read" }
+                }
+                #expect(bothRead)
                 try input.fileHandleForWriting.close()
                 let ended = await pollUntil(timeout: .seconds(10)) { !process.isRunning }
                 #expect(ended && process.terminationStatus == 0, "ends at the end of input")

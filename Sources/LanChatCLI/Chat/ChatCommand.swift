@@ -115,18 +115,16 @@ enum ChatTerminal {
         return await withTaskGroup(of: Bool?.self) { group in
             group.addTask {
                 let (events, feeding) = AsyncStream.makeStream(of: ChatSession.Event.self)
-                async let following: Void = session.follow(since: nil, into: feeding)
+                // No replay after an outage: the screen reads what it missed in order
+                // (`catchUp`), after the newest message it shows.
+                async let following: Void = session.follow(
+                    since: nil, replayingMissed: false, into: feeding)
                 for await event in events {
                     switch event {
                     case .started:
-                        // Whatever came between the first page and the watch.
-                        if let page = await session.newestPage() {
-                            inbox.post(.page(page.messages))
-                            // The peer as it is now: after our daemon was away, its presence
-                            // in the header was the last one heard (found by QA).
-                            if page.group == nil { inbox.post(.peer(page.peer)) }
-                            if let group = page.group { inbox.post(.group(group)) }
-                        }
+                        // Whatever came between the first page and the watch, or while our
+                        // daemon was away: the screen asks for what follows its newest.
+                        inbox.post(.watchStarted)
                     case .messages(let messages): inbox.post(.messages(messages))
                     case .peer(let peer): inbox.post(.peer(peer))
                     case .group(let group): inbox.post(.group(group))
@@ -165,8 +163,20 @@ enum ChatTerminal {
                         }
                     case .typing(let typing):
                         await session.typing(typing)
-                    case .markRead:
-                        await session.markRead()
+                    case .markRead(let from, let through):
+                        await session.markRead(from: from, through: through)
+                    case .catchUp(let after):
+                        if let after, let caughtUp = await session.catchUp(after: after) {
+                            inbox.post(caughtUp)
+                        }
+                        // The newest page too: the statuses of what is shown, and the peer
+                        // as it is now (after our daemon was away, its presence in the
+                        // header was the last one heard; found by QA).
+                        if let page = await session.newestPage() {
+                            inbox.post(.page(page.messages))
+                            if page.group == nil { inbox.post(.peer(page.peer)) }
+                            if let group = page.group { inbox.post(.group(group)) }
+                        }
                     case .more(let before):
                         do {
                             let page = try await session.older(before: before)

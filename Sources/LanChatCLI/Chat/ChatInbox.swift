@@ -14,6 +14,12 @@ enum ChatUpdate: Sendable {
     case sent([MessageInfo])
     /// The newest page read again: put in its place, in its order.
     case page([MessageInfo])
+    /// The watch (re)started: what came after the newest shown may have been missed.
+    case watchStarted
+    /// What came after the message `after`, in arrival order (`ChatScreen.insert`).
+    case caughtUp([MessageInfo], after: String)
+    /// More was missed than a catch-up takes: the newest page replaces what is shown.
+    case replaced([MessageInfo], hasOlder: Bool)
     case older([MessageInfo], hasOlder: Bool)
     case peer(PeerInfo)
     case group(GroupInfo)

@@ -26,6 +26,10 @@ enum ChatLines {
                 let (events, feeding) = AsyncStream.makeStream(of: ChatSession.Event.self)
                 async let following: Void = session.follow(since: nil, into: feeding)
                 var shown = Set<String>()
+                // What was printed, first and last: marked read, and only that (found by
+                // QA: an incoming message marked the whole conversation read, messages from
+                // before the chat opened, never printed, included).
+                var firstPrinted: String?
                 var members = conversationGroup
                 var senders = members.map { HistoryView.senderLabels($0, width: 40) } ?? [:]
                 for await event in events {
@@ -41,7 +45,10 @@ enum ChatLines {
                         let sender = message.sender.flatMap { senders[$0] } ?? name
                         context.out(line(message, name: sender, zone: context.zone))
                     }
-                    if !new.isEmpty { await session.markRead() }
+                    if let last = new.last {
+                        firstPrinted = firstPrinted ?? new.first?.id
+                        await session.markRead(from: firstPrinted, through: last.id)
+                    }
                 }
                 await following
             }

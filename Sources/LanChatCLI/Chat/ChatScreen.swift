@@ -161,6 +161,26 @@ package struct ChatScreen {
         messages = before + page + after
     }
 
+    /// What came after `anchor` (the newest shown when it was asked for), in arrival order:
+    /// put right after it, ahead of anything shown after it meanwhile (which the page holds,
+    /// or which came later). Found by QA: after our daemon restarted, the watch's replay put
+    /// the messages missed meanwhile after the newest page, out of order and out of view.
+    package mutating func insert(_ page: [MessageInfo], after anchor: String) {
+        let inPage = Set(page.map(\.id))
+        let end = messages.lastIndex { $0.id == anchor }.map { $0 + 1 } ?? messages.count
+        let before = messages[..<end].filter { !inPage.contains($0.id) }
+        let after = messages[end...].filter { !inPage.contains($0.id) }
+        messages = before + page + after
+    }
+
+    /// The newest page in place of everything shown: more was missed than one catch-up
+    /// takes, so what is shown would not join it without a gap (`/more` reads older pages).
+    package mutating func replace(with page: [MessageInfo], hasOlder: Bool) {
+        messages = page
+        self.hasOlder = hasOlder
+        scrollBack = 0
+    }
+
     /// An older page (`/more`), put before what is shown.
     package mutating func prepend(_ older: [MessageInfo], hasOlder: Bool) {
         let known = Set(messages.map(\.id))
@@ -177,6 +197,7 @@ package struct ChatScreen {
     }
 
     package var oldestID: String? { messages.first?.id }
+    package var newestID: String? { messages.last?.id }
 
     package struct Rendered: Equatable {
         package var rows: [String]

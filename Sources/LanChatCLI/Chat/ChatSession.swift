@@ -39,7 +39,13 @@ struct ChatSession {
 
     /// Calls `deliver` with every change about the conversation, until cancelled. `since` is
     /// the cursor before the first history was read, so nothing between is missed.
-    func follow(since: String?, into events: AsyncStream<Event>.Continuation) async {
+    /// `replayingMissed`: after an outage the watch resumes from its last cursor and replays
+    /// what came meanwhile (line mode prints it); else it starts afresh, and the reader
+    /// catches up from history on `.started` (the screen, which places each message in
+    /// order: a replay came after whatever page it had read meanwhile).
+    func follow(
+        since: String?, replayingMissed: Bool = true, into events: AsyncStream<Event>.Continuation
+    ) async {
         defer { events.finish() }
         let deliver: @Sendable (Event) -> Void = { events.yield($0) }
         var cursor = since
@@ -51,7 +57,7 @@ struct ChatSession {
                 {
                     switch update {
                     case .started(let result):
-                        if cursor == nil { cursor = result.cursor }
+                        if cursor == nil || !replayingMissed { cursor = result.cursor }
                         if troubled {
                             deliver(.notice(nil))
                             deliver(.daemonReachable(true))
@@ -116,11 +122,27 @@ struct ChatSession {
         isGroup ? message.group == peerID : message.group == nil
     }
 
-    /// Marks the conversation read: what the screen shows, the user has seen.
-    func markRead() async {
-        // A failure is not worth a word: the next message marks the conversation again.
-        _ = try? await context.client.read(ReadParams(peer: peerID))
+    /// Marks read what the reader showed, the messages `from` through `through` (arrival
+    /// order): the user has seen them, and nothing else.
+    func markRead(from: String?, through: String) async {
+        // A failure is not worth a word: the next message marks them again.
+        _ = try? await context.client.read(ReadParams(peer: peerID, from: from, through: through))
     }
+
+    /// What came after the message `after`, at most one page of `catchUpLimit`: caught up,
+    /// or, when more came or `after` is gone (removed meanwhile), the newest page in place
+    /// of what is shown.
+    /// Nil when the daemon does not answer (the watch's next start tries again).
+    func catchUp(after: String) async -> ChatUpdate? {
+        let missed = try? await context.client.history(
+            HistoryParams(peer: peerID, limit: Self.catchUpLimit, after: after))
+        if let missed, !missed.hasNewer { return .caughtUp(missed.messages, after: after) }
+        guard let page = await newestPage() else { return nil }
+        return .replaced(page.messages, hasOlder: page.hasOlder)
+    }
+
+    /// The most `history` gives in one page.
+    static let catchUpLimit = 1000
 
     /// One line sent; the stored messages, or why the daemon did not take it.
     func sending(_ text: String) async -> Result<[MessageInfo], ControlError> {

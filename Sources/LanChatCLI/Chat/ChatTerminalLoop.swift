@@ -10,8 +10,12 @@ enum ChatRequest: Sendable {
     case send(String)
     case typing(Bool)
     case more(before: String)
-    /// Incoming messages are on screen: mark the conversation read.
-    case markRead
+    /// Incoming messages are on screen: mark read what is loaded, from the first message
+    /// through the newest, and nothing beyond (found by QA: the whole conversation was
+    /// marked, messages not drawn yet or never loaded included).
+    case markRead(from: String?, through: String)
+    /// The watch (re)started: read what came after this message (nil: nothing is shown).
+    case catchUp(after: String?)
 }
 
 /// The terminal side of `lanchat chat`, on a thread of its own (blocking `poll`, and
@@ -62,7 +66,8 @@ final class ChatTerminalLoop {
             unseenIncoming = true
             screen.notice = Self.newBelow
         } else {
-            requests.yield(.markRead)
+            unseenIncoming = true
+            markReadIfSeen()
         }
         var running = true
         while running {
@@ -121,16 +126,19 @@ final class ChatTerminalLoop {
     private func apply(_ update: ChatUpdate) -> Bool {
         switch update {
         case .messages(let messages):
-            screen.merge(messages)
+            keepingTheView { $0.merge(messages) }
             if messages.contains(where: { $0.direction == .incoming }) { incomingArrived() }
         case .sent(let messages):
-            screen.addSent(messages)
+            keepingTheView { $0.addSent(messages) }
         case .page(let messages):
-            let known = Set(screen.messages.map(\.id))
-            screen.mergePage(messages)
-            if messages.contains(where: { $0.direction == .incoming && !known.contains($0.id) }) {
-                incomingArrived()
-            }
+            arrived(messages) { $0.mergePage(messages) }
+        case .watchStarted:
+            requests.yield(.catchUp(after: screen.newestID))
+        case .caughtUp(let messages, let anchor):
+            arrived(messages) { $0.insert(messages, after: anchor) }
+        case .replaced(let messages, let hasOlder):
+            screen.replace(with: messages, hasOlder: hasOlder)
+            if messages.contains(where: { $0.direction == .incoming }) { incomingArrived() }
         case .older(let messages, let hasOlder):
             screen.prepend(messages, hasOlder: hasOlder)
             screen.scrollToStart(width: size.width, height: size.height, now: now(), zone: zone)
@@ -229,6 +237,30 @@ final class ChatTerminalLoop {
         return true
     }
 
+    /// `change` applied to the screen, with `incomingArrived` when it showed an incoming
+    /// message not shown before.
+    private func arrived(_ messages: [MessageInfo], _ change: (inout ChatScreen) -> Void) {
+        let known = Set(screen.messages.map(\.id))
+        keepingTheView(change)
+        if messages.contains(where: { $0.direction == .incoming && !known.contains($0.id) }) {
+            incomingArrived()
+        }
+    }
+
+    /// `change` applied to the screen; a scrolled-back view stays on the rows it shows as
+    /// rows are added below them (found by QA: the text being read moved up with each
+    /// message that arrived).
+    private func keepingTheView(_ change: (inout ChatScreen) -> Void) {
+        guard screen.scrollBack > 0 else { return change(&screen) }
+        let rows = { (screen: ChatScreen) in
+            screen.conversationRows(width: self.size.width, now: self.now(), zone: self.zone)
+                .count
+        }
+        let before = rows(screen)
+        change(&screen)
+        screen.scrollBack = max(0, screen.scrollBack + rows(screen) - before)
+    }
+
     /// An incoming message is on the screen: read at once when the newest are in view, else
     /// announced below the scrolled-back view.
     private func incomingArrived() {
@@ -240,9 +272,9 @@ final class ChatTerminalLoop {
     /// TYPING(1) at most every 2 s while the line has text; TYPING(0) when it is cleared.
     /// "Messages shown are marked read": only while the newest are in view.
     private func markReadIfSeen() {
-        guard unseenIncoming, screen.scrollBack == 0 else { return }
+        guard unseenIncoming, screen.scrollBack == 0, let newest = screen.newestID else { return }
         unseenIncoming = false
-        requests.yield(.markRead)
+        requests.yield(.markRead(from: screen.oldestID, through: newest))
     }
 
     /// A line that is a command to chat (`/more`), not a message (`//TEXT` is one). Asked on

@@ -1,7 +1,7 @@
 import ArgumentParser
 import LanChatControl
 
-/// `lanchat read [PEER]` → `read`.
+/// `lanchat read [PEER] [--from ID] [--through ID]` → `read`.
 struct ReadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "read",
@@ -15,17 +15,41 @@ struct ReadCommand: AsyncParsableCommand {
         completion: .peers)
     var peer: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Only the unread messages from this message id on (needs PEER).", valueName: "id"))
+    var from: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Only the unread messages up to this message id, included (needs PEER); what "
+                + "came after it stays unread.",
+            valueName: "id"))
+    var through: String?
+
+    func validate() throws {
+        // Ids place messages in one conversation only.
+        if peer == nil && (from != nil || through != nil) {
+            throw ValidationError("--from and --through need PEER (a peer or group)")
+        }
+    }
+
     /// One `read` answer carries at most 2 MiB of text; while it says there is more, the
     /// next is asked for, and everything is printed once, as one answer (found by QA: printed
     /// answer by answer, a conversation's header came again for each).
     func run() async throws {
-        try CLIEnvironment.current.undecodableArguments.check([peer], as: "PEER")
+        let undecodable = CLIEnvironment.current.undecodableArguments
+        try undecodable.check([peer], as: "PEER")
+        try undecodable.check([from, through], as: "message id")
         let context = global.makeContext()
         var all = ReadResult(messages: [])
         var first = true
         do {
             while first || all.more {
-                let result = try await context.client.read(ReadParams(peer: peer))
+                let result = try await context.client.read(
+                    ReadParams(peer: peer, from: from, through: through))
                 all.messages += result.messages
                 // An answer that says "more" with nothing in it would never end.
                 all.more = result.more && !result.messages.isEmpty

@@ -210,7 +210,9 @@ extension Messenger {
 
     /// `read GROUP`: the group's unread messages become read; each sender's link sends READ
     /// on its stream (or its next HELLO carries it).
-    func readGroup(_ group: StoredGroup) async throws(ControlError) -> ReadResult {
+    func readGroup(_ group: StoredGroup, span: ReadSpan = .all) async throws(ControlError)
+        -> ReadResult
+    {
         // As a 1:1 request: its sender learns nothing (no READ) until it is accepted.
         guard group.requestFrom == nil else {
             throw .failed(
@@ -220,8 +222,10 @@ extension Messenger {
         let marking: ReadMarking
         do {
             marking = try await store.markGroupRead(
-                group.state.id, at: services.now(),
+                group.state.id, span: span, at: services.now(),
                 raisingReadCursors: services.readReceipts.enabled)
+        } catch  where error.kind == .notFound {
+            throw .badInput("\(error.description) (#\(group.state.name))")
         } catch {
             throw .storeUnavailable("cannot mark messages read: \(error)")
         }

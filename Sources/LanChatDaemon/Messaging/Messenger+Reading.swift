@@ -63,8 +63,9 @@ extension Messenger {
     /// Prints-and-marks: the unread messages (one conversation or all) become read in one
     /// transaction, then each peer's link sends READ (or its next HELLO carries it).
     func read(_ params: ReadParams) async throws(ControlError) -> ReadResult {
+        let span = try Self.readSpan(params)
         if let query = params.peer, let group = try await groupTarget(query) {
-            return try await readGroup(group)
+            return try await readGroup(group, span: span)
         }
         let entry = try params.peer.map { query throws(ControlError) in
             try conversationPeer(query)
@@ -72,8 +73,10 @@ extension Messenger {
         let marking: ReadMarking
         do {
             marking = try await store.markRead(
-                peer: entry?.key, at: services.now(),
+                peer: entry?.key, span: span, at: services.now(),
                 raisingReadCursors: services.readReceipts.enabled)
+        } catch  where error.kind == .notFound {
+            throw .badInput("\(error.description) with \(entry?.displayName ?? "anyone")")
         } catch {
             throw .storeUnavailable("cannot mark messages read: \(error)")
         }
@@ -90,6 +93,17 @@ extension Messenger {
         // Without a peer, group conversations' messages come too: with their group.
         return ReadResult(
             messages: await groupInfos(marking.messages, group: nil), more: marking.more)
+    }
+
+    /// `from` and `through`: message ids, of one conversation only.
+    static func readSpan(_ params: ReadParams) throws(ControlError) -> ReadSpan {
+        guard params.from != nil || params.through != nil else { return .all }
+        guard params.peer != nil else {
+            throw .invalidParams("\"from\" and \"through\" need a \"peer\" (a peer or group)")
+        }
+        return ReadSpan(
+            from: try params.from.map { text throws(ControlError) in try messageID(text) },
+            through: try params.through.map { text throws(ControlError) in try messageID(text) })
     }
 
     func archive(_ params: ArchiveParams, archived: Bool) async throws(ControlError)

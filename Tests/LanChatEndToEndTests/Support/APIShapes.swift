@@ -61,6 +61,8 @@ struct MessageObject: Decodable, Sendable {
     var createdAt: String
     var receivedAt: String?
     var deliveredAt: String?
+    /// Incoming messages: read by the local user.
+    var read: Bool?
 }
 
 /// `lanchat send --json` (and `retry --json`).
