@@ -292,10 +292,26 @@ extension MessageStore {
 
     /// Starts a fresh stream to `peer` (its cursor is ahead of ours: our store went back in
     /// time). Queued messages move to the new stream in their order.
+    ///
+    /// `resending`: the peer resumes our current stream at this seq, which we no longer hold
+    /// (purged: its store went back in time, to a backup, past what we removed). What we
+    /// still hold from there on, acknowledged or not, goes first on the new stream, queued
+    /// again: the peer's store lost it with the rest (found by QA: messages delivered after
+    /// the backup were never sent again, and stayed "delivered" here).
     public func rotateStream(
-        to peer: PeerKey, newStreamID: @escaping @Sendable () -> UInt64 = randomStreamID
+        to peer: PeerKey, resending from: UInt64? = nil,
+        newStreamID: @escaping @Sendable () -> UInt64 = randomStreamID
     ) async throws(StoreError) -> UInt64 {
         try await write("starting a new stream") { db in
+            if let from {
+                try db.execute(
+                    sql: """
+                        UPDATE messages SET status = 0, delivered_at = NULL, read_at = NULL
+                        WHERE pk = ? AND direction = 1 AND status IN (2, 3) AND seq >= ?
+                            AND stream = (SELECT stream FROM out_streams WHERE pk = ?)
+                        """,
+                    arguments: [peer.blob, from.storedValue, peer.blob])
+            }
             let stream = newStreamID()
             try Self.restartStream(db, to: peer, stream: stream)
             return stream

@@ -243,6 +243,31 @@ struct StoreTests {
         #expect(pending.map(\.text) == ["2", "3"])
     }
 
+    /// The peer resumes at a seq we no longer hold (it went back to a backup; we purged
+    /// since): what we hold from there on, delivered or read, is queued again on the new
+    /// stream ahead of what was queued, so the peer gets it again (found by QA: it stayed
+    /// "delivered" here and was never in the peer's store).
+    @Test func aRotationResendsWhatThePeerLostPastAHole() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await openStoreWithPeer(directory, peer: bob)
+        let sent = try await store.enqueue(to: bob, texts: ["1", "2", "3", "4", "5"], at: 10)
+        let stream = sent[0].stream
+        _ = try await store.markDelivered(peer: bob, stream: stream, upTo: 4, at: 11)
+        _ = try await store.markReadByPeer(peer: bob, stream: stream, upTo: 3, at: 12)
+        // Message 2 gone (purged here), the peer resumes at 2.
+        try await store.executeForTesting(
+            "DELETE FROM messages WHERE seq = 2 AND stream = \(stream)")
+        let fresh = try await store.rotateStream(to: bob, resending: 2, newStreamID: { 888 })
+        let resent = try await store.outgoing(to: bob, stream: fresh, from: 1, limit: 10)
+        #expect(resent.map(\.text) == ["3", "4", "5"])
+        #expect(resent.map(\.seq) == [1, 2, 3])
+        #expect(resent.allSatisfy { $0.status == .queued && $0.deliveredAt == nil })
+        // Before the hole, nothing moves: the peer has it.
+        let history = try await store.history(with: bob, limit: 10).messages
+        #expect(history.first { $0.text == "1" }?.status == .read)
+    }
+
     /// Batch inserts work out each row's rowid without reading it back (consecutive from the
     /// last one) unless a conflict skipped rows; either way every returned rowid is that of
     /// the row with the message's id. 600 rows span chunks of 256, 256, 64, 16 and 8.

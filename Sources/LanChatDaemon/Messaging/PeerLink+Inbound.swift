@@ -185,9 +185,11 @@ extension PeerLink {
 
     /// Our queued messages moved to a fresh stream from seq 1, which the peer adopts
     /// (§9.4): for a stream we cannot go on with. False when the store failed.
-    func startNewStream(on session: any LinkSession) async -> Bool {
+    /// `resending`: the seq where the peer resumes our stream and we hold nothing
+    /// (`MessageStore.rotateStream`).
+    func startNewStream(on session: any LinkSession, resending from: UInt64? = nil) async -> Bool {
         do {
-            let fresh = try await services.store.rotateStream(to: key)
+            let fresh = try await services.store.rotateStream(to: key, resending: from)
             let state = try await services.store.outgoingState(for: key)
             outboxCache.removeAll()
             phase.updateFlow(on: session) {

@@ -56,7 +56,9 @@ extension PeerLink {
                     "our stream has no message \(range.lowerBound), where the peer resumes (its store restored?); starting a new stream"
                 )
                 restarted = true
-                guard await startNewStream(on: current) else { return }
+                guard await startNewStream(on: current, resending: range.lowerBound) else {
+                    return
+                }
                 continue
             }
             // A group message never goes to a peer that did not announce groups (§9.7).
