@@ -171,6 +171,8 @@ final class SecureSessionHandler: ChannelDuplexHandler {
         readAskedSince = nil
         deliverBatch(context: context)
         context.fireChannelReadComplete()
+        // Closed by us: what the peer still sends is read (and dropped) to its end.
+        if phase == .closed, context.channel.isActive { context.read() }
     }
 
     func read(context: ChannelHandlerContext) {
@@ -312,7 +314,17 @@ final class SecureSessionHandler: ChannelDuplexHandler {
             context.flush()
             let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
             written.futureResult.whenComplete { _ in
-                loopBound.value.close(promise: promise)
+                // Our output ends after CLOSE; the connection closes when the peer's end
+                // comes (it closes on CLOSE), or at `SessionHandle.closeGrace`. Closed at
+                // once, a socket with input not read yet (the peer's PINGs) ends with RST
+                // rather than FIN, and a peer that wrote before reading lost the CLOSE
+                // waiting for it ("connection lost"; seen in full test runs on a loaded
+                // machine). What comes meanwhile is read and dropped (`channelRead`).
+                let context = loopBound.value
+                if let promise { context.channel.closeFuture.cascade(to: promise) }
+                context.close(mode: .output, promise: nil)
+                // Read on to the peer's end, whoever consumes (or no longer consumes) above.
+                context.read()
             }
         }
     }

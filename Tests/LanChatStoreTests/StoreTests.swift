@@ -257,7 +257,7 @@ struct StoreTests {
         _ = try await store.markReadByPeer(peer: bob, stream: stream, upTo: 3, at: 12)
         // Message 2 gone (purged here), the peer resumes at 2.
         try await store.executeForTesting(
-            "DELETE FROM messages WHERE seq = 2 AND stream = \(stream)")
+            "DELETE FROM messages WHERE direction = 1 AND text = '2'")
         let fresh = try await store.rotateStream(to: bob, resending: 2, newStreamID: { 888 })
         let resent = try await store.outgoing(to: bob, stream: fresh, from: 1, limit: 10)
         #expect(resent.map(\.text) == ["3", "4", "5"])
