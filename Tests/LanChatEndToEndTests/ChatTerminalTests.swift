@@ -17,7 +17,7 @@ extension EndToEnd {
                     ["send", "alice", "--lines"],
                     input: Data((older + [long]).joined(separator: "\n").utf8))
                 try #require(
-                    try await pollUntil(timeout: .seconds(10)) {
+                    try await pollUntil(timeout: TmuxTerminal.patience) {
                         try await alice.json(
                             HistoryResult.self, ["history", "bob", "--limit", "100"]
                         ).messages.count == 61
@@ -127,7 +127,7 @@ extension EndToEnd {
                     ["send", "alice", "--lines"],
                     input: Data(lines.joined(separator: "\n").utf8))
                 try #require(
-                    try await pollUntil(timeout: .seconds(10)) {
+                    try await pollUntil(timeout: TmuxTerminal.patience) {
                         try await alice.json(StatusCounts.self, ["status"]).unread == 80
                     })
                 let chat = try await TmuxTerminal(
@@ -158,7 +158,7 @@ extension EndToEnd {
                 #expect(try await alice.json(StatusCounts.self, ["status"]).unread == 80)
                 for _ in 0..<6 { try await chat.keys("PageDown") }
                 try await chat.waitFor(showing: "bob  unread 80")
-                let read = try await pollUntil(timeout: .seconds(10)) {
+                let read = try await pollUntil(timeout: TmuxTerminal.patience) {
                     try await alice.json(StatusCounts.self, ["status"]).unread == 0
                 }
                 #expect(read, "the view reached the newest: all read")
@@ -179,7 +179,7 @@ extension EndToEnd {
                     ["send", "alice", "--lines"],
                     input: Data((1...5).map { "hidden \($0)" }.joined(separator: "\n").utf8))
                 try #require(
-                    try await pollUntil(timeout: .seconds(10)) {
+                    try await pollUntil(timeout: TmuxTerminal.patience) {
                         try await alice.json(StatusCounts.self, ["status"]).unread == 5
                     })
                 _ = try await alice.lanchat(
@@ -301,7 +301,7 @@ extension EndToEnd {
                 _ = try await bob.lanchat(
                     ["send", "alice", "--lines"], input: Data(older.joined(separator: "\n").utf8))
                 try #require(
-                    try await pollUntil(timeout: .seconds(10)) {
+                    try await pollUntil(timeout: TmuxTerminal.patience) {
                         try await alice.json(HistoryResult.self, ["history", "bob"])
                             .messages.count == 40
                     })
@@ -329,7 +329,10 @@ extension EndToEnd {
                 #expect(try await status() == "delivered")
                 try await chat.keys("PageDown")
                 try await chat.waitFor(showing: "bob  while scrolled up")
-                #expect(try await pollUntil(timeout: .seconds(10)) { try await status() == "read" })
+                #expect(
+                    try await pollUntil(timeout: TmuxTerminal.patience) {
+                        try await status() == "read"
+                    })
             }
         }
 
@@ -365,7 +368,7 @@ extension EndToEnd {
                     return rows.last?.hasSuffix("bob  missed 100") == true
                         && rows.dropLast().last?.hasSuffix("bob  missed 99") == true
                 }
-                let allRead = try await pollUntil(timeout: .seconds(10)) {
+                let allRead = try await pollUntil(timeout: TmuxTerminal.patience) {
                     try await back.json(StatusCounts.self, ["status"]).unread == 0
                 }
                 #expect(allRead, "all shown in the view, all read")
@@ -398,7 +401,7 @@ extension EndToEnd {
                     screen.last(where: { !$0.isEmpty }) == "> draft"
                 }
                 try await shell.keys("Enter")
-                let sent = try await pollUntil(timeout: .seconds(10)) {
+                let sent = try await pollUntil(timeout: TmuxTerminal.patience) {
                     try await bob.json(HistoryResult.self, ["history", "alice"]).messages.map(
                         \.text) == ["draft"]
                 }
@@ -429,7 +432,7 @@ extension EndToEnd {
         {
             let pair = try await DaemonPair.start(in: sandbox)
             _ = try await pair.alice.lanchat(["group", "create", "ops", "bob"])
-            let known = try await pollUntil(timeout: .seconds(10)) {
+            let known = try await pollUntil(timeout: TmuxTerminal.patience) {
                 try await pair.bob.json(Groups.GroupList.self, ["groups"]).groups.map(\.name)
                     == ["ops"]
             }
@@ -471,20 +474,20 @@ extension EndToEnd {
                 defer { if process.isRunning { process.terminate() } }
 
                 try input.fileHandleForWriting.write(contentsOf: Data("one\n\ntwo\n".utf8))
-                let sent = try await pollUntil(timeout: .seconds(10)) {
+                let sent = try await pollUntil(timeout: TmuxTerminal.patience) {
                     try await bob.json(HistoryResult.self, ["history", "alice"]).messages
                         .filter { $0.direction == "in" }.map(\.text) == ["one", "two"]
                 }
                 #expect(sent, "each input line is one message")
                 _ = try await bob.lanchat(["send", "alice", "a reply"])
-                let printed = await pollUntil(timeout: .seconds(10)) {
+                let printed = await pollUntil(timeout: TmuxTerminal.patience) {
                     let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
                     return text.contains(" bob: a reply\n")
                 }
                 #expect(printed, "the incoming message is printed as a line")
                 // Read here once printed; the receipt waits for the older message, which a
                 // receipt would cover too (READ is cumulative, lanchat(1) `read`).
-                let readHere = try await pollUntil(timeout: .seconds(10)) {
+                let readHere = try await pollUntil(timeout: TmuxTerminal.patience) {
                     try await alice.json(HistoryResult.self, ["history", "bob"]).messages
                         .first { $0.text == "a reply" }?.read == true
                 }
@@ -499,13 +502,13 @@ extension EndToEnd {
                         ])
                 // Read at last, the older one: the receipt covers both.
                 _ = try await alice.lanchat(["read", "bob"])
-                let bothRead = try await pollUntil(timeout: .seconds(10)) {
+                let bothRead = try await pollUntil(timeout: TmuxTerminal.patience) {
                     try await bob.json(HistoryResult.self, ["history", "alice"]).messages
                         .filter { $0.direction == "out" }.allSatisfy { $0.status == "read" }
                 }
                 #expect(bothRead)
                 try input.fileHandleForWriting.close()
-                let ended = await pollUntil(timeout: .seconds(10)) { !process.isRunning }
+                let ended = await pollUntil(timeout: TmuxTerminal.patience) { !process.isRunning }
                 #expect(ended && process.terminationStatus == 0, "ends at the end of input")
             }
         }
@@ -525,7 +528,7 @@ extension EndToEnd {
                 #expect(result.status == 65, "\(result)")
                 #expect(result.standardError.contains("line 2 is 65 537 bytes"), "\(result)")
                 #expect(result.standardError.contains("line 3 is not valid UTF-8"), "\(result)")
-                let received = try await pollUntil(timeout: .seconds(10)) {
+                let received = try await pollUntil(timeout: TmuxTerminal.patience) {
                     try await bob.json(HistoryResult.self, ["history", "alice"]).messages.map(
                         \.text) == ["ok", "after"]
                 }
@@ -559,7 +562,7 @@ extension EndToEnd {
                         && !screen.contains { $0.contains("message request from bob") }
                 }
                 // Shown, so read: bob's copy says so.
-                let read = try await pollUntil(timeout: .seconds(10)) {
+                let read = try await pollUntil(timeout: TmuxTerminal.patience) {
                     try await bob.json(HistoryResult.self, ["history", "alice"]).messages
                         .first { $0.id == meanwhile.id }?.status == "read"
                 }
@@ -615,7 +618,7 @@ extension EndToEnd {
                 defer { if process.isRunning { process.terminate() } }
 
                 try input.fileHandleForWriting.write(contentsOf: Data("hello ops\n".utf8))
-                let sent = try await pollUntil(timeout: .seconds(10)) {
+                let sent = try await pollUntil(timeout: TmuxTerminal.patience) {
                     try await bob.json(HistoryResult.self, ["history", "#ops"]).messages.map(
                         \.text) == ["hello ops"]
                 }
@@ -624,13 +627,13 @@ extension EndToEnd {
                     try await bob.json(HistoryResult.self, ["history", "alice"]).messages.isEmpty,
                     "not to a peer")
                 _ = try await bob.lanchat(["send", "#ops", "on it"])
-                let printed = await pollUntil(timeout: .seconds(10)) {
+                let printed = await pollUntil(timeout: TmuxTerminal.patience) {
                     let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
                     return text.contains(" bob: on it\n")
                 }
                 #expect(printed, "the member's message is printed with its sender")
                 try input.fileHandleForWriting.close()
-                let ended = await pollUntil(timeout: .seconds(10)) { !process.isRunning }
+                let ended = await pollUntil(timeout: TmuxTerminal.patience) { !process.isRunning }
                 #expect(ended && process.terminationStatus == 0)
             }
         }

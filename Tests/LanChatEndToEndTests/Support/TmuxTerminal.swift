@@ -61,10 +61,16 @@ final class TmuxTerminal: Sendable {
         return rows
     }
 
+    /// What a terminal test waits for at most. Only a failure waits so long: a full parallel
+    /// run starts hundreds of tests at once on two cores, and tests that take milliseconds
+    /// alone have taken 12 – 17 s at its start, so a 10 s bound failed on the machine's
+    /// minute, not the chat's behaviour (a chat test's "read" not seen, twice).
+    static let patience: Duration = .seconds(30)
+
     /// Waits until the screen satisfies `condition`; the last screen either way.
     @discardableResult
     func waitFor(
-        _ what: String, timeout: Duration = .seconds(10),
+        _ what: String, timeout: Duration = TmuxTerminal.patience,
         sourceLocation: SourceLocation = #_sourceLocation,
         _ condition: ([String]) -> Bool
     ) async throws -> [String] {
@@ -80,7 +86,7 @@ final class TmuxTerminal: Sendable {
     }
 
     func waitFor(
-        showing text: String, timeout: Duration = .seconds(10),
+        showing text: String, timeout: Duration = TmuxTerminal.patience,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         try await waitFor("shows \(text)", timeout: timeout, sourceLocation: sourceLocation) {
