@@ -110,17 +110,7 @@ private struct GroupPager {
             for row in rows {
                 cursor = row.rowID
                 if let place = try meet(row) {
-                    if place >= cursor {
-                        settled += 1
-                    } else {
-                        var low = 0
-                        var high = below.count
-                        while low < high {
-                            let middle = (low + high) / 2
-                            if below[middle] < place { low = middle + 1 } else { high = middle }
-                        }
-                        below.insert(place, at: low)
-                    }
+                    if place >= cursor { settled += 1 } else { below.insertSorted(place) }
                 }
                 while let top = below.last, top >= cursor {
                     below.removeLast()
@@ -188,5 +178,18 @@ private struct GroupPager {
         let place = whole[0].rowID
         met[.own(row.id)] = Whole(place: place, copies: whole)
         return place
+    }
+}
+
+extension Array where Element == Int64 {
+    /// Inserts `value` where it keeps an ascending array ascending: one binary search.
+    fileprivate mutating func insertSorted(_ value: Int64) {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if self[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        insert(value, at: low)
     }
 }

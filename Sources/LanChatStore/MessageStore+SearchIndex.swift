@@ -69,9 +69,9 @@ extension MessageStore {
                 """,
             arguments: [through, last])
         // The same rows' CJK and emoji messages, in the CJK index (`Schema.v14`, `v15`). A
-        // test per message,
-        // where most stop at its first part (nothing but ASCII), so English text costs
-        // nearly nothing more; a store of an older schema (a test's) has no such table.
+        // test per message, where most stop at its first part (nothing but ASCII), so English
+        // text costs nearly nothing more; a store of an older schema (a test's) has no such
+        // table.
         if try hasCJKIndex(db) {
             try db.execute(
                 sql: """

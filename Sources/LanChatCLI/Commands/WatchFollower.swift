@@ -23,14 +23,12 @@ struct WatchFollower {
         // The name given at first; once a stream started, the id the daemon resolved it to.
         var target = peer
         var started = false
-        var names: [String: PeerInfo] = [:]
-        var groupNames = GroupNames()
+        var seen = Seen()
         var backoff = Self.firstBackoff
         var noted = false
         while !Task.isCancelled {
             let ending = await follow(
-                target: &target, cursor: &cursor, started: &started, names: &names,
-                groupNames: &groupNames
+                target: &target, cursor: &cursor, started: &started, seen: &seen
             ) {
                 backoff = Self.firstBackoff
                 noted = false
@@ -88,7 +86,7 @@ struct WatchFollower {
     /// nil when the daemon closed it (or the task was cancelled).
     private func follow(
         target: inout String?, cursor: inout String?, started: inout Bool,
-        names: inout [String: PeerInfo], groupNames: inout GroupNames, onStart: () -> Void
+        seen: inout Seen, onStart: () -> Void
     ) async -> ControlError? {
         do {
             for try await update in context.client.watch(WatchParams(peer: target, since: cursor)) {
@@ -100,11 +98,11 @@ struct WatchFollower {
                     if let followed = result.followed { target = followed }
                     onStart()
                 case .event(let event):
-                    if let group = event.group { groupNames.known[group.id] = group.name }
-                    await learnGroupName(of: event, into: &groupNames)
+                    if let group = event.group { seen.groupNames[group.id] = group.name }
+                    await learnGroupName(of: event, into: &seen)
                     // The line first: it compares the peer with how it was last seen.
-                    let text = try line(event, names: names, groupNames: groupNames.known)
-                    if let peer = event.peer { names[peer.id] = peer }
+                    let text = try line(event, seen: seen)
+                    if let peer = event.peer { seen.peers[peer.id] = peer }
                     context.out(text)
                     if context.environment.output.outputFailed { return nil }
                     cursor = event.cursor
@@ -118,32 +116,32 @@ struct WatchFollower {
         }
     }
 
-    private func line(
-        _ event: EventInfo, names: [String: PeerInfo], groupNames: [String: String]
-    ) throws(ControlError) -> String {
+    private func line(_ event: EventInfo, seen: Seen) throws(ControlError) -> String {
         if context.json { return try JSONOutput.line(event) }
         return WatchView.line(
-            event, names: names, groupNames: groupNames, now: context.now, zone: context.zone,
-            style: context.style)
+            event, names: seen.peers, groupNames: seen.groupNames, now: context.now,
+            zone: context.zone, style: context.style)
     }
 
-    /// Group names by id, as this watch learnt them, and the ids already looked up.
-    struct GroupNames {
-        var known: [String: String] = [:]
-        var asked: Set<String> = []
+    /// What this watch learnt, for the text lines: each peer as last seen (a rename is told
+    /// by comparing), group names by id, and the group ids already looked up.
+    struct Seen {
+        var peers: [String: PeerInfo] = [:]
+        var groupNames: [String: String] = [:]
+        var groupsAsked: Set<String> = []
     }
 
     /// A `message.status` event of an own group message carries its group's id only: the
     /// text line names the group, so an id not seen in this watch yet is looked up with one
     /// `groups` call (a group left or removed since keeps its id unnamed).
-    private func learnGroupName(of event: EventInfo, into groupNames: inout GroupNames) async {
+    private func learnGroupName(of event: EventInfo, into seen: inout Seen) async {
         guard !context.json, event.type == .messageStatus, let id = event.message?.group,
-            groupNames.known[id] == nil, !groupNames.asked.contains(id)
+            seen.groupNames[id] == nil, !seen.groupsAsked.contains(id)
         else { return }
-        groupNames.asked.insert(id)
+        seen.groupsAsked.insert(id)
         guard let groups = try? await context.client.groups() else { return }
-        for group in groups.groups where groupNames.known[group.id] == nil {
-            groupNames.known[group.id] = group.name
+        for group in groups.groups where seen.groupNames[group.id] == nil {
+            seen.groupNames[group.id] = group.name
         }
     }
 }

@@ -12,12 +12,6 @@ public struct IncomingCursor: Equatable, Sendable {
     /// Every message with `seq ≤ read` has been read by the local user.
     public var read: UInt64
 
-    /// The local user read the peer's stream `stream` up to `upTo` (`IncomingLedger`).
-    public struct ReadRequest: Equatable, Sendable {
-        public var stream: UInt64
-        public var upTo: UInt64
-    }
-
     public init(stream: UInt64 = 0, delivered: UInt64 = 0, read: UInt64 = 0) {
         self.stream = stream
         self.delivered = delivered
@@ -38,6 +32,12 @@ public enum IncomingVerdict: Equatable, Sendable {
 }
 
 public struct IncomingLedger: Sendable {
+    /// The local user read the peer's stream `stream` up to `upTo`.
+    public struct ReadRequest: Equatable, Sendable {
+        public var stream: UInt64
+        public var upTo: UInt64
+    }
+
     public private(set) var cursor: IncomingCursor
     /// How far the local user read, which can be past `delivered`, or on a stream the
     /// ledger does not follow yet: the daemon's store commits a chunk and its ACK leaves at
@@ -46,7 +46,7 @@ public struct IncomingLedger: Sendable {
     /// new stream too). `markRead` and `classify` move `cursor.read` up to it as `delivered`
     /// reaches it (found as a chat test's missing "✓✓ read" on a loaded machine: the READ was
     /// cut at the old `delivered` and the rest never sent).
-    public private(set) var readRequest: IncomingCursor.ReadRequest?
+    public private(set) var readRequest: ReadRequest?
 
     public init(cursor: IncomingCursor) {
         self.cursor = cursor
@@ -91,7 +91,7 @@ public struct IncomingLedger: Sendable {
         if let request = readRequest, request.stream == stream {
             readRequest?.upTo = max(request.upTo, seq)
         } else {
-            readRequest = IncomingCursor.ReadRequest(stream: stream, upTo: seq)
+            readRequest = ReadRequest(stream: stream, upTo: seq)
         }
         return applyReadRequest()
     }
