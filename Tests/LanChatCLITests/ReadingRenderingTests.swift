@@ -361,34 +361,31 @@ import Testing
         #expect(watchLine(met) == "12:03 new peer BOBB-2345\n")
         let first = EventInfo(cursor: "6", type: .peerPresence, at: at, peer: peer)
         #expect(watchLine(first) == "12:03 BOBB-2345 is online: lunch\n")
+        // The line of a presence event that finds the peer as `after`, seen before as `before`.
+        func presenceLine(_ after: PeerInfo, seenAs before: PeerInfo) -> String {
+            WatchView.line(
+                EventInfo(cursor: "7", type: .peerPresence, at: at, peer: after),
+                names: [before.id: before], now: CLIFixtures.now, zone: utc, style: .plain)
+        }
         // Its first HELLO names it: the next presence event says so, not "online" again.
         var named = peer
         named.name = "bob"
-        let hello = EventInfo(cursor: "7", type: .peerPresence, at: at, peer: named)
-        #expect(
-            WatchView.line(
-                hello, names: [peer.id: peer], now: CLIFixtures.now, zone: utc, style: .plain)
-                == "12:03 BOBB-2345 now calls itself bob\n")
+        #expect(presenceLine(named, seenAs: peer) == "12:03 BOBB-2345 now calls itself bob\n")
         // With an alias of ours, the alias stays: said beside the old name (found by QA:
         // "Cee is now called Cee", "G7UN-6Q3G is now called Davy").
         var aliased = named
         aliased.alias = "Cee"
         var renamed = aliased
         renamed.name = "carol3"
-        let rename = EventInfo(cursor: "8", type: .peerPresence, at: at, peer: renamed)
         #expect(
-            WatchView.line(
-                rename, names: [peer.id: aliased], now: CLIFixtures.now, zone: utc,
-                style: .plain) == "12:03 Cee (bob) now calls itself carol3\n")
+            presenceLine(renamed, seenAs: aliased) == "12:03 Cee (bob) now calls itself carol3\n")
         var unnamedAliased = peer
         unnamedAliased.alias = "Davy"
         var helloAliased = unnamedAliased
         helloAliased.name = "dave"
-        let first2 = EventInfo(cursor: "9", type: .peerPresence, at: at, peer: helloAliased)
         #expect(
-            WatchView.line(
-                first2, names: [peer.id: unnamedAliased], now: CLIFixtures.now, zone: utc,
-                style: .plain) == "12:03 Davy (BOBB-2345) now calls itself dave\n")
+            presenceLine(helloAliased, seenAs: unnamedAliased)
+                == "12:03 Davy (BOBB-2345) now calls itself dave\n")
     }
 
     /// Issue 13: `group.changed` names who changed which group; a group message names its
